@@ -1,0 +1,39 @@
+# Warnings and sanitizers shared by every osmp target.
+add_library(osmp_build_flags INTERFACE)
+target_compile_options(osmp_build_flags INTERFACE
+  $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion
+      -Wno-sign-conversion -Wnon-virtual-dtor -Woverloaded-virtual>
+  $<$<COMPILE_LANG_AND_ID:C,GNU,Clang>:-Wall -Wextra -Wpedantic>
+  $<$<BOOL:${OSMP_WERROR}>:-Werror>)
+if(OSMP_SANITIZE)
+  string(REPLACE ";" "," _osmp_san "${OSMP_SANITIZE}")
+  target_compile_options(osmp_build_flags INTERFACE -fsanitize=${_osmp_san} -fno-omit-frame-pointer)
+  target_link_options(osmp_build_flags INTERFACE -fsanitize=${_osmp_san})
+endif()
+
+# osmp_add_library(<folder-name> SOURCES ... DEPENDS ... PRIVATE_DEPENDS ...)
+# One static archive per folder, aliased osmp::<name>. Its objects are compiled
+# once (position-independent) and also go into the umbrella libosmp.so.
+function(osmp_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS;PRIVATE_DEPENDS" ${ARGN})
+  add_library(osmp_${name}_objects OBJECT ${ARG_SOURCES})
+  target_include_directories(osmp_${name}_objects PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+  target_link_libraries(osmp_${name}_objects PUBLIC ${ARG_DEPENDS}
+                        PRIVATE osmp_build_flags ${ARG_PRIVATE_DEPENDS})
+  add_library(osmp_${name} STATIC $<TARGET_OBJECTS:osmp_${name}_objects>)
+  add_library(osmp::${name} ALIAS osmp_${name})
+  target_include_directories(osmp_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+  target_link_libraries(osmp_${name} PUBLIC ${ARG_DEPENDS} PRIVATE ${ARG_PRIVATE_DEPENDS})
+  set_property(GLOBAL APPEND PROPERTY OSMP_LAYER_OBJECTS $<TARGET_OBJECTS:osmp_${name}_objects>)
+  set_property(GLOBAL APPEND PROPERTY OSMP_LAYER_PRIVATE_DEPENDS ${ARG_PRIVATE_DEPENDS})
+  install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/osmp/${name}
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+endfunction()
+
+# osmp_add_tool(<name> SOURCES ... DEPENDS ...)
+function(osmp_add_tool name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPENDS} osmp_build_flags)
+  install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endfunction()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# demo.sh: installs what is missing, builds osmp and runs the main job: the
+# communication tree of this machine, then of a paper machine (the 2x64-core
+# AMD Rome of Figure 4, 128 processes one per core).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" "$root/build" > /dev/null
+echo "== this machine"
+"$root/build/bin/osmp-topo"
+echo
+echo "== paper machine: 2x AMD EPYC 7742 (Rome), 128 processes"
+"$root/build/bin/osmp-topo" --topology rome -n 128
