@@ -108,6 +108,25 @@ TEST(Topology, NativeExportImportsAsThisSystem) {
   EXPECT_EQ(b->machine().pus(), a.machine().pus());
 }
 
+// A cgroup (or Slurm, or taskset on the launcher) restricts the allowed PUs:
+// the others are not part of the machine osmp sees.
+TEST(Topology, HonoursTheAllowedCpuset) {
+  auto xml = test::load("Package:2 [NUMANode] Core:4 PU:1").export_xml();
+  ASSERT_TRUE(xml.ok());
+  std::string text = *xml;
+  const std::string all = "allowed_cpuset=\"0x000000ff\"";
+  auto pos = text.find(all);
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, all.size(), "allowed_cpuset=\"0x0000003c\"");  // PUs 2-5 only
+  auto t = Topology::load(TopologySource::xml_buffer(text, false));
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ(t->machine().pus().to_string(), "2-5");
+  EXPECT_EQ(t->machine().cores().size(), 4u);
+  Tree tree = test::tree_for(t->machine(), 4);
+  EXPECT_EQ(test::level_summary(tree), "Machine 1x2 Package 2x2");
+  EXPECT_EQ(tree.place(0).to_string(), "2");
+}
+
 TEST(Topology, UnreadableXmlFile) {
   auto t = Topology::load(TopologySource::xml_file("/nonexistent/machine.xml"));
   ASSERT_FALSE(t.ok());
