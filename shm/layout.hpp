@@ -1,0 +1,150 @@
+// Where things live inside a segment: pure functions returning offsets, so
+// that every process computes the same layout from the same parameters and
+// nothing in shared memory holds a pointer.
+//
+// Group segment (one per group of the communication tree):
+//
+//   SegmentHeader                                        creator, once
+//   LeaderCtrl[kLeaderLines]        128 B each           written by the group leader
+//   MemberCtrl[members]             128 B each           MemberCtrl[i] written by member i
+//   DataSlot[2][members]            slot_bytes each      DataSlot[p][i] written by member i
+//   Bcast[2]                        bcast_bytes each     written by the leader (or the root's
+//                                                        representative) of the op
+//
+// The data areas are double-buffered by sequence parity: operation s uses
+// buffer s % 2, so a writer may fill s + 1 while readers still read s. Data
+// areas start on page boundaries so each can be placed on its writer's NUMA
+// node. Control and job/team segments follow the same rules.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/constants.hpp"
+#include "core/status.hpp"
+#include "shm/flag.hpp"
+#include "shm/segment.hpp"
+
+namespace osmp {
+
+inline constexpr std::size_t kPage = 4096;
+inline constexpr int kLeaderLines = 2;
+inline constexpr int kBuffers = 2;  // double buffering by sequence parity
+
+// Defaults (OSMP_SLOT_SIZE, OSMP_BCAST_SIZE): 64 KiB keeps a member's chunk
+// in its core's L2 and a 16-member group's segment near 2 MiB.
+inline constexpr std::size_t kDefaultSlotBytes = 64 * 1024;
+inline constexpr std::size_t kDefaultBcastBytes = 64 * 1024;
+inline constexpr std::size_t kMaxAreaBytes = std::size_t{1} << 30;
+
+// One control line: two flags and a small inline area, all written by one
+// process. The first 64 bytes hold `ready` and 48 bytes beside it, so a small
+// payload travels in the same cache line as the flag that announces it.
+//
+// Memory ordering: the owner writes `inline_data` / `op` first and then
+// publishes `ready` (or `ack`) with release; readers acquire the flag before
+// reading the rest (see flag.hpp).
+struct alignas(kFalseSharingRange) CtrlLine {
+  Flag ready;                       // "I reached step s" (arrival, release, data ready)
+  std::byte inline_data[48];        // small payloads, same 64-byte line as `ready`
+  Flag ack;                         // "I consumed step s" (buffer may be reused)
+  std::byte op[48];                 // operation header for agreement checks
+};
+static_assert(sizeof(CtrlLine) == kFalseSharingRange);
+static_assert(offsetof(CtrlLine, inline_data) + sizeof(CtrlLine::inline_data) <= kCacheLine);
+static_assert(offsetof(CtrlLine, ack) == kCacheLine);
+
+struct GroupLayoutParams {
+  int members = 0;
+  std::size_t slot_bytes = kDefaultSlotBytes;
+  std::size_t bcast_bytes = kDefaultBcastBytes;
+};
+
+struct GroupLayout {
+  GroupLayoutParams params;
+  std::size_t leader_ctrl = 0;  // offset of LeaderCtrl[0]
+  std::size_t member_ctrl = 0;  // offset of MemberCtrl[0]
+  std::size_t slots = 0;        // offset of DataSlot[0][0]
+  std::size_t bcast = 0;        // offset of Bcast[0]
+  std::size_t total = 0;        // segment size, a page multiple
+
+  std::size_t leader_line(int i) const { return leader_ctrl + static_cast<std::size_t>(i) * kFalseSharingRange; }
+  std::size_t member_line(int i) const { return member_ctrl + static_cast<std::size_t>(i) * kFalseSharingRange; }
+  std::size_t slot(int parity, int member) const {
+    return slots + (static_cast<std::size_t>(parity) * static_cast<std::size_t>(params.members) +
+                    static_cast<std::size_t>(member)) * params.slot_bytes;
+  }
+  std::size_t bcast_area(int parity) const { return bcast + static_cast<std::size_t>(parity) * params.bcast_bytes; }
+};
+
+// Slot and bcast sizes are rounded up to whole pages; errors name the bad value.
+Result<GroupLayout> make_group_layout(GroupLayoutParams params);
+
+// Control segment of a team or a job: abort word, one line per rank, and (for
+// the job segment of osmprun) the bootstrap exchange area.
+//
+//   SegmentHeader
+//   Control (128 B)                 abort word and reason, written by anyone (CAS)
+//   RankLine[ranks]      128 B each RankLine[r] written by rank r
+//   ExchangeItem[ranks]  item_bytes each, written by rank r (bootstrap allgather)
+//   ExchangeBcast        bcast_bytes, written by the broadcast root
+struct ControlLayoutParams {
+  int ranks = 0;
+  std::size_t item_bytes = 0;   // 0: no exchange area (team control segments)
+  std::size_t bcast_bytes = 0;
+};
+
+struct ControlLayout {
+  ControlLayoutParams params;
+  std::size_t control = 0;
+  std::size_t rank_lines = 0;
+  std::size_t items = 0;
+  std::size_t bcast = 0;
+  std::size_t total = 0;
+  std::size_t rank_line(int r) const { return rank_lines + static_cast<std::size_t>(r) * kFalseSharingRange; }
+  std::size_t item(int r) const { return items + static_cast<std::size_t>(r) * params.item_bytes; }
+};
+
+Result<ControlLayout> make_control_layout(ControlLayoutParams params);
+
+// The shared control block of a team or job.
+//
+// Memory ordering: `abort` goes from 0 to a reason once (compare-exchange,
+// acq_rel); readers poll it relaxed and re-read it with acquire before
+// reporting. `launcher_pid` is written before the segment is marked ready.
+struct alignas(kFalseSharingRange) ControlBlock {
+  std::atomic<std::uint64_t> abort{0};  // 0: running; else encode_abort()
+  std::atomic<std::uint64_t> launcher_pid{0};
+  std::byte reserved[kFalseSharingRange - 16];
+};
+static_assert(sizeof(ControlBlock) == kFalseSharingRange);
+
+// One line per rank, written only by that rank.
+struct alignas(kFalseSharingRange) RankLine {
+  Flag arrive;                      // bootstrap step reached (allgather/broadcast)
+  Flag done;                        // bootstrap step consumed
+  std::atomic<std::uint64_t> pid{0};
+  std::byte reserved[kFalseSharingRange - 40];
+};
+static_assert(sizeof(RankLine) == kFalseSharingRange);
+
+// Why a team or job stopped. The first reason wins.
+enum class AbortCode : std::uint32_t {
+  none = 0,
+  peer_dead = 1,       // `rank` died (found by a waiter or by the launcher)
+  rank_failed = 2,     // `rank` exited with an error or was killed (launcher)
+  user = 3,            // `rank` called abort
+  launcher = 4,        // the launcher is gone or was interrupted
+  timeout = 5,         // the launcher's --timeout expired
+};
+constexpr std::uint64_t encode_abort(AbortCode code, int rank) {
+  return (static_cast<std::uint64_t>(code) << 32) | static_cast<std::uint32_t>(rank + 1);
+}
+constexpr AbortCode abort_code(std::uint64_t word) { return static_cast<AbortCode>(word >> 32); }
+constexpr int abort_rank(std::uint64_t word) { return static_cast<int>(word & 0xffffffffu) - 1; }
+// Sets the abort word unless it already holds a reason; returns the word now in place.
+std::uint64_t raise_abort(std::atomic<std::uint64_t>& word, AbortCode code, int rank);
+// "rank 3 died" etc.
+std::string describe_abort(std::uint64_t word);
+
+}  // namespace osmp

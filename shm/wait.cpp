@@ -1,0 +1,114 @@
+#include "shm/wait.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "core/clock.hpp"
+#include "core/strings.hpp"
+#include "shm/futex.hpp"
+
+namespace osmp {
+namespace {
+
+constexpr std::uint64_t kForever = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kUs = 1000;
+constexpr std::uint64_t kMs = 1000 * kUs;
+
+}  // namespace
+
+Result<WaitPolicy> parse_wait_policy(std::string_view text) {
+  std::string_view t = trim(text);
+  if (iequals(t, "spin")) return WaitPolicy::spin;
+  if (iequals(t, "yield")) return WaitPolicy::yield;
+  if (iequals(t, "futex") || iequals(t, "sleep")) return WaitPolicy::futex;
+  if (iequals(t, "auto") || t.empty()) return WaitPolicy::automatic;
+  return Status(Errc::invalid_argument,
+                cat("unknown wait policy '", text, "' (expected spin, yield, futex or auto)"));
+}
+
+const char* to_string(WaitPolicy p) {
+  switch (p) {
+    case WaitPolicy::spin: return "spin";
+    case WaitPolicy::yield: return "yield";
+    case WaitPolicy::futex: return "futex";
+    case WaitPolicy::automatic: return "auto";
+  }
+  return "?";
+}
+
+WaitTuning tuning_for(WaitPolicy policy, bool oversubscribed) {
+  switch (policy) {
+    case WaitPolicy::spin: return {kForever, 0, 20 * kMs, 20 * kUs, 100 * kMs};
+    case WaitPolicy::yield: return {0, kForever, 20 * kMs, 20 * kUs, 100 * kMs};
+    case WaitPolicy::futex: return {1 * kUs, 0, 20 * kMs, 20 * kUs, 100 * kMs};
+    case WaitPolicy::automatic:
+      // With a core each, a peer is usually microseconds away: spin. With more
+      // processes than CPUs the peer we wait for may need our CPU: yield at
+      // once, and sleep before long so the runnable ones get the cores.
+      if (oversubscribed) return {200, 100 * kUs, 20 * kMs, 20 * kUs, 100 * kMs};
+      return {50 * kUs, 2 * kMs, 20 * kMs, 20 * kUs, 100 * kMs};
+  }
+  return {kForever, 0, 20 * kMs, 20 * kUs, 100 * kMs};
+}
+
+WaitStatus Waiter::sleep_once(const Flag& f, std::uint64_t target, std::uint64_t max_ns) {
+  auto& flag = const_cast<Flag&>(f);
+  // seq_cst RMW, then re-check: pairs with the fence in publish() (flag.hpp).
+  flag.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  std::uint64_t v = flag.value.load(std::memory_order_seq_cst);
+  if (!reached(v, target)) {
+    futex_wait(reinterpret_cast<const std::uint32_t*>(&flag.value),
+               static_cast<std::uint32_t>(v), max_ns);
+  }
+  flag.sleepers.fetch_sub(1, std::memory_order_relaxed);
+  return WaitStatus::ok;
+}
+
+WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std::uint64_t timeout_ns) {
+  const std::uint64_t start = now_ns();
+  std::uint64_t next_abort = start + tuning_.abort_check_ns;
+  std::uint64_t next_alive = start + tuning_.liveness_ns;
+  const std::uint64_t spin_end = tuning_.spin_ns == kForever ? kForever : start + tuning_.spin_ns;
+  const std::uint64_t yield_end =
+      tuning_.yield_ns == kForever || spin_end == kForever ? kForever : spin_end + tuning_.yield_ns;
+  bool spinning = tuning_.spin_ns > 0;
+  unsigned polls = 0;
+  for (;;) {
+    if (poll(f, target)) return WaitStatus::ok;
+    // While spinning the clock is read every 32 polls only (a poll is ~10 ns).
+    if (spinning && (++polls & 31u) != 0) {
+      cpu_relax();
+      continue;
+    }
+    const std::uint64_t now = now_ns();
+    if (now >= next_abort) {
+      if (abort_.any()) return WaitStatus::aborted;
+      next_abort = now + tuning_.abort_check_ns;
+    }
+    if (now >= next_alive) {
+      if (peers_ && peer >= 0 && !peers_->alive(peer)) {
+        if (poll(f, target)) return WaitStatus::ok;  // it published before dying
+        dead_peer_ = peer;
+        return WaitStatus::peer_dead;
+      }
+      next_alive = now + tuning_.liveness_ns;
+    }
+    if (timeout_ns && now - start >= timeout_ns) return WaitStatus::timeout;
+    spinning = now < spin_end;
+    if (spinning) {
+      cpu_relax();
+    } else if (now < yield_end) {
+      ::sched_yield();
+    } else {
+      // Sleep until woken, or until the next liveness check or the timeout.
+      std::uint64_t d = std::min(tuning_.sleep_slice_ns, next_alive - now);
+      if (timeout_ns) d = std::min(d, start + timeout_ns - now);
+      sleep_once(f, target, std::max<std::uint64_t>(d, 50 * kUs));
+      next_abort = 0;  // re-read the abort words after every sleep
+    }
+  }
+}
+
+}  // namespace osmp

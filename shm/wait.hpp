@@ -1,0 +1,89 @@
+// Waiting for a flag: spin, then yield, then sleep on a futex.
+//
+//   spin   busy-poll with the pause instruction (best with one process per core)
+//   yield  poll, sched_yield() between polls
+//   futex  poll a few times, then sleep until the writer wakes us
+//   auto   spin briefly, then yield, then sleep; when processes outnumber the
+//          CPUs they may run on, spin only a few polls and yield at once
+//
+// Every wait also watches, now and then, the team's abort words and the
+// liveness of the process it waits for, so a dead peer gives an error instead
+// of a hang. Chosen with OSMP_WAIT or the API; default auto.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+#include "core/status.hpp"
+#include "shm/flag.hpp"
+#include "shm/peers.hpp"
+
+namespace osmp {
+
+enum class WaitPolicy { spin, yield, futex, automatic };
+
+Result<WaitPolicy> parse_wait_policy(std::string_view text);
+const char* to_string(WaitPolicy p);
+
+// Phase lengths of a wait; derived from the policy, adjustable for tuning.
+struct WaitTuning {
+  std::uint64_t spin_ns;         // busy-polling before yielding (UINT64_MAX: forever)
+  std::uint64_t yield_ns;        // yielding before sleeping (UINT64_MAX: forever)
+  std::uint64_t sleep_slice_ns;  // longest single futex sleep
+  std::uint64_t abort_check_ns;  // how often the abort words are read while spinning
+  std::uint64_t liveness_ns;     // how often the awaited process is checked
+};
+WaitTuning tuning_for(WaitPolicy policy, bool oversubscribed);
+
+enum class WaitStatus : int { ok = 0, aborted, peer_dead, timeout };
+
+// Non-zero abort word: the team (or the job) gave up; see team/ for encoding.
+struct AbortWords {
+  const std::atomic<std::uint64_t>* team = nullptr;
+  const std::atomic<std::uint64_t>* job = nullptr;
+  bool any() const noexcept {
+    // Relaxed: a stale zero only delays noticing by one check interval.
+    return (team && team->load(std::memory_order_relaxed)) ||
+           (job && job->load(std::memory_order_relaxed));
+  }
+};
+
+class Waiter {
+ public:
+  Waiter() : Waiter(WaitPolicy::automatic, false) {}
+  Waiter(WaitPolicy policy, bool oversubscribed)
+      : policy_(policy), tuning_(tuning_for(policy, oversubscribed)) {}
+
+  void watch(AbortWords abort, PeerWatch* peers) {
+    abort_ = abort;
+    peers_ = peers;
+  }
+  void set_tuning(const WaitTuning& t) { tuning_ = t; }
+  WaitPolicy policy() const { return policy_; }
+  const WaitTuning& tuning() const { return tuning_; }
+  // Writers must wake sleepers when any waiter of the team may sleep.
+  bool may_sleep() const { return policy_ == WaitPolicy::futex || policy_ == WaitPolicy::automatic; }
+
+  // Waits until `f` reaches `target`. `peer` is the rank expected to publish it
+  // (-1: none in particular); `timeout_ns` 0 means no limit.
+  WaitStatus wait(const Flag& f, std::uint64_t target, int peer = -1, std::uint64_t timeout_ns = 0) {
+    if (poll(f, target)) return WaitStatus::ok;  // fast path: one acquire load
+    return wait_slow(f, target, peer, timeout_ns);
+  }
+
+  // Rank found dead by the last wait that returned peer_dead.
+  int dead_peer() const { return dead_peer_; }
+
+ private:
+  WaitStatus wait_slow(const Flag& f, std::uint64_t target, int peer, std::uint64_t timeout_ns);
+  WaitStatus sleep_once(const Flag& f, std::uint64_t target, std::uint64_t max_ns);
+
+  WaitPolicy policy_;
+  WaitTuning tuning_;
+  AbortWords abort_{};
+  PeerWatch* peers_ = nullptr;
+  int dead_peer_ = -1;
+};
+
+}  // namespace osmp
