@@ -1,0 +1,43 @@
+// Everything a team can be told, from the API or the environment.
+//
+//   OSMP_TOPOLOGY    topology source (see topology/topology.hpp); default this machine
+//   OSMP_VH          virtual-hierarchy spec (see virtual_hier/spec.hpp); default none
+//   OSMP_WAIT        spin | yield | futex | auto (default)
+//   OSMP_SLOT_SIZE   bytes per member data slot, default 64K (K/M suffixes)
+//   OSMP_BCAST_SIZE  bytes of each broadcast buffer, default 64K
+//   OSMP_SHM_LIMIT   most bytes of shared memory one team may use; default none
+//   OSMP_SHM_DIR     where segments live, default /dev/shm
+//   OSMP_PLACE       this process's place (cpuset list) on a topology that is
+//                    not this system; osmprun sets it
+//
+// Every rank must pass the same settings (except the place): team creation
+// checks and names the ones that differ.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/status.hpp"
+#include "shm/layout.hpp"
+#include "shm/wait.hpp"
+#include "topology/cpuset.hpp"
+#include "topology/topology.hpp"
+
+namespace osmp {
+
+struct TeamOptions {
+  TopologySource topology = TopologySource::native();
+  std::string vh;                   // virtual-hierarchy spec text
+  WaitPolicy wait = WaitPolicy::automatic;
+  std::size_t slot_bytes = kDefaultSlotBytes;
+  std::size_t bcast_bytes = kDefaultBcastBytes;
+  std::uint64_t shm_limit = 0;      // 0: no limit
+  std::optional<CpuSet> place;      // default: the binding, or OSMP_PLACE
+  bool allow_oversubscribe = true;  // a team runs whatever the launcher started
+
+  // Defaults overridden by the OSMP_* variables above; errors name the variable.
+  static Result<TeamOptions> from_env();
+};
+
+}  // namespace osmp

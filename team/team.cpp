@@ -1,0 +1,417 @@
+#include "team/team.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "core/log.hpp"
+#include "team/thread_bootstrap.hpp"
+#include "topology/build.hpp"
+#include "virtual_hier/split.hpp"
+
+namespace osmp {
+namespace {
+
+constexpr std::size_t kPlaceWords = 128;  // cpusets up to PU 8191
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
+}
+
+Result<std::array<std::uint64_t, kPlaceWords>> pack(const CpuSet& s, const char* what) {
+  std::array<std::uint64_t, kPlaceWords> w{};
+  if (s.words().size() > kPlaceWords) {
+    return Status(Errc::unsupported, cat(what, " ", s.to_string(), " has PUs above ", kPlaceWords * 64 - 1));
+  }
+  std::copy(s.words().begin(), s.words().end(), w.begin());
+  return w;
+}
+
+CpuSet unpack(const std::uint64_t* w) {
+  CpuSet s;
+  for (std::size_t i = 0; i < kPlaceWords; ++i)
+    for (unsigned b = 0; b < 64; ++b)
+      if ((w[i] >> b) & 1u) s.set(static_cast<unsigned>(i * 64 + b));
+  return s;
+}
+
+CpuSet real_affinity() {
+  CpuSet s;
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) s.set(static_cast<unsigned>(c));
+  }
+  return s;
+}
+
+// More processes than the CPUs they may run on: together, or on a shared set.
+bool is_oversubscribed(const std::vector<CpuSet>& real) {
+  CpuSet all;
+  std::map<std::string, std::pair<unsigned, unsigned>> per_set;  // cpus, processes
+  for (const auto& r : real) {
+    all |= r;
+    auto& e = per_set[r.to_string()];
+    e.first = r.count();
+    ++e.second;
+  }
+  if (real.size() > all.count()) return true;
+  for (const auto& [k, e] : per_set)
+    if (e.second > e.first) return true;
+  return false;
+}
+
+// NUMA node (os index) of a process placed at `place`, or -1 above NUMA level.
+int numa_node_of(const MachineTree& m, const CpuSet& place) {
+  for (int n = home_node(m, place); n >= 0; n = m.nodes[static_cast<std::size_t>(n)].parent) {
+    const auto& node = m.nodes[static_cast<std::size_t>(n)];
+    if (node.level == "NUMANode" && !node.numa_os_indexes.empty())
+      return static_cast<int>(node.numa_os_indexes.front());
+  }
+  return -1;
+}
+
+}  // namespace
+
+struct Team::Builder {
+  Bootstrap& boot;
+  Team& t;
+  std::optional<Topology> topo;
+  std::vector<CpuSet> real;
+  std::vector<pid_t> pids;
+  std::vector<Segment> created;  // names this rank must remove after everyone attached
+
+  Status agree_on_settings() {
+    struct Settings {
+      std::uint32_t wait, topo_kind;
+      std::uint64_t slot, bcast, limit, vh, topo;
+    };
+    const TeamOptions& o = t.options_;
+    Settings mine{static_cast<std::uint32_t>(o.wait), static_cast<std::uint32_t>(o.topology.kind),
+                  o.slot_bytes, o.bcast_bytes, o.shm_limit, fnv1a(o.vh), fnv1a(o.topology.text)};
+    std::vector<Settings> all(static_cast<std::size_t>(boot.size()));
+    OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
+    for (int r = 1; r < boot.size(); ++r) {
+      const Settings& a = all[0];
+      const Settings& b = all[static_cast<std::size_t>(r)];
+      const char* what = a.wait != b.wait ? "the wait policy (OSMP_WAIT)"
+                         : a.topo_kind != b.topo_kind || a.topo != b.topo ? "the topology (OSMP_TOPOLOGY)"
+                         : a.slot != b.slot ? "the slot size (OSMP_SLOT_SIZE)"
+                         : a.bcast != b.bcast ? "the broadcast size (OSMP_BCAST_SIZE)"
+                         : a.limit != b.limit ? "the shared-memory limit (OSMP_SHM_LIMIT)"
+                         : a.vh != b.vh ? "the virtual hierarchy (OSMP_VH)" : nullptr;
+      if (what) {
+        return Status(Errc::mismatch, cat("ranks 0 and ", r, " were given different settings for ",
+                                          what, "; every rank must use the same"));
+      }
+    }
+    return boot.agree(parse_spec(o.vh).status());
+  }
+
+  Status share_topology() {
+    std::string xml;
+    std::uint8_t this_system = 0;
+    Status local;
+    if (boot.rank() == 0) {
+      auto loaded = Topology::load(t.options_.topology);
+      if (loaded.ok()) {
+        auto x = loaded->export_xml();
+        if (x.ok()) xml = std::move(*x);
+        local = x.status();
+        this_system = loaded->is_this_system() ? 1 : 0;
+        t.topology_description_ = loaded->describe();
+        topo = std::move(loaded).value();
+      } else {
+        local = loaded.status();
+      }
+    }
+    OSMP_RETURN_IF_ERROR(boot.agree(local));
+    OSMP_RETURN_IF_ERROR(boot.broadcast(&this_system, 1, 0));
+    OSMP_RETURN_IF_ERROR(boot.broadcast_string(xml, 0));
+    if (boot.rank() != 0) {
+      auto imported = Topology::load(TopologySource::xml_buffer(xml, this_system != 0));
+      local = imported.status();
+      if (imported.ok()) {
+        topo = std::move(imported).value();
+        t.topology_description_ = cat(t.options_.topology.describe(),
+                                      this_system ? "" : " (not this system: bindings are virtual)");
+      }
+    }
+    return boot.agree(local);
+  }
+
+  Result<CpuSet> my_place() const {
+    if (t.options_.place) return *t.options_.place;
+    if (topo->is_this_system()) return topo->current_binding();
+    return topo->machine().pus();  // a virtual machine and no place given: unbound
+  }
+
+  Status share_places(std::vector<CpuSet>& places) {
+    struct Record {
+      std::int64_t pid;
+      std::uint64_t place[kPlaceWords];
+      std::uint64_t real[kPlaceWords];
+    };
+    Record mine{};
+    Status local;
+    auto place = my_place();
+    if (place.ok()) {
+      auto p = pack(*place, "place");
+      auto r = pack(real_affinity(), "CPU affinity");
+      if (p.ok() && r.ok()) {
+        std::copy(p->begin(), p->end(), mine.place);
+        std::copy(r->begin(), r->end(), mine.real);
+      }
+      local = !p.ok() ? p.status() : r.status();
+    } else {
+      local = place.status();
+    }
+    mine.pid = ::getpid();
+    OSMP_RETURN_IF_ERROR(boot.agree(local));
+    std::vector<Record> all(static_cast<std::size_t>(boot.size()));
+    OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
+    for (const auto& rec : all) {
+      places.push_back(unpack(rec.place));
+      real.push_back(unpack(rec.real));
+      pids.push_back(static_cast<pid_t>(rec.pid));
+    }
+    return {};
+  }
+
+  Status build_tree(const std::vector<CpuSet>& places) {
+    BuildOptions bo;
+    bo.allow_oversubscribe = t.options_.allow_oversubscribe;
+    auto tree = osmp::build_tree(topo->machine(), places, bo, *parse_spec(t.options_.vh));
+    if (!tree.ok()) return tree.status();
+    OSMP_RETURN_IF_ERROR(tree->check());
+    t.tree_ = std::move(tree).value();
+    t.oversubscribed_ = is_oversubscribed(real);
+    return {};
+  }
+
+  std::string group_name(int domain) const {
+    return segment_name(t.job_id_, cat(hex(t.team_id_).substr(8), "-g", domain));
+  }
+  std::string control_name() const { return segment_name(t.job_id_, cat(hex(t.team_id_).substr(8), "-ctl")); }
+
+  SegmentInfo group_header(int domain, const GroupLayout& l) const {
+    SegmentInfo h;
+    h.kind = SegmentKind::group;
+    h.job_id = t.job_id_;
+    h.team_id = t.team_id_;
+    h.total_size = l.total;
+    h.members = static_cast<std::uint32_t>(l.params.members);
+    h.domain = static_cast<std::uint64_t>(domain);
+    h.params[0] = l.params.slot_bytes;
+    h.params[1] = l.params.bcast_bytes;
+    h.params[2] = static_cast<std::uint64_t>(t.tree_.domain(domain).depth);
+    return h;
+  }
+
+  SegmentInfo control_header() const {
+    SegmentInfo h;
+    h.kind = SegmentKind::team;
+    h.job_id = t.job_id_;
+    h.team_id = t.team_id_;
+    h.total_size = t.control_layout_.total;
+    h.members = static_cast<std::uint32_t>(t.tree_.size());
+    return h;
+  }
+
+  // Data slots on their writer's NUMA node, the rest on the leader's.
+  std::vector<NumaRange> numa_plan(const Domain& d, const GroupLayout& l) const {
+    const MachineTree& m = topo->machine();
+    if (!topo->is_this_system() || m.nodes_of_level("NUMANode").size() < 2) return {};
+    std::vector<NumaRange> plan;
+    int leader_node = numa_node_of(m, t.tree_.place(d.leader));
+    plan.push_back({0, l.slots, leader_node});
+    for (int p = 0; p < kBuffers; ++p)
+      for (int i = 0; i < l.params.members; ++i)
+        plan.push_back({l.slot(p, i), l.params.slot_bytes,
+                        numa_node_of(m, t.tree_.place(d.group[static_cast<std::size_t>(i)]))});
+    plan.push_back({l.bcast, kBuffers * l.params.bcast_bytes, leader_node});
+    return plan;
+  }
+
+  Status plan_segments(std::map<int, GroupLayout>& layouts) {
+    OSMP_ASSIGN_OR_RETURN(t.control_layout_, make_control_layout({t.tree_.size(), 0, 0}));
+    std::uint64_t total = t.control_layout_.total;
+    for (std::size_t d = 0; d < t.tree_.domains().size(); ++d) {
+      const Domain& dom = t.tree_.domains()[d];
+      if (!dom.has_group()) continue;
+      OSMP_ASSIGN_OR_RETURN(GroupLayout l, make_group_layout({static_cast<int>(dom.group.size()),
+                                                              t.options_.slot_bytes,
+                                                              t.options_.bcast_bytes}));
+      total += l.total;
+      layouts.emplace(static_cast<int>(d), l);
+    }
+    t.shm_bytes_ = total;
+    if (t.options_.shm_limit && total > t.options_.shm_limit) {
+      return Status(Errc::no_space, cat("the team needs ", format_bytes(total),
+                                        " of shared memory, more than OSMP_SHM_LIMIT (",
+                                        format_bytes(t.options_.shm_limit), "); lower OSMP_SLOT_SIZE / "
+                                        "OSMP_BCAST_SIZE or raise the limit"));
+    }
+    Status room;
+    if (boot.rank() == 0) {
+      auto free_bytes = shm_free_bytes(shm_dir());
+      if (!free_bytes.ok()) {
+        room = free_bytes.status();
+      } else if (*free_bytes < total) {
+        room = Status(Errc::no_space, cat("not enough shared memory in ", shm_dir(), ": the team needs ",
+                                          format_bytes(total), ", only ", format_bytes(*free_bytes),
+                                          " free (enlarge the tmpfs, e.g. docker --shm-size, or lower "
+                                          "OSMP_SLOT_SIZE / OSMP_BCAST_SIZE)"));
+      }
+    }
+    return boot.agree(room);
+  }
+
+  // My groups, bottom-up: those where I am in the group (as a leader of the
+  // domain below, or placed directly in it).
+  std::vector<int> my_domains() const {
+    std::vector<int> out;
+    for (int d : t.tree_.group_path(t.rank_)) {
+      const auto& g = t.tree_.domain(d).group;
+      if (!std::binary_search(g.begin(), g.end(), t.rank_)) break;
+      out.push_back(d);
+    }
+    return out;
+  }
+
+  Status create_segments(const std::map<int, GroupLayout>& layouts) {
+    const std::string dir = shm_dir();
+    Status local;
+    if (t.rank_ == 0) {
+      auto c = Segment::create(dir, control_name(), t.control_layout_.total, control_header());
+      if (c.ok()) t.control_ = std::move(c).value();
+      local = c.status();
+    }
+    for (int d : my_domains()) {
+      const Domain& dom = t.tree_.domain(d);
+      Group g;
+      g.domain = d;
+      g.depth = dom.depth;
+      g.members = dom.group;
+      g.me = static_cast<int>(std::find(dom.group.begin(), dom.group.end(), t.rank_) - dom.group.begin());
+      g.layout = layouts.at(d);
+      if (local.ok() && g.leader()) {
+        auto s = Segment::create(dir, group_name(d), g.layout.total, group_header(d, g.layout),
+                                 numa_plan(dom, g.layout));
+        if (s.ok()) g.segment = std::move(s).value();
+        local = s.status();
+      }
+      t.groups_.push_back(std::move(g));
+    }
+    return boot.agree(local);
+  }
+
+  Status attach_segments() {
+    const std::string dir = shm_dir();
+    Status local;
+    if (t.rank_ != 0) {
+      auto c = Segment::attach(dir, control_name(), control_header());
+      if (c.ok()) t.control_ = std::move(c).value();
+      local = c.status();
+    }
+    for (auto& g : t.groups_) {
+      if (!local.ok() || g.leader()) continue;
+      auto s = Segment::attach(dir, group_name(g.domain), group_header(g.domain, g.layout));
+      if (s.ok()) g.segment = std::move(s).value();
+      local = s.status();
+    }
+    return boot.agree(local);
+  }
+
+  Status run() {
+    t.rank_ = boot.rank();
+    t.job_id_ = boot.job_id();
+    t.job_abort_ = boot.job_abort();
+    OSMP_RETURN_IF_ERROR(agree_on_settings());
+    t.team_id_ = boot.rank() == 0 ? random_id() : 0;
+    OSMP_RETURN_IF_ERROR(boot.broadcast(&t.team_id_, sizeof t.team_id_, 0));
+    OSMP_RETURN_IF_ERROR(share_topology());
+    std::vector<CpuSet> places;
+    OSMP_RETURN_IF_ERROR(share_places(places));
+    OSMP_RETURN_IF_ERROR(build_tree(places));
+    std::map<int, GroupLayout> layouts;
+    OSMP_RETURN_IF_ERROR(plan_segments(layouts));
+    OSMP_RETURN_IF_ERROR(create_segments(layouts));
+    OSMP_RETURN_IF_ERROR(attach_segments());
+    // Everyone is attached: the names can go, and a crash now leaves nothing.
+    OSMP_RETURN_IF_ERROR(t.control_.unlink());
+    for (auto& g : t.groups_) OSMP_RETURN_IF_ERROR(g.segment.unlink());
+    t.control_.at<RankLine>(t.control_layout_.rank_line(t.rank_))
+        ->pid.store(static_cast<std::uint64_t>(::getpid()), std::memory_order_relaxed);
+    t.peers_ = PeerWatch(pids);
+    t.waiter_ = Waiter(t.options_.wait, t.oversubscribed_);
+    t.waiter_.watch(AbortWords{&t.control_.at<ControlBlock>(t.control_layout_.control)->abort, t.job_abort_},
+                    &t.peers_);
+    return {};
+  }
+};
+
+Result<std::unique_ptr<Team>> Team::create(Bootstrap& bootstrap, const TeamOptions& options) {
+  std::unique_ptr<Team> t(new Team());
+  t->options_ = options;
+  Builder b{bootstrap, *t, {}, {}, {}, {}};
+  Status st = b.run();
+  if (!st.ok()) {
+    st.prefix(cat("creating the team (rank ", bootstrap.rank(), " of ", bootstrap.size(), ")"));
+    return st;
+  }
+  log(LogLevel::debug, "team ", std::hex, t->team_id_, std::dec, ": ", t->size(), " ranks, ",
+      t->groups_.size(), " groups here, ", format_bytes(t->shm_bytes_), " of shared memory",
+      t->oversubscribed_ ? ", oversubscribed" : "");
+  return t;
+}
+
+Team::~Team() = default;
+
+Flag& Team::rank_flag(int rank) const {
+  return control_.at<RankLine>(control_layout_.rank_line(rank))->arrive;
+}
+
+Status Team::fail(WaitStatus ws) {
+  auto& word = control_.at<ControlBlock>(control_layout_.control)->abort;
+  switch (ws) {
+    case WaitStatus::ok: return {};
+    case WaitStatus::peer_dead: {
+      int r = waiter_.dead_peer();
+      raise_abort(word, AbortCode::peer_dead, r);
+      return Status(Errc::peer_dead, cat("rank ", r, " (pid ", peers_.pid(r), ") died"));
+    }
+    case WaitStatus::aborted: return usable();
+    case WaitStatus::timeout: return Status(Errc::timeout, "timed out waiting for a peer");
+  }
+  return {};
+}
+
+void Team::abort(AbortCode code) {
+  raise_abort(control_.at<ControlBlock>(control_layout_.control)->abort, code, rank_);
+}
+
+Status Team::usable() const {
+  // Acquire: the reason was published by a compare-exchange (layout.hpp).
+  std::uint64_t w = control_.at<ControlBlock>(control_layout_.control)->abort.load(std::memory_order_acquire);
+  if (!w && job_abort_) w = job_abort_->load(std::memory_order_acquire);
+  if (!w) return {};
+  return Status(abort_code(w) == AbortCode::peer_dead ? Errc::peer_dead : Errc::aborted,
+                cat("the team was stopped: ", describe_abort(w)));
+}
+
+}  // namespace osmp
