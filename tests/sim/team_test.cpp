@@ -1,0 +1,210 @@
+// Team creation with ranks as threads (label sim).
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "team_harness.hpp"
+
+namespace osmp {
+namespace {
+
+int count_job_names(std::uint64_t job) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(shm_dir()))
+    if (e.path().filename().string().rfind(job_prefix(job), 0) == 0) ++n;
+  return n;
+}
+
+void expect_all_ok(const std::vector<test::RankResult>& teams) {
+  for (std::size_t r = 0; r < teams.size(); ++r)
+    ASSERT_TRUE(teams[r].status.ok()) << "rank " << r << ": " << teams[r].status.to_string();
+}
+
+TEST(Team, OddSizesOnThisMachine) {
+  for (int n : {1, 2, 3, 5, 11}) {
+    auto teams = test::create_teams(n, [](int) { return TeamOptions{}; });
+    expect_all_ok(teams);
+    for (int r = 0; r < n; ++r) {
+      Team& t = *teams[static_cast<std::size_t>(r)].team;
+      EXPECT_EQ(t.rank(), r);
+      EXPECT_EQ(t.size(), n);
+      EXPECT_TRUE(t.tree().check().ok());
+      EXPECT_EQ(t.team_id(), teams[0].team->team_id());
+    }
+  }
+}
+
+TEST(Team, RomeGroupsAndSegments) {
+  constexpr int n = 16;
+  std::uint64_t job = random_id();
+  auto teams = test::create_teams(n, test::placed_on("rome", n, MapBy::scatter), job);
+  expect_all_ok(teams);
+  EXPECT_EQ(count_job_names(job), 0) << "names must be gone once everyone attached";
+  Team& t0 = *teams[0].team;
+  EXPECT_NE(t0.topology_description().find("not this system"), std::string::npos);
+  // Scattered: rank 0 is in its NUMA group {0,8}, package group, machine group.
+  ASSERT_EQ(t0.groups().size(), 3u);
+  EXPECT_EQ(t0.groups()[0].members, (std::vector<int>{0, 8}));
+  EXPECT_EQ(t0.groups()[2].members, (std::vector<int>{0, 1}));
+  // Every member of a group sees what its leader writes into the segment.
+  for (auto& g : t0.groups()) {
+    EXPECT_TRUE(g.leader());
+    g.leader_line(0).inline_data[0] = std::byte{static_cast<unsigned char>(g.domain)};
+  }
+  for (auto& rr : teams) {
+    for (auto& g : rr.team->groups()) {
+      if (g.members.front() != 0) continue;
+      EXPECT_EQ(g.leader_line(0).inline_data[0], std::byte{static_cast<unsigned char>(g.domain)});
+      EXPECT_EQ(g.members[static_cast<std::size_t>(g.me)], rr.team->rank());
+    }
+  }
+  // Rank 9 leads nothing and is in one group only.
+  Team& t9 = *teams[9].team;
+  ASSERT_EQ(t9.groups().size(), 1u);
+  EXPECT_FALSE(t9.groups()[0].leader());
+}
+
+TEST(Team, DestroyLeavesNothing) {
+  std::uint64_t job = random_id();
+  {
+    auto teams = test::create_teams(8, test::placed_on("cascadelake", 8, MapBy::core, "Package:4"), job);
+    expect_all_ok(teams);
+    EXPECT_GT(teams[0].team->shm_bytes(), 0u);
+  }
+  EXPECT_EQ(count_job_names(job), 0);
+}
+
+TEST(Team, TwoTeamsInOneProcessDoNotCollide) {
+  std::uint64_t job = random_id();
+  ThreadJob tj(4, job);
+  std::vector<std::unique_ptr<Team>> a(4), b(4);
+  std::vector<std::thread> th;
+  for (int r = 0; r < 4; ++r) {
+    th.emplace_back([&, r] {
+      ThreadBootstrap boot(tj, r);
+      auto ta = Team::create(boot, TeamOptions{});
+      auto tb = Team::create(boot, TeamOptions{});
+      ASSERT_TRUE(ta.ok() && tb.ok());
+      a[static_cast<std::size_t>(r)] = std::move(ta).value();
+      b[static_cast<std::size_t>(r)] = std::move(tb).value();
+    });
+  }
+  for (auto& t : th) t.join();
+  ASSERT_TRUE(a[0] && b[0]);
+  EXPECT_NE(a[0]->team_id(), b[0]->team_id());
+  // Writes to one team's segments never show in the other's.
+  a[0]->groups()[0].leader_line(0).inline_data[5] = std::byte{1};
+  EXPECT_EQ(b[1]->groups()[0].leader_line(0).inline_data[5], std::byte{0});
+  EXPECT_EQ(a[1]->groups()[0].leader_line(0).inline_data[5], std::byte{1});
+}
+
+TEST(Team, DifferentSettingsAreNamed) {
+  auto teams = test::create_teams(4, [](int r) {
+    TeamOptions o;
+    if (r == 2) o.vh = "auto";
+    return o;
+  });
+  for (auto& t : teams) {
+    ASSERT_FALSE(t.status.ok());
+    EXPECT_EQ(t.status.code(), Errc::mismatch);
+    EXPECT_NE(t.status.message().find("OSMP_VH"), std::string::npos) << t.status.message();
+    EXPECT_NE(t.status.message().find("ranks 0 and 2"), std::string::npos);
+  }
+}
+
+TEST(Team, BadSpecFailsEverywhere) {
+  auto teams = test::create_teams(3, [](int) {
+    TeamOptions o;
+    o.vh = "Package:zero";
+    return o;
+  });
+  for (auto& t : teams) {
+    ASSERT_FALSE(t.status.ok());
+    EXPECT_NE(t.status.message().find("Package:zero"), std::string::npos) << t.status.message();
+  }
+}
+
+TEST(Team, BadTopologyFailsEverywhere) {
+  auto teams = test::create_teams(3, [](int) {
+    TeamOptions o;
+    o.topology = TopologySource::xml_file("/nonexistent/topo.xml");
+    return o;
+  });
+  for (auto& t : teams) {
+    ASSERT_FALSE(t.status.ok());
+    EXPECT_NE(t.status.message().find("/nonexistent/topo.xml"), std::string::npos) << t.status.message();
+  }
+  EXPECT_NE(teams[1].status.message().find("rank 0:"), std::string::npos) << teams[1].status.message();
+}
+
+TEST(Team, SharedMemoryLimit) {
+  std::uint64_t job = random_id();
+  auto teams = test::create_teams(4, [](int) {
+    TeamOptions o;
+    o.shm_limit = 64 * 1024;
+    return o;
+  }, job);
+  for (auto& t : teams) {
+    ASSERT_FALSE(t.status.ok());
+    EXPECT_EQ(t.status.code(), Errc::no_space);
+    EXPECT_NE(t.status.message().find("OSMP_SHM_LIMIT"), std::string::npos) << t.status.message();
+  }
+  EXPECT_EQ(count_job_names(job), 0);
+}
+
+// A tiny tmpfs, as in a container: a clear error naming the size, no SIGBUS.
+TEST(Team, FullTmpfs) {
+  std::string dir = "/tmp/osmp-tiny-shm-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=256k") != 0) {
+    std::filesystem::remove(dir);
+    GTEST_SKIP() << "cannot mount a tmpfs here (not root?); the OSMP_SHM_LIMIT test covers the API";
+  }
+  ::setenv("OSMP_SHM_DIR", dir.c_str(), 1);
+  auto teams = test::create_teams(4, [](int) { return TeamOptions{}; });
+  ::unsetenv("OSMP_SHM_DIR");
+  for (auto& t : teams) {
+    ASSERT_FALSE(t.status.ok());
+    EXPECT_EQ(t.status.code(), Errc::no_space);
+    EXPECT_NE(t.status.message().find("not enough shared memory in " + dir), std::string::npos)
+        << t.status.message();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  ::umount(dir.c_str());
+  std::filesystem::remove(dir);
+}
+
+TEST(Team, RankFlagsHandOffAndAbort) {
+  auto teams = test::create_teams(5, [](int) { return TeamOptions{}; });
+  expect_all_ok(teams);
+  test::run_on_teams(teams, [](Team& t) {
+    int prev = (t.rank() + t.size() - 1) % t.size();
+    for (std::uint64_t round = 1; round <= 200; ++round) {
+      if (t.rank() != 0) {
+        ASSERT_EQ(t.waiter().wait(t.rank_flag(prev), round, prev), WaitStatus::ok);
+      } else if (round > 1) {
+        ASSERT_EQ(t.waiter().wait(t.rank_flag(prev), round - 1, prev), WaitStatus::ok);
+      }
+      publish(t.rank_flag(t.rank()), round, t.waiter().may_sleep());
+    }
+  });
+  // Rank 3 aborts; the others, waiting for a flag that never comes, hear of it.
+  test::run_on_teams(teams, [](Team& t) {
+    if (t.rank() == 3) {
+      t.abort();
+      return;
+    }
+    WaitStatus ws = t.waiter().wait(t.rank_flag(3), 1000);
+    EXPECT_EQ(ws, WaitStatus::aborted);
+    Status st = t.fail(ws);
+    EXPECT_EQ(st.code(), Errc::aborted);
+    EXPECT_NE(st.message().find("rank 3 aborted the team"), std::string::npos) << st.message();
+  });
+  EXPECT_FALSE(teams[0].team->usable().ok());
+}
+
+}  // namespace
+}  // namespace osmp
