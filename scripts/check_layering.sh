@@ -10,12 +10,13 @@ declare -A allowed=(
   [topology]="core"
   [virtual_hier]="core topology"
   [shm]="core"
-  [collectives]="core shm"
-  [team]="core topology virtual_hier shm collectives"
-  [launcher]="core topology virtual_hier shm collectives team"
-  [tools]="core topology virtual_hier shm collectives team launcher"
+  [team]="core topology virtual_hier shm"
+  [collectives]="core topology virtual_hier shm team"
+  [launcher]="core topology virtual_hier shm team"
+  [api]="core topology virtual_hier shm team collectives"
+  [tools]="core topology virtual_hier shm team collectives launcher api"
 )
-layers="core topology virtual_hier shm collectives team launcher mpi_glue tools"
+layers="core topology virtual_hier shm team collectives launcher api mpi_glue tools"
 bad=0
 for dir in "${!allowed[@]}"; do
   [ -d "$dir" ] || continue

@@ -9,11 +9,11 @@
 // Memory ordering: publish() stores with release after the payload; every
 // reader loads with acquire before touching the payload. The `sleepers` count
 // lets a writer skip the futex wake syscall when nobody sleeps: a waiter
-// increments it (seq_cst RMW) before re-checking the value and sleeping; a
-// writer that may have sleepers issues a seq_cst fence after its release store
-// and then reads `sleepers`. The two seq_cst operations order "store value /
-// read sleepers" against "add sleeper / read value", so one of the two sides
-// always sees the other (no lost wake-up).
+// increments it and then re-reads the value before sleeping; a writer that may
+// have sleepers swaps the value in and then reads `sleepers`. All four are
+// seq_cst, so in their single total order either the writer sees the sleeper
+// or the sleeper sees the new value (no lost wake-up). On x86 the swap is one
+// locked instruction, cheaper than a release store followed by a full fence.
 #pragma once
 
 #include <atomic>
@@ -47,12 +47,14 @@ void wake_sleepers(Flag& f) noexcept;
 
 // Publishes `v` after the data it guards.
 inline void publish(Flag& f, std::uint64_t v, bool may_have_sleepers) noexcept {
-  f.value.store(v, std::memory_order_release);  // pairs with the acquire load in poll()/Waiter
-  if (may_have_sleepers) {
-    // Orders the store above before the read of `sleepers` (see header comment).
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (f.sleepers.load(std::memory_order_relaxed) != 0) wake_sleepers(f);
+  if (!may_have_sleepers) {
+    f.value.store(v, std::memory_order_release);  // pairs with the acquire load in poll()/Waiter
+    return;
   }
+  // seq_cst swap then seq_cst read: pairs with the waiter's seq_cst
+  // increment of `sleepers` and re-read of `value` (see header comment).
+  f.value.exchange(v, std::memory_order_seq_cst);
+  if (f.sleepers.load(std::memory_order_seq_cst) != 0) wake_sleepers(f);
 }
 
 inline bool poll(const Flag& f, std::uint64_t target) noexcept {

@@ -55,7 +55,8 @@ WaitTuning tuning_for(WaitPolicy policy, bool oversubscribed) {
 
 WaitStatus Waiter::sleep_once(const Flag& f, std::uint64_t target, std::uint64_t max_ns) {
   auto& flag = const_cast<Flag&>(f);
-  // seq_cst RMW, then re-check: pairs with the fence in publish() (flag.hpp).
+  // seq_cst increment, then seq_cst re-read: pairs with publish()'s seq_cst
+  // swap and read of `sleepers` (flag.hpp).
   flag.sleepers.fetch_add(1, std::memory_order_seq_cst);
   std::uint64_t v = flag.value.load(std::memory_order_seq_cst);
   if (!reached(v, target)) {

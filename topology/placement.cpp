@@ -23,7 +23,9 @@ const char* level_for(MapBy m) {
   }
 }
 
-const char* level_for(BindTo b) {
+}  // namespace
+
+const char* level_of(BindTo b) {
   switch (b) {
     case BindTo::pu: return "PU";
     case BindTo::core: return "Core";
@@ -34,6 +36,8 @@ const char* level_for(BindTo b) {
   }
   return "Machine";
 }
+
+namespace {
 
 // Slots of the subtree of `node`, interleaved child by child.
 std::vector<int> scatter(const MachineTree& m, int node, const std::vector<bool>& is_slot) {
@@ -143,12 +147,12 @@ Result<std::vector<CpuSet>> place_ranks(const MachineTree& machine, const Placem
       places.push_back(CpuSet::single(static_cast<unsigned>(first_pu)));
       continue;
     }
-    int node = machine.ancestor_of_level(slot, level_for(req.bind_to));
+    int node = machine.ancestor_of_level(slot, level_of(req.bind_to));
     if (node < 0 && req.bind_to == BindTo::core) node = slot;  // no Core level: the slot is a PU
     if (node < 0) {
       return Status(Errc::invalid_argument,
                     cat("cannot bind to ", to_string(req.bind_to), ": this topology has no ",
-                        level_for(req.bind_to), " above core ", machine.nodes[slot].logical_index));
+                        level_of(req.bind_to), " above core ", machine.nodes[slot].logical_index));
     }
     places.push_back(machine.nodes[node].cpuset);
   }

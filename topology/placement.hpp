@@ -32,6 +32,8 @@ Result<MapBy> parse_map_by(std::string_view text);
 Result<BindTo> parse_bind_to(std::string_view text);
 const char* to_string(MapBy m);
 const char* to_string(BindTo b);
+// The level a binding width names: Core, L3Cache, NUMANode, Package, PU, Machine.
+const char* level_of(BindTo b);
 
 // The order in which ranks take slots (Core or PU node ids of `machine`).
 Result<std::vector<int>> mapping_order(const MachineTree& machine, MapBy map_by);

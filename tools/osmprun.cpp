@@ -1,0 +1,24 @@
+// osmprun: the standalone launcher. See launcher/launch.hpp.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "launcher/launch.hpp"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto opts = osmp::parse_launch_options(args);
+  if (!opts.ok()) {
+    std::fprintf(stderr, "osmprun: %s\n%s", opts.status().message().c_str(), osmp::kLaunchUsage);
+    return 2;
+  }
+  if (opts->help) {
+    std::fputs(osmp::kLaunchUsage, stdout);
+    return 0;
+  }
+  if (opts->version) {
+    std::puts("osmprun (osmp) 0.1.0");
+    return 0;
+  }
+  return osmp::run_launcher(*opts);
+}
