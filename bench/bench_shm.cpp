@@ -37,8 +37,8 @@ T must(osmp::Result<T> r) {
 
 osmp::Bootstrap& boot();
 
-std::unique_ptr<osmp::Team> team() {
-  return must(osmp::Team::create(boot(), must(osmp::TeamOptions::from_env())));
+std::unique_ptr<osmp::TeamCore> team() {
+  return must(osmp::TeamCore::create(boot(), must(osmp::TeamOptions::from_env())));
 }
 
 osmp::Bootstrap& boot() { return *must(osmp::ShmBootstrap::instance()); }
@@ -81,7 +81,7 @@ double raw_one_line(RawLines& l, int rank, std::uint64_t iters, std::uint64_t ba
 
 // osmp's Flag and Waiter on the one-shared-line pattern: both ranks publish
 // the same flag in turn.
-double flag_one_line(osmp::Team& t, std::uint64_t iters) {
+double flag_one_line(osmp::TeamCore& t, std::uint64_t iters) {
   osmp::Flag& f = t.rank_flag(0);
   // Both ranks read the start value before a barrier, so nobody moves it early.
   std::uint64_t base = f.value.load();  // rank 0's turn
@@ -97,7 +97,7 @@ double flag_one_line(osmp::Team& t, std::uint64_t iters) {
 }
 
 // osmp's Flag and Waiter, a line per writer: rank 0 writes flag 0, rank 1 flag 1.
-double flag_pingpong(osmp::Team& t, std::uint64_t iters) {
+double flag_pingpong(osmp::TeamCore& t, std::uint64_t iters) {
   osmp::Flag& mine = t.rank_flag(t.rank());
   osmp::Flag& other = t.rank_flag(1 - t.rank());
   std::uint64_t base = std::max(t.rank_flag(0).value.load(), t.rank_flag(1).value.load());

@@ -120,11 +120,17 @@ struct alignas(kFalseSharingRange) ControlBlock {
 static_assert(sizeof(ControlBlock) == kFalseSharingRange);
 
 // One line per rank, written only by that rank.
+//
+// Memory ordering: `address` and the rank's exchange item are written before
+// `arrive` is published (release); readers acquire `arrive` first.
 struct alignas(kFalseSharingRange) RankLine {
-  Flag arrive;                      // bootstrap step reached (allgather/broadcast)
-  Flag done;                        // bootstrap step consumed
+  Flag arrive;                      // step reached (bootstrap exchange, flat collectives)
+  Flag done;                        // step consumed
+  Flag user;                        // free for tests and tools (TeamCore::rank_flag)
   std::atomic<std::uint64_t> pid{0};
-  std::byte reserved[kFalseSharingRange - 40];
+  std::atomic<std::uint64_t> address{0};  // single copy: where this rank's data is this step
+  std::atomic<std::uint64_t> length{0};
+  std::byte reserved[kFalseSharingRange - 72];
 };
 static_assert(sizeof(RankLine) == kFalseSharingRange);
 

@@ -87,9 +87,9 @@ int numa_node_of(const MachineTree& m, const CpuSet& place) {
 
 }  // namespace
 
-struct Team::Builder {
+struct TeamCore::Builder {
   Bootstrap& boot;
-  Team& t;
+  TeamCore& t;
   std::optional<Topology> topo;
   std::vector<CpuSet> real;
   std::vector<pid_t> pids;
@@ -229,6 +229,7 @@ struct Team::Builder {
     h.team_id = t.team_id_;
     h.total_size = t.control_layout_.total;
     h.members = static_cast<std::uint32_t>(t.tree_.size());
+    h.params[0] = t.control_layout_.params.item_bytes;
     return h;
   }
 
@@ -248,7 +249,10 @@ struct Team::Builder {
   }
 
   Status plan_segments(std::map<int, GroupLayout>& layouts) {
-    OSMP_ASSIGN_OR_RETURN(t.control_layout_, make_control_layout({t.tree_.size(), 0, 0}));
+    // Each rank's outbox for the flat collectives: two buffers of a slot each.
+    OSMP_ASSIGN_OR_RETURN(GroupLayout probe, make_group_layout({1, t.options_.slot_bytes, t.options_.bcast_bytes}));
+    OSMP_ASSIGN_OR_RETURN(t.control_layout_,
+                          make_control_layout({t.tree_.size(), kBuffers * probe.params.slot_bytes, 0}));
     std::uint64_t total = t.control_layout_.total;
     for (std::size_t d = 0; d < t.tree_.domains().size(); ++d) {
       const Domain& dom = t.tree_.domains()[d];
@@ -281,16 +285,19 @@ struct Team::Builder {
     return boot.agree(room);
   }
 
-  // My groups, bottom-up: those where I am in the group (as a leader of the
-  // domain below, or placed directly in it).
-  std::vector<int> my_domains() const {
-    std::vector<int> out;
-    for (int d : t.tree_.group_path(t.rank_)) {
-      const auto& g = t.tree_.domain(d).group;
-      if (!std::binary_search(g.begin(), g.end(), t.rank_)) break;
-      out.push_back(d);
+  // Which unit of domain d's group holds each rank (-1: outside d).
+  std::vector<int> units_of(int d) const {
+    const Domain& dom = t.tree_.domain(d);
+    std::vector<int> unit(static_cast<std::size_t>(t.tree_.size()), -1);
+    auto index = [&](int leader) {
+      return static_cast<int>(std::find(dom.group.begin(), dom.group.end(), leader) - dom.group.begin());
+    };
+    for (int r : dom.direct) unit[static_cast<std::size_t>(r)] = index(r);
+    for (int c : dom.children) {
+      const Domain& cd = t.tree_.domain(c);
+      for (int r : cd.members) unit[static_cast<std::size_t>(r)] = index(cd.leader);
     }
-    return out;
+    return unit;
   }
 
   Status create_segments(const std::map<int, GroupLayout>& layouts) {
@@ -301,15 +308,17 @@ struct Team::Builder {
       if (c.ok()) t.control_ = std::move(c).value();
       local = c.status();
     }
-    for (int d : my_domains()) {
+    for (int d : t.tree_.group_path(t.rank_)) {
       const Domain& dom = t.tree_.domain(d);
       Group g;
       g.domain = d;
       g.depth = dom.depth;
       g.members = dom.group;
-      g.me = static_cast<int>(std::find(dom.group.begin(), dom.group.end(), t.rank_) - dom.group.begin());
+      g.unit_of_rank = units_of(d);
+      g.me = g.unit_of_rank[static_cast<std::size_t>(t.rank_)];
+      g.self = t.rank_;
       g.layout = layouts.at(d);
-      if (local.ok() && g.leader()) {
+      if (local.ok() && dom.leader == t.rank_) {
         auto s = Segment::create(dir, group_name(d), g.layout.total, group_header(d, g.layout),
                                  numa_plan(dom, g.layout));
         if (s.ok()) g.segment = std::move(s).value();
@@ -329,7 +338,7 @@ struct Team::Builder {
       local = c.status();
     }
     for (auto& g : t.groups_) {
-      if (!local.ok() || g.leader()) continue;
+      if (!local.ok() || t.tree_.domain(g.domain).leader == t.rank_) continue;
       auto s = Segment::attach(dir, group_name(g.domain), group_header(g.domain, g.layout));
       if (s.ok()) g.segment = std::move(s).value();
       local = s.status();
@@ -365,8 +374,8 @@ struct Team::Builder {
   }
 };
 
-Result<std::unique_ptr<Team>> Team::create(Bootstrap& bootstrap, const TeamOptions& options) {
-  std::unique_ptr<Team> t(new Team());
+Result<std::unique_ptr<TeamCore>> TeamCore::create(Bootstrap& bootstrap, const TeamOptions& options) {
+  std::unique_ptr<TeamCore> t(new TeamCore());
   t->options_ = options;
   Builder b{bootstrap, *t, {}, {}, {}, {}};
   Status st = b.run();
@@ -380,13 +389,11 @@ Result<std::unique_ptr<Team>> Team::create(Bootstrap& bootstrap, const TeamOptio
   return t;
 }
 
-Team::~Team() = default;
+TeamCore::~TeamCore() = default;
 
-Flag& Team::rank_flag(int rank) const {
-  return control_.at<RankLine>(control_layout_.rank_line(rank))->arrive;
-}
+Flag& TeamCore::rank_flag(int rank) const { return rank_line(rank).user; }
 
-Status Team::fail(WaitStatus ws) {
+Status TeamCore::fail(WaitStatus ws) {
   auto& word = control_.at<ControlBlock>(control_layout_.control)->abort;
   switch (ws) {
     case WaitStatus::ok: return {};
@@ -401,11 +408,11 @@ Status Team::fail(WaitStatus ws) {
   return {};
 }
 
-void Team::abort(AbortCode code) {
+void TeamCore::abort(AbortCode code) {
   raise_abort(control_.at<ControlBlock>(control_layout_.control)->abort, code, rank_);
 }
 
-Status Team::usable() const {
+Status TeamCore::usable() const {
   // Acquire: the reason was published by a compare-exchange (layout.hpp).
   std::uint64_t w = control_.at<ControlBlock>(control_layout_.control)->abort.load(std::memory_order_acquire);
   if (!w && job_abort_) w = job_abort_->load(std::memory_order_acquire);

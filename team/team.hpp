@@ -1,7 +1,7 @@
 // A team: the processes of a job on this machine, their communication tree,
 // and one shared-memory segment per group of that tree.
 //
-// Team::create() is collective over the bootstrap's ranks. Rank 0 loads the
+// TeamCore::create() is collective over the bootstrap's ranks. Rank 0 loads the
 // topology once and broadcasts it as XML; everyone shares its pid and place
 // (binding); all build the same tree; every group leader creates its group's
 // segment, then every member attaches, then the names are removed. Each step
@@ -22,17 +22,33 @@
 
 namespace osmp {
 
-// One group this process belongs to, seen from this process.
+// A group on this process's path through the tree, seen from this process.
+//
+// The group's members are its units: the domains just below it and the
+// processes placed in it directly. Unit i is normally operated by its leader,
+// members[i]; in a rooted collective the unit that holds the root is operated
+// by the root itself (see actor()), so the root's path acts as leaders. This
+// process maps every group on its path, whether or not it leads its unit.
 struct Group {
-  int domain = -1;           // domain id in the tree
-  int depth = 0;             // of that domain
-  std::vector<int> members;  // team ranks, ascending; the logical rank is the index
-  int me = -1;               // my logical rank; 0 is the leader
+  int domain = -1;                // domain id in the tree
+  int depth = 0;                  // of that domain
+  std::vector<int> members;       // each unit's leader (team rank), ascending; index = unit
+  std::vector<int> unit_of_rank;  // team rank -> unit holding it; -1 outside this domain
+  int me = -1;                    // the unit holding this process
+  int self = -1;                  // this process's team rank
   GroupLayout layout;
   Segment segment;
 
   int size() const { return static_cast<int>(members.size()); }
-  bool leader() const { return me == 0; }
+  // Who operates unit `u` in an operation rooted at `root` (-1: no root).
+  int actor(int u, int root) const {
+    return root >= 0 && unit_of_rank[static_cast<std::size_t>(root)] == u ? root
+                                                                           : members[static_cast<std::size_t>(u)];
+  }
+  // The domain's leader (lowest rank): it created the segment.
+  bool leader() const { return members[0] == self; }
+  // This process leads its unit, so it acts here in unrooted operations.
+  bool leads_unit() const { return members[static_cast<std::size_t>(me)] == self; }
   CtrlLine& leader_line(int i) const { return *segment.at<CtrlLine>(layout.leader_line(i)); }
   CtrlLine& member_line(int i) const { return *segment.at<CtrlLine>(layout.member_line(i)); }
   std::byte* slot(int parity, int member) const {
@@ -43,13 +59,13 @@ struct Group {
   }
 };
 
-class Team {
+class TeamCore {
  public:
-  static Result<std::unique_ptr<Team>> create(Bootstrap& bootstrap, const TeamOptions& options);
+  static Result<std::unique_ptr<TeamCore>> create(Bootstrap& bootstrap, const TeamOptions& options);
 
-  Team(const Team&) = delete;
-  Team& operator=(const Team&) = delete;
-  ~Team();
+  TeamCore(const TeamCore&) = delete;
+  TeamCore& operator=(const TeamCore&) = delete;
+  ~TeamCore();
 
   int rank() const { return rank_; }
   int size() const { return tree_.size(); }
@@ -59,7 +75,7 @@ class Team {
   const TeamOptions& options() const { return options_; }
   bool oversubscribed() const { return oversubscribed_; }
   const std::string& topology_description() const { return topology_description_; }
-  // The groups this process takes part in, bottom-up along its path.
+  // The groups on this process's path through the tree, bottom-up.
   std::vector<Group>& groups() { return groups_; }
   const std::vector<Group>& groups() const { return groups_; }
   Waiter& waiter() { return waiter_; }
@@ -70,6 +86,13 @@ class Team {
   // A flag per rank in the team's control segment, written only by that rank;
   // for team-wide hand-offs (tests, benchmarks) outside the groups.
   Flag& rank_flag(int rank) const;
+  // The control segment: a line per rank and a per-rank outbox (flat collectives).
+  RankLine& rank_line(int rank) const { return *control_.at<RankLine>(control_layout_.rank_line(rank)); }
+  std::byte* outbox(int rank, int parity) const {
+    return control_.at<std::byte>(control_layout_.item(rank) + static_cast<std::size_t>(parity) * outbox_bytes(),
+                                  outbox_bytes());
+  }
+  std::size_t outbox_bytes() const { return control_layout_.params.item_bytes / kBuffers; }
 
   // Turns a failed wait into an error that names the cause, and marks the team
   // aborted so every other rank stops too (a dead peer: "rank 3 (pid 812) died").
@@ -80,7 +103,7 @@ class Team {
   Status usable() const;
 
  private:
-  Team() = default;
+  TeamCore() = default;
   struct Builder;
 
   int rank_ = -1;

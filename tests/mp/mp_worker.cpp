@@ -2,7 +2,8 @@
 //
 //   mp_worker ring ROUNDS      pass a token round all ranks ROUNDS times (0: forever)
 //   mp_worker cycles K         create and destroy the team K times
-//   mp_worker info             print this rank's place and groups
+//   mp_worker info             print this rank's place and groups (* leads the
+//                              group's domain, - does not lead its unit)
 //   mp_worker exit R CODE      rank R exits with CODE after joining; the others ring
 //
 // Every rank prints "job <id>" and "pid <rank> <pid>" first. On an osmp error
@@ -33,17 +34,17 @@ void line(const std::string& s) {
   std::exit(3);
 }
 
-std::unique_ptr<osmp::Team> make_team() {
+std::unique_ptr<osmp::TeamCore> make_team() {
   auto boot = osmp::ShmBootstrap::instance();
   if (!boot.ok()) die(boot.status());
   auto opts = osmp::TeamOptions::from_env();
   if (!opts.ok()) die(opts.status());
-  auto team = osmp::Team::create(**boot, *opts);
+  auto team = osmp::TeamCore::create(**boot, *opts);
   if (!team.ok()) die(team.status());
   return std::move(team).value();
 }
 
-void ring(osmp::Team& t, std::uint64_t rounds) {
+void ring(osmp::TeamCore& t, std::uint64_t rounds) {
   const int prev = (t.rank() + t.size() - 1) % t.size();
   std::uint64_t base = t.rank_flag(t.rank()).value.load();
   for (std::uint64_t r = 1; rounds == 0 || r <= rounds; ++r) {
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
     std::string groups;
     for (const auto& g : team->groups()) {
       groups += osmp::cat(groups.empty() ? "" : " ", team->tree().domain(g.domain).level, ":",
-                          g.members.size(), g.leader() ? "*" : "");
+                          g.members.size(), g.leader() ? "*" : g.leads_unit() ? "" : "-");
     }
     line(osmp::cat("rank ", g_rank, " place ", team->tree().place(g_rank).to_string(), " groups ",
                    groups, team->oversubscribed() ? " oversubscribed" : ""));

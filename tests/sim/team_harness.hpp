@@ -15,7 +15,7 @@ namespace osmp::test {
 
 struct RankResult {
   Status status;
-  std::unique_ptr<Team> team;
+  std::unique_ptr<TeamCore> team;
 };
 
 // options_for(rank) gives each rank its options (the place differs per rank).
@@ -27,7 +27,7 @@ inline std::vector<RankResult> create_teams(int n, const std::function<TeamOptio
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       ThreadBootstrap boot(job, r);
-      auto t = Team::create(boot, options_for(r));
+      auto t = TeamCore::create(boot, options_for(r));
       auto& res = out[static_cast<std::size_t>(r)];
       res.status = t.status();
       if (t.ok()) res.team = std::move(t).value();
@@ -38,7 +38,7 @@ inline std::vector<RankResult> create_teams(int n, const std::function<TeamOptio
 }
 
 // Each rank runs fn(team) on its own thread; returns when all are done.
-inline void run_on_teams(std::vector<RankResult>& teams, const std::function<void(Team&)>& fn) {
+inline void run_on_teams(std::vector<RankResult>& teams, const std::function<void(TeamCore&)>& fn) {
   std::vector<std::thread> threads;
   for (auto& r : teams) threads.emplace_back([&] { fn(*r.team); });
   for (auto& t : threads) t.join();

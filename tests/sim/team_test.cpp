@@ -23,12 +23,12 @@ void expect_all_ok(const std::vector<test::RankResult>& teams) {
     ASSERT_TRUE(teams[r].status.ok()) << "rank " << r << ": " << teams[r].status.to_string();
 }
 
-TEST(Team, OddSizesOnThisMachine) {
+TEST(TeamCore, OddSizesOnThisMachine) {
   for (int n : {1, 2, 3, 5, 11}) {
     auto teams = test::create_teams(n, [](int) { return TeamOptions{}; });
     expect_all_ok(teams);
     for (int r = 0; r < n; ++r) {
-      Team& t = *teams[static_cast<std::size_t>(r)].team;
+      TeamCore& t = *teams[static_cast<std::size_t>(r)].team;
       EXPECT_EQ(t.rank(), r);
       EXPECT_EQ(t.size(), n);
       EXPECT_TRUE(t.tree().check().ok());
@@ -37,13 +37,13 @@ TEST(Team, OddSizesOnThisMachine) {
   }
 }
 
-TEST(Team, RomeGroupsAndSegments) {
+TEST(TeamCore, RomeGroupsAndSegments) {
   constexpr int n = 16;
   std::uint64_t job = random_id();
   auto teams = test::create_teams(n, test::placed_on("rome", n, MapBy::scatter), job);
   expect_all_ok(teams);
   EXPECT_EQ(count_job_names(job), 0) << "names must be gone once everyone attached";
-  Team& t0 = *teams[0].team;
+  TeamCore& t0 = *teams[0].team;
   EXPECT_NE(t0.topology_description().find("not this system"), std::string::npos);
   // Scattered: rank 0 is in its NUMA group {0,8}, package group, machine group.
   ASSERT_EQ(t0.groups().size(), 3u);
@@ -56,18 +56,27 @@ TEST(Team, RomeGroupsAndSegments) {
   }
   for (auto& rr : teams) {
     for (auto& g : rr.team->groups()) {
+      EXPECT_EQ(g.unit_of_rank[static_cast<std::size_t>(rr.team->rank())], g.me);
       if (g.members.front() != 0) continue;
       EXPECT_EQ(g.leader_line(0).inline_data[0], std::byte{static_cast<unsigned char>(g.domain)});
-      EXPECT_EQ(g.members[static_cast<std::size_t>(g.me)], rr.team->rank());
     }
   }
-  // Rank 9 leads nothing and is in one group only.
-  Team& t9 = *teams[9].team;
-  ASSERT_EQ(t9.groups().size(), 1u);
+  // Rank 9 leads nothing but maps every group on its path: {1,9}, package 1,
+  // machine, so that it can act for its units when it is a collective's root.
+  TeamCore& t9 = *teams[9].team;
+  ASSERT_EQ(t9.groups().size(), 3u);
   EXPECT_FALSE(t9.groups()[0].leader());
+  EXPECT_TRUE(t9.groups()[0].leads_unit());   // alone in its core
+  EXPECT_FALSE(t9.groups()[1].leads_unit());  // its NUMA node is led by rank 1
+  EXPECT_EQ(t9.groups()[0].members, (std::vector<int>{1, 9}));
+  EXPECT_EQ(t9.groups()[2].members, (std::vector<int>{0, 1}));
+  EXPECT_EQ(t9.groups()[2].me, 1);
+  EXPECT_EQ(t9.groups()[2].actor(1, -1), 1);
+  EXPECT_EQ(t9.groups()[2].actor(1, 9), 9);   // rooted at 9: rank 9 acts for package 1
+  EXPECT_EQ(t9.groups()[2].actor(0, 9), 0);
 }
 
-TEST(Team, DestroyLeavesNothing) {
+TEST(TeamCore, DestroyLeavesNothing) {
   std::uint64_t job = random_id();
   {
     auto teams = test::create_teams(8, test::placed_on("cascadelake", 8, MapBy::core, "Package:4"), job);
@@ -77,16 +86,16 @@ TEST(Team, DestroyLeavesNothing) {
   EXPECT_EQ(count_job_names(job), 0);
 }
 
-TEST(Team, TwoTeamsInOneProcessDoNotCollide) {
+TEST(TeamCore, TwoTeamsInOneProcessDoNotCollide) {
   std::uint64_t job = random_id();
   ThreadJob tj(4, job);
-  std::vector<std::unique_ptr<Team>> a(4), b(4);
+  std::vector<std::unique_ptr<TeamCore>> a(4), b(4);
   std::vector<std::thread> th;
   for (int r = 0; r < 4; ++r) {
     th.emplace_back([&, r] {
       ThreadBootstrap boot(tj, r);
-      auto ta = Team::create(boot, TeamOptions{});
-      auto tb = Team::create(boot, TeamOptions{});
+      auto ta = TeamCore::create(boot, TeamOptions{});
+      auto tb = TeamCore::create(boot, TeamOptions{});
       ASSERT_TRUE(ta.ok() && tb.ok());
       a[static_cast<std::size_t>(r)] = std::move(ta).value();
       b[static_cast<std::size_t>(r)] = std::move(tb).value();
@@ -101,7 +110,7 @@ TEST(Team, TwoTeamsInOneProcessDoNotCollide) {
   EXPECT_EQ(a[1]->groups()[0].leader_line(0).inline_data[5], std::byte{1});
 }
 
-TEST(Team, DifferentSettingsAreNamed) {
+TEST(TeamCore, DifferentSettingsAreNamed) {
   auto teams = test::create_teams(4, [](int r) {
     TeamOptions o;
     if (r == 2) o.vh = "auto";
@@ -115,7 +124,7 @@ TEST(Team, DifferentSettingsAreNamed) {
   }
 }
 
-TEST(Team, BadSpecFailsEverywhere) {
+TEST(TeamCore, BadSpecFailsEverywhere) {
   auto teams = test::create_teams(3, [](int) {
     TeamOptions o;
     o.vh = "Package:zero";
@@ -127,7 +136,7 @@ TEST(Team, BadSpecFailsEverywhere) {
   }
 }
 
-TEST(Team, BadTopologyFailsEverywhere) {
+TEST(TeamCore, BadTopologyFailsEverywhere) {
   auto teams = test::create_teams(3, [](int) {
     TeamOptions o;
     o.topology = TopologySource::xml_file("/nonexistent/topo.xml");
@@ -140,7 +149,7 @@ TEST(Team, BadTopologyFailsEverywhere) {
   EXPECT_NE(teams[1].status.message().find("rank 0:"), std::string::npos) << teams[1].status.message();
 }
 
-TEST(Team, SharedMemoryLimit) {
+TEST(TeamCore, SharedMemoryLimit) {
   std::uint64_t job = random_id();
   auto teams = test::create_teams(4, [](int) {
     TeamOptions o;
@@ -156,7 +165,7 @@ TEST(Team, SharedMemoryLimit) {
 }
 
 // A tiny tmpfs, as in a container: a clear error naming the size, no SIGBUS.
-TEST(Team, FullTmpfs) {
+TEST(TeamCore, FullTmpfs) {
   std::string dir = "/tmp/osmp-tiny-shm-" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
   if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=256k") != 0) {
@@ -177,10 +186,10 @@ TEST(Team, FullTmpfs) {
   std::filesystem::remove(dir);
 }
 
-TEST(Team, RankFlagsHandOffAndAbort) {
+TEST(TeamCore, RankFlagsHandOffAndAbort) {
   auto teams = test::create_teams(5, [](int) { return TeamOptions{}; });
   expect_all_ok(teams);
-  test::run_on_teams(teams, [](Team& t) {
+  test::run_on_teams(teams, [](TeamCore& t) {
     int prev = (t.rank() + t.size() - 1) % t.size();
     for (std::uint64_t round = 1; round <= 200; ++round) {
       if (t.rank() != 0) {
@@ -192,7 +201,7 @@ TEST(Team, RankFlagsHandOffAndAbort) {
     }
   });
   // Rank 3 aborts; the others, waiting for a flag that never comes, hear of it.
-  test::run_on_teams(teams, [](Team& t) {
+  test::run_on_teams(teams, [](TeamCore& t) {
     if (t.rank() == 3) {
       t.abort();
       return;
