@@ -35,6 +35,9 @@ struct TeamOptions {
   std::uint64_t shm_limit = 0;      // 0: no limit
   std::optional<CpuSet> place;      // default: the binding, or OSMP_PLACE
   bool allow_oversubscribe = true;  // a team runs whatever the launcher started
+  // Settings of the layers above (collectives) that every rank must share;
+  // compared as text at team creation.
+  std::string protocol;
 
   // Defaults overridden by the OSMP_* variables above; errors name the variable.
   static Result<TeamOptions> from_env();

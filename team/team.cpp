@@ -98,11 +98,12 @@ struct TeamCore::Builder {
   Status agree_on_settings() {
     struct Settings {
       std::uint32_t wait, topo_kind;
-      std::uint64_t slot, bcast, limit, vh, topo;
+      std::uint64_t slot, bcast, limit, vh, topo, protocol;
     };
     const TeamOptions& o = t.options_;
     Settings mine{static_cast<std::uint32_t>(o.wait), static_cast<std::uint32_t>(o.topology.kind),
-                  o.slot_bytes, o.bcast_bytes, o.shm_limit, fnv1a(o.vh), fnv1a(o.topology.text)};
+                  o.slot_bytes, o.bcast_bytes, o.shm_limit, fnv1a(o.vh), fnv1a(o.topology.text),
+                  fnv1a(o.protocol)};
     std::vector<Settings> all(static_cast<std::size_t>(boot.size()));
     OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
     for (int r = 1; r < boot.size(); ++r) {
@@ -113,7 +114,10 @@ struct TeamCore::Builder {
                          : a.slot != b.slot ? "the slot size (OSMP_SLOT_SIZE)"
                          : a.bcast != b.bcast ? "the broadcast size (OSMP_BCAST_SIZE)"
                          : a.limit != b.limit ? "the shared-memory limit (OSMP_SHM_LIMIT)"
-                         : a.vh != b.vh ? "the virtual hierarchy (OSMP_VH)" : nullptr;
+                         : a.vh != b.vh ? "the virtual hierarchy (OSMP_VH)"
+                         : a.protocol != b.protocol ? "the collective settings (OSMP_BASE_CASE, OSMP_FLAT_MAX, "
+                                                      "OSMP_KNOMIAL_RADIX, OSMP_CMA*)"
+                                                    : nullptr;
       if (what) {
         return Status(Errc::mismatch, cat("ranks 0 and ", r, " were given different settings for ",
                                           what, "; every rank must use the same"));

@@ -1,0 +1,127 @@
+// The C interface over osmp::Team. No exception crosses it: every entry
+// point turns a Status (or anything thrown) into an error code.
+#include <new>
+#include <string>
+
+#include "osmp.h"
+#include "osmp.hpp"
+#include "core/log.hpp"
+
+struct osmp_team {
+  osmp::Team team;
+  std::string last_error;
+};
+
+namespace {
+
+static_assert(OSMP_ERR_ARG == static_cast<int>(osmp::Errc::invalid_argument));
+static_assert(OSMP_ERR_MISMATCH == static_cast<int>(osmp::Errc::mismatch));
+static_assert(OSMP_ERR_PEER_DEAD == static_cast<int>(osmp::Errc::peer_dead));
+static_assert(OSMP_ERR_INTERNAL == static_cast<int>(osmp::Errc::internal));
+static_assert(static_cast<int>(OSMP_DOUBLE) == static_cast<int>(osmp::Datatype::float64));
+static_assert(static_cast<int>(OSMP_LOR) == static_cast<int>(osmp::Op::lor));
+
+int code(osmp_team* t, const osmp::Status& st) {
+  if (t) t->last_error = st.ok() ? "" : st.to_string();
+  return static_cast<int>(st.code());
+}
+
+template <class F>
+int guarded(osmp_team* t, F&& f) {
+  if (!t) return OSMP_ERR_ARG;
+  try {
+    return code(t, f(t->team));
+  } catch (const std::bad_alloc&) {
+    return code(t, osmp::Status(osmp::Errc::no_space, "out of memory"));
+  } catch (...) {
+    return code(t, osmp::Status(osmp::Errc::internal, "unexpected exception"));
+  }
+}
+
+osmp::Datatype dt(osmp_datatype t) { return static_cast<osmp::Datatype>(t); }
+osmp::Op op_of(osmp_op o) { return static_cast<osmp::Op>(o); }
+const void* in(const void* p) { return p == OSMP_IN_PLACE ? osmp::kInPlace : p; }
+void* out(void* p) { return p == OSMP_IN_PLACE ? const_cast<void*>(osmp::kInPlace) : p; }
+
+}  // namespace
+
+extern "C" {
+
+int osmp_init(osmp_team** team) {
+  if (!team) return OSMP_ERR_ARG;
+  *team = nullptr;
+  try {
+    auto t = osmp::Team::create();
+    if (!t.ok()) {
+      osmp::log(osmp::LogLevel::error, t.status().to_string());
+      return static_cast<int>(t.status().code());
+    }
+    *team = new osmp_team{std::move(t).value(), {}};
+    return OSMP_SUCCESS;
+  } catch (...) {
+    return OSMP_ERR_INTERNAL;
+  }
+}
+
+int osmp_finalize(osmp_team* team) {
+  delete team;
+  return OSMP_SUCCESS;
+}
+
+int osmp_rank(const osmp_team* t) { return t ? t->team.rank() : -1; }
+int osmp_size(const osmp_team* t) { return t ? t->team.size() : -1; }
+
+int osmp_barrier(osmp_team* t) {
+  return guarded(t, [](osmp::Team& team) { return team.barrier(); });
+}
+
+int osmp_bcast(osmp_team* t, void* buf, int64_t count, osmp_datatype type, int root) {
+  return guarded(t, [&](osmp::Team& team) { return team.bcast(buf, count, dt(type), root); });
+}
+
+int osmp_reduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op, int root) {
+  return guarded(t, [&](osmp::Team& team) { return team.reduce(in(s), r, count, dt(type), op_of(op), root); });
+}
+
+int osmp_allreduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
+  return guarded(t, [&](osmp::Team& team) { return team.allreduce(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_gather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root) {
+  return guarded(t, [&](osmp::Team& team) { return team.gather(in(s), r, count, dt(type), root); });
+}
+
+int osmp_allgather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type) {
+  return guarded(t, [&](osmp::Team& team) { return team.allgather(in(s), r, count, dt(type)); });
+}
+
+int osmp_scatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root) {
+  return guarded(t, [&](osmp::Team& team) { return team.scatter(s, out(r), count, dt(type), root); });
+}
+
+int osmp_reduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type,
+                              osmp_op op) {
+  return guarded(t, [&](osmp::Team& team) { return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
+}
+
+const char* osmp_strerror(int c) {
+  switch (c) {
+    case OSMP_SUCCESS: return "OSMP_SUCCESS: no error";
+    case OSMP_ERR_ARG: return "OSMP_ERR_ARG: invalid argument";
+    case OSMP_ERR_NOT_FOUND: return "OSMP_ERR_NOT_FOUND: not found (started without osmprun?)";
+    case OSMP_ERR_TOPOLOGY: return "OSMP_ERR_TOPOLOGY: the topology could not be loaded";
+    case OSMP_ERR_SYSTEM: return "OSMP_ERR_SYSTEM: a system call failed";
+    case OSMP_ERR_MISMATCH: return "OSMP_ERR_MISMATCH: ranks passed different counts, datatypes, ops or roots";
+    case OSMP_ERR_PEER_DEAD: return "OSMP_ERR_PEER_DEAD: a rank of the team died";
+    case OSMP_ERR_ABORTED: return "OSMP_ERR_ABORTED: the team was stopped";
+    case OSMP_ERR_NO_SPACE: return "OSMP_ERR_NO_SPACE: not enough shared memory";
+    case OSMP_ERR_UNSUPPORTED: return "OSMP_ERR_UNSUPPORTED: not supported";
+    case OSMP_ERR_TIMEOUT: return "OSMP_ERR_TIMEOUT: timed out";
+    case OSMP_ERR_INTERNAL: return "OSMP_ERR_INTERNAL: internal error";
+    default: return "unknown osmp error code";
+  }
+}
+
+const char* osmp_last_error(const osmp_team* t) { return t ? t->last_error.c_str() : "no team"; }
+
+}  // extern "C"

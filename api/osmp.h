@@ -1,0 +1,77 @@
+/* osmp: topology-aware shared-memory collectives, the C interface.
+ *
+ * Every function returns OSMP_SUCCESS (0) or an error code; osmp_strerror()
+ * names a code and osmp_last_error() gives this rank's last message. All
+ * collective calls are collective over the team, with the same arguments
+ * (count, datatype, op, root) on every rank; ranks that disagree all get
+ * OSMP_ERR_MISMATCH, and the team stays usable.
+ */
+#ifndef OSMP_H
+#define OSMP_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct osmp_team osmp_team;
+
+enum osmp_error {
+  OSMP_SUCCESS = 0,
+  OSMP_ERR_ARG = 1,          /* a bad argument on some rank */
+  OSMP_ERR_NOT_FOUND = 2,    /* not started by osmprun, a missing level, ... */
+  OSMP_ERR_TOPOLOGY = 3,     /* hwloc could not load the topology */
+  OSMP_ERR_SYSTEM = 4,       /* a system call failed */
+  OSMP_ERR_MISMATCH = 5,     /* ranks passed different counts, types, ops or roots */
+  OSMP_ERR_PEER_DEAD = 6,    /* a rank of the team died */
+  OSMP_ERR_ABORTED = 7,      /* the team was stopped */
+  OSMP_ERR_NO_SPACE = 8,     /* not enough shared memory */
+  OSMP_ERR_UNSUPPORTED = 9,
+  OSMP_ERR_TIMEOUT = 10,
+  OSMP_ERR_INTERNAL = 11
+};
+
+typedef enum {
+  OSMP_INT8, OSMP_INT16, OSMP_INT32, OSMP_INT64,
+  OSMP_UINT8, OSMP_UINT16, OSMP_UINT32, OSMP_UINT64,
+  OSMP_FLOAT, OSMP_DOUBLE
+} osmp_datatype;
+
+typedef enum { OSMP_SUM, OSMP_PROD, OSMP_MIN, OSMP_MAX, OSMP_BAND, OSMP_BOR, OSMP_BXOR, OSMP_LAND, OSMP_LOR } osmp_op;
+
+/* Pass as the send buffer (scatter: the root's receive buffer) when the data
+ * is already in place, as MPI_IN_PLACE. */
+#define OSMP_IN_PLACE ((void*)1)
+
+/* Creates the team of the job osmprun started (collective). */
+int osmp_init(osmp_team** team);
+/* Frees the team (collective in spirit: every rank should call it). */
+int osmp_finalize(osmp_team* team);
+int osmp_rank(const osmp_team* team);
+int osmp_size(const osmp_team* team);
+
+int osmp_barrier(osmp_team* team);
+int osmp_bcast(osmp_team* team, void* buf, int64_t count, osmp_datatype type, int root);
+int osmp_reduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                osmp_op op, int root);
+int osmp_allreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                   osmp_op op);
+int osmp_gather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                int root);
+int osmp_allgather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type);
+int osmp_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                 int root);
+int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count,
+                              osmp_datatype type, osmp_op op);
+
+/* "OSMP_ERR_MISMATCH: ranks passed different ..." */
+const char* osmp_strerror(int code);
+/* The message of this team's last failed call on this rank ("" if none). */
+const char* osmp_last_error(const osmp_team* team);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OSMP_H */

@@ -1,0 +1,105 @@
+// osmp: topology-aware shared-memory collectives, the C++ interface.
+//
+// A Team is the processes of a job on this machine (started by osmprun, or
+// created over any Bootstrap). Every collective call is collective over the
+// team, with the same count, datatype, op and root on every rank; ranks that
+// disagree all get Errc::mismatch and the team stays usable. Calls return a
+// Status (never throw); `kInPlace` plays MPI_IN_PLACE.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
+
+#include "collectives/config.hpp"
+#include "collectives/types.hpp"
+#include "core/status.hpp"
+#include "team/bootstrap.hpp"
+#include "team/options.hpp"
+
+namespace osmp {
+
+class TeamCore;
+class Engine;
+
+struct Options {
+  TeamOptions team;
+  CollectiveConfig collectives;
+  // Defaults overridden by the OSMP_* environment variables (see README).
+  static Result<Options> from_env();
+};
+
+template <class T>
+constexpr Datatype datatype_of() {
+  if constexpr (std::is_same_v<T, std::int8_t>) return Datatype::int8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return Datatype::int16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return Datatype::int32;
+  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return Datatype::int64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return Datatype::uint8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return Datatype::uint16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return Datatype::uint32;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return Datatype::uint64;
+  else if constexpr (std::is_same_v<T, float>) return Datatype::float32;
+  else if constexpr (std::is_same_v<T, double>) return Datatype::float64;
+  else static_assert(sizeof(T) == 0, "osmp: no datatype for this type");
+}
+
+class Team {
+ public:
+  // The team of the job osmprun started; collective over its ranks.
+  static Result<Team> create();
+  static Result<Team> create(const Options& options);
+  // Over any bootstrap (MPI, threads in tests); collective over its ranks.
+  static Result<Team> create(Bootstrap& bootstrap, const Options& options);
+
+  Team(Team&&) noexcept;
+  Team& operator=(Team&&) noexcept;
+  ~Team();
+
+  int rank() const;
+  int size() const;
+  TeamCore& core() { return *core_; }
+  const TeamCore& core() const { return *core_; }
+
+  Status barrier();
+  Status bcast(void* buf, std::int64_t count, Datatype type, int root);
+  Status reduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op, int root);
+  Status allreduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  Status gather(const void* send, void* recv, std::int64_t count, Datatype type, int root);
+  Status allgather(const void* send, void* recv, std::int64_t count, Datatype type);
+  Status scatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
+  Status reduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+
+  // Typed forms: the datatype follows T.
+  template <class T>
+  Status bcast(std::span<T> buf, int root) {
+    return bcast(buf.data(), static_cast<std::int64_t>(buf.size()), datatype_of<T>(), root);
+  }
+  template <class T>
+  Status allreduce(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size()) return size_error("allreduce");
+    return allreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status allreduce(std::span<T> inout, Op op) {  // in place
+    return allreduce(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size()), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status reduce(std::span<const T> in, std::span<T> out, Op op, int root) {
+    return reduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>(), op, root);
+  }
+  template <class T>
+  Status allgather(std::span<const T> in, std::span<T> out) {
+    if (out.size() != in.size() * static_cast<std::size_t>(size())) return size_error("allgather");
+    return allgather(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>());
+  }
+
+ private:
+  Team();
+  static Status size_error(const char* op);
+  std::unique_ptr<TeamCore> core_;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace osmp

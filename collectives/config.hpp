@@ -1,0 +1,47 @@
+// Tunables of the collectives. Every rank must use the same values (they
+// change the protocol); team creation checks it.
+//
+//   OSMP_BASE_CASE   base case per group: "auto" (default), "flat", "knomial",
+//                    "knomial:K", or per level "L3Cache=flat,Package=knomial:2,*=auto"
+//   OSMP_FLAT_MAX    auto: groups of up to this many members use flat, larger
+//                    ones k-nomial (default 8: a leader reading 8 lines costs
+//                    about one extra hop, see virtual_hier/spec.hpp)
+//   OSMP_KNOMIAL_RADIX  radix of k-nomial when not given (default 4)
+//   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv for
+//                    large gather/scatter/allgather/bcast when the kernel allows
+//   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where single copy is used
+//                    (default 64K .. 64M)
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/status.hpp"
+
+namespace osmp {
+
+struct BaseCase {
+  enum class Kind { automatic, flat, knomial };
+  Kind kind = Kind::automatic;
+  int radix = 0;  // knomial; 0: the default radix
+};
+
+struct CollectiveConfig {
+  BaseCase default_case;
+  std::map<std::string, BaseCase> per_level;  // canonical level name -> base case
+  int flat_max = 8;
+  int radix = 4;
+  bool cma = true;
+  std::size_t cma_min = 64 * 1024;
+  std::size_t cma_max = std::size_t{64} << 20;
+
+  static Result<CollectiveConfig> from_env();
+  static Result<BaseCase> parse_base_case(const std::string& text);
+  Status set_base_cases(const std::string& spec);  // "flat" or "L3=flat,*=knomial:2"
+  // The base case a group of `members` at `level` uses: flat or knomial(k).
+  BaseCase choose(const std::string& level, int members) const;
+  // A canonical text of every setting, compared across ranks.
+  std::string fingerprint() const;
+};
+
+}  // namespace osmp

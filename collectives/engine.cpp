@@ -1,0 +1,170 @@
+#include "collectives/engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "collectives/ops/common.hpp"
+
+namespace osmp {
+namespace {
+
+// The ranks of domain d in packed order: its units in group order, each
+// unit's own packed order inside.
+void packed_order(const Tree& t, int d, std::vector<int>& out) {
+  const Domain& dom = t.domain(d);
+  if (!dom.has_group()) {
+    out.insert(out.end(), dom.members.begin(), dom.members.end());
+    return;
+  }
+  for (int leader : dom.group) {
+    int child = -1;
+    for (int c : dom.children)
+      if (t.domain(c).leader == leader) child = c;
+    if (child >= 0) {
+      packed_order(t, child, out);
+    } else {
+      out.push_back(leader);  // placed directly in d
+    }
+  }
+}
+
+bool overlap(const void* a, std::size_t alen, const void* b, std::size_t blen) {
+  auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return alen && blen && x < y + blen && y < x + alen;
+}
+
+bool rooted(OpKind k) {
+  return k == OpKind::bcast || k == OpKind::reduce || k == OpKind::gather || k == OpKind::scatter;
+}
+
+bool reduction(OpKind k) {
+  return k == OpKind::reduce || k == OpKind::allreduce || k == OpKind::reduce_scatter_block;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveConfig& config) {
+  std::unique_ptr<Engine> e(new Engine(team, config));
+  const Tree& tree = team.tree();
+  for (Group& g : team.groups()) {
+    Lane l;
+    l.g = &g;
+    const Domain& dom = tree.domain(g.domain);
+    l.base = config.choose(dom.level, g.size());
+    packed_order(tree, g.domain, l.packed);
+    l.unit_size.assign(static_cast<std::size_t>(g.size()), 0);
+    for (int r : l.packed) ++l.unit_size[static_cast<std::size_t>(g.unit_of_rank[static_cast<std::size_t>(r)])];
+    l.unit_off.assign(static_cast<std::size_t>(g.size()), 0);
+    for (int u = 1; u < g.size(); ++u)
+      l.unit_off[static_cast<std::size_t>(u)] = l.unit_off[static_cast<std::size_t>(u - 1)] +
+                                                static_cast<std::size_t>(l.unit_size[static_cast<std::size_t>(u - 1)]);
+    e->lanes_.push_back(std::move(l));
+  }
+  packed_order(tree, 0, e->top_packed_);
+  e->slot_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.slot_bytes;
+  e->bcast_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.bcast_bytes;
+  e->scratch_bytes_ = std::max(e->slot_bytes_, e->bcast_bytes_);
+  e->scratch_.reset(new std::byte[4 * e->scratch_bytes_]);
+  return e;
+}
+
+Engine::~Engine() = default;
+
+Status Engine::validate(const CollArgs& a) const {
+  const int me = team_.rank(), n = team_.size();
+  const std::string op = cat(to_string(a.kind), " on rank ", me);
+  if (a.count < 0) return Status(Errc::invalid_argument, cat(op, ": negative count ", a.count));
+  if (static_cast<int>(a.dtype) >= kDatatypeCount) {
+    return Status(Errc::invalid_argument, cat(op, ": invalid datatype ", static_cast<int>(a.dtype)));
+  }
+  if (reduction(a.kind) && !defined_for(a.op, a.dtype)) {
+    return Status(Errc::invalid_argument, cat(op, ": the reduction '", to_string(a.op),
+                                              "' is not defined for ", to_string(a.dtype)));
+  }
+  if (rooted(a.kind) && (a.root < 0 || a.root >= n)) {
+    return Status(Errc::invalid_argument, cat(op, ": root ", a.root, " is not a rank of this team (0..", n - 1, ")"));
+  }
+  const std::size_t es = size_of(a.dtype);
+  const std::size_t count = static_cast<std::size_t>(a.count);
+  if (count && count > (std::size_t{1} << 56) / es / static_cast<std::size_t>(n)) {
+    return Status(Errc::invalid_argument, cat(op, ": count ", a.count, " is too large"));
+  }
+  const std::size_t one = count * es, all = one * static_cast<std::size_t>(n);
+  const bool root = me == a.root;
+  const bool in_place_send = a.send == kInPlace, in_place_recv = a.recv == kInPlace;
+  // What each rank reads and writes, by operation (MPI's rules for in place).
+  std::size_t send_len = 0, recv_len = 0;
+  bool may_send_in_place = false, may_recv_in_place = false;
+  switch (a.kind) {
+    case OpKind::barrier: return {};
+    case OpKind::bcast: recv_len = one; break;
+    case OpKind::reduce: send_len = one; recv_len = root ? one : 0; may_send_in_place = root; break;
+    case OpKind::allreduce: send_len = one; recv_len = one; may_send_in_place = true; break;
+    case OpKind::gather: send_len = one; recv_len = root ? all : 0; may_send_in_place = root; break;
+    case OpKind::allgather: send_len = one; recv_len = all; may_send_in_place = true; break;
+    case OpKind::scatter: send_len = root ? all : 0; recv_len = one; may_recv_in_place = root; break;
+    case OpKind::reduce_scatter_block: send_len = all; recv_len = one; may_send_in_place = true; break;
+  }
+  if (in_place_send && !may_send_in_place) {
+    return Status(Errc::invalid_argument, cat(op, ": in-place send is not allowed",
+                                              rooted(a.kind) ? " (only the root may use it)" : ""));
+  }
+  if (in_place_recv && !may_recv_in_place) {
+    return Status(Errc::invalid_argument, cat(op, ": in-place receive is not allowed",
+                                              a.kind == OpKind::scatter ? " (only the root may use it)" : ""));
+  }
+  if (in_place_send && a.recv == nullptr && recv_len) {
+    return Status(Errc::invalid_argument, cat(op, ": in place but the receive buffer is null"));
+  }
+  if (!in_place_send && send_len && a.send == nullptr) {
+    return Status(Errc::invalid_argument, cat(op, ": null send buffer with count ", a.count));
+  }
+  if (!in_place_recv && recv_len && a.recv == nullptr) {
+    return Status(Errc::invalid_argument, cat(op, ": null ", a.kind == OpKind::bcast ? "buffer" : "receive buffer",
+                                              " with count ", a.count));
+  }
+  if (!in_place_send && !in_place_recv && overlap(a.send, send_len, a.recv, recv_len)) {
+    return Status(Errc::invalid_argument, cat(op, ": the send and receive buffers overlap (use in place)"));
+  }
+  return {};
+}
+
+Status Engine::run(const CollArgs& a) {
+  OSMP_RETURN_IF_ERROR(team_.usable());
+  Status mine = validate(a);
+  StatusWord local = mine.ok() ? 0 : make_status(Errc::invalid_argument, Field::args, team_.rank());
+  if (team_.size() == 1) {
+    // A team of one: no groups, only the local copies the operation implies.
+    if (!mine.ok()) return mine;
+    const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    const void* in = a.send == kInPlace ? a.recv : a.send;
+    switch (a.kind) {
+      case OpKind::reduce: case OpKind::allreduce: case OpKind::gather: case OpKind::allgather:
+      case OpKind::reduce_scatter_block:
+        if (bytes && in != a.recv) std::memmove(a.recv, in, bytes);
+        break;
+      case OpKind::scatter:
+        if (bytes && a.recv != kInPlace) std::memmove(a.recv, a.send, bytes);
+        break;
+      default: break;
+    }
+    return {};
+  }
+  Status st;
+  switch (a.kind) {
+    case OpKind::barrier: st = run_barrier(*this, a, local); break;
+    case OpKind::bcast: st = run_bcast(*this, a, local); break;
+    case OpKind::reduce: st = run_reduce(*this, a, local); break;
+    case OpKind::allreduce: st = run_allreduce(*this, a, local); break;
+    case OpKind::gather: st = run_gather(*this, a, local); break;
+    case OpKind::allgather: st = run_allgather(*this, a, local); break;
+    case OpKind::scatter: st = run_scatter(*this, a, local); break;
+    case OpKind::reduce_scatter_block: st = run_reduce_scatter_block(*this, a, local); break;
+    default: return Status(Errc::invalid_argument, cat("unknown collective ", static_cast<int>(a.kind)));
+  }
+  // This rank's own argument error says more than the common verdict.
+  if (!mine.ok() && !st.ok() && st.code() == Errc::invalid_argument) return mine;
+  return st;
+}
+
+}  // namespace osmp

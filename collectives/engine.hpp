@@ -1,0 +1,88 @@
+// The collective engine of one team: a base case run in each group while
+// walking the tree (STYLE.md item 3).
+//
+// Every operation is a sequence of steps; each step has a number that only
+// grows (shared by every rank of the team). In a step a rank walks the groups
+// on its path: bottom-up it is the local root of groups G0..Gm-1 (waits for its
+// units, combines) and an ordinary member of Gm (publishes); top-down it gets
+// Gm's release and releases Gm-1..G0 in turn. The first step of every
+// operation carries the op headers up and the verdict down, so that ranks
+// that disagree all return the same error and the step counters never part.
+// Small payloads ride in that step; large ones follow in pipelined chunk
+// steps through the double-buffered slots (up) and broadcast areas (down).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "collectives/config.hpp"
+#include "collectives/protocol.hpp"
+#include "collectives/types.hpp"
+#include "team/team.hpp"
+
+namespace osmp {
+
+struct CollArgs {
+  OpKind kind = OpKind::barrier;
+  const void* send = nullptr;
+  void* recv = nullptr;  // bcast: the buffer
+  std::int64_t count = 0;
+  Datatype dtype = Datatype::uint8;
+  Op op = Op::sum;
+  int root = -1;         // rooted operations only
+};
+
+// One group on this rank's path, with what the engine derives from it.
+struct Lane {
+  Group* g = nullptr;
+  BaseCase base;
+  std::vector<int> unit_size;         // ranks in each unit
+  std::vector<std::size_t> unit_off;  // where each unit starts in the packed order (ranks)
+  std::vector<int> packed;            // the domain's ranks in packed order (units in turn)
+  int n() const { return g->size(); }
+  // The unit that acts as local root in an operation rooted at `root`.
+  int lroot(int root) const {
+    int u = root >= 0 ? g->unit_of_rank[static_cast<std::size_t>(root)] : -1;
+    return u >= 0 ? u : 0;
+  }
+};
+
+class Operation;  // collectives/engine.cpp
+
+class Engine {
+ public:
+  static Result<std::unique_ptr<Engine>> create(TeamCore& team, const CollectiveConfig& config);
+  ~Engine();
+
+  // Runs one collective, blocking. Collective over the team, same arguments
+  // on every rank (checked).
+  Status run(const CollArgs& args);
+
+  TeamCore& team() { return team_; }
+  const CollectiveConfig& config() const { return config_; }
+  std::vector<Lane>& lanes() { return lanes_; }
+  std::size_t slot_bytes() const { return slot_bytes_; }
+  std::size_t bcast_bytes() const { return bcast_bytes_; }
+  // Packed rank order of the whole team (the top domain).
+  const std::vector<int>& top_packed() const { return top_packed_; }
+  std::byte* scratch(int i) { return scratch_.get() + static_cast<std::size_t>(i) * scratch_bytes_; }
+  std::size_t scratch_bytes() const { return scratch_bytes_; }
+  bool cma() const { return cma_; }
+
+  // Allocates the next step numbers.
+  std::uint64_t next_step() { return ++step_; }
+
+ private:
+  Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
+  Status validate(const CollArgs& a) const;
+  TeamCore& team_;
+  CollectiveConfig config_;
+  std::vector<Lane> lanes_;
+  std::vector<int> top_packed_;
+  std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;
+  std::unique_ptr<std::byte[]> scratch_;
+  std::uint64_t step_ = 0;
+  bool cma_ = false;
+};
+
+}  // namespace osmp

@@ -1,0 +1,44 @@
+// Reduction kernels. Element-wise, so they vectorise without reassociating
+// (this file is built with -O3; bench/bench_kernels compares it with a
+// scalar loop). Combine order is always left to right, which is what makes
+// results reproducible: dst = ((src0 op src1) op src2) ...
+#pragma once
+
+#include <cstddef>
+
+#include "collectives/types.hpp"
+
+#include <type_traits>
+
+namespace osmp {
+
+// Integer sum and product wrap around (two's complement), as MPI
+// implementations do in practice; computed in unsigned arithmetic so that
+// signed overflow is never undefined behaviour.
+template <class T>
+constexpr T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+constexpr T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+  } else {
+    return a * b;
+  }
+}
+
+// dst[i] = dst[i] op src[i], i < n (elements).
+void combine(void* dst, const void* src, std::size_t n, Datatype t, Op op);
+// dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[k-1][i]; dst may be srcs[0].
+void combine_all(void* dst, const void* const* srcs, int k, std::size_t n, Datatype t, Op op);
+// The same without vectorisation, as a reference for tests and benchmarks.
+void combine_scalar(void* dst, const void* src, std::size_t n, Datatype t, Op op);
+
+}  // namespace osmp

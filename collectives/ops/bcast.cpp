@@ -1,0 +1,51 @@
+// bcast = down the tree from the root (the root's path leads): in the first
+// step when it fits the broadcast areas, else in pipelined chunks.
+#include <cstring>
+
+#include "collectives/ops/common.hpp"
+
+namespace osmp {
+namespace {
+
+class BcastPayload : public Payload {
+ public:
+  BcastPayload(std::byte* buf, std::size_t len, bool root) : buf_(buf), len_(len), root_(root) {}
+  void set_chunk(std::byte* buf, std::size_t len) {
+    buf_ = buf;
+    len_ = len;
+    delivered_ = false;
+  }
+  std::size_t down_len(const Lane&) const override { return len_; }
+  const std::byte* top_down(const std::byte*) override { return buf_; }
+  void deliver(int, const Lane*, const std::byte* data) override {
+    if (!root_ && !delivered_ && len_) std::memcpy(buf_, data, len_);
+    delivered_ = true;
+  }
+
+ private:
+  std::byte* buf_;
+  std::size_t len_;
+  bool root_;
+  bool delivered_ = false;
+};
+
+}  // namespace
+
+Status run_bcast(Engine& e, const CollArgs& a, StatusWord local) {
+  auto* buf = static_cast<std::byte*>(a.recv);
+  const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
+  const bool root = e.team().rank() == a.root;
+  if (bytes <= e.bcast_bytes()) {
+    BcastPayload p(buf, local ? 0 : bytes, root);
+    return first_step(e, p, a, local);
+  }
+  NoPayload none;
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  const std::size_t chunk = e.bcast_bytes() / size_of(a.dtype) * size_of(a.dtype);
+  BcastPayload p(buf, chunk, root);
+  return chunk_steps(e, ceil_div(bytes, chunk), false, true, a.root, p, [&](std::size_t c) {
+    p.set_chunk(buf + c * chunk, std::min(chunk, bytes - c * chunk));
+  });
+}
+
+}  // namespace osmp

@@ -1,0 +1,160 @@
+// The flat paths, for gathers and scatters too large for the tree's areas:
+// each rank's outbox (two buffers) in the team's control segment, which every
+// rank maps, and its arrive/done flags. Data goes through once per hop; the
+// root's memory bandwidth bounds gather and scatter anyway.
+//
+// Outbox reuse: a writer fills buffer s % 2 only after its readers published
+// done >= s - 2. Across operations the first step (a full round trip through
+// the tree) already guarantees that every reader finished the last one.
+#include <cstring>
+
+#include "collectives/kernels.hpp"
+#include "collectives/ops/common.hpp"
+
+namespace osmp {
+namespace {
+
+Status wait_on(Engine& e, const Flag& f, std::uint64_t target, int peer) {
+  WaitStatus ws = e.team().waiter().wait(f, target, peer);
+  return ws == WaitStatus::ok ? Status{} : e.team().fail(ws);
+}
+
+struct Flat {
+  Engine& e;
+  TeamCore& t;
+  std::uint64_t first = 0;
+  explicit Flat(Engine& eng) : e(eng), t(eng.team()) {}
+
+  std::size_t chunk() const { return t.outbox_bytes(); }
+  int parity(std::uint64_t s) const { return static_cast<int>(s % kBuffers); }
+  bool sleepy() { return t.waiter().may_sleep(); }
+
+  // Waits until `readers` are done with what `s` - 2 left in the outboxes.
+  Status reusable(std::uint64_t s, int only = -1) {
+    if (s < first + 2) return {};
+    for (int q = 0; q < t.size(); ++q) {
+      if (q == t.rank() || (only >= 0 && q != only)) continue;
+      OSMP_RETURN_IF_ERROR(wait_on(e, t.rank_line(q).done, s - 2, q));
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+  Flat f(e);
+  const int me = f.t.rank(), n = f.t.size();
+  const std::size_t chunks = ceil_div(block, f.chunk());
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::uint64_t s = e.next_step();
+    if (c == 0) f.first = s;
+    const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
+    if (me != root) {
+      OSMP_RETURN_IF_ERROR(f.reusable(s, root));
+      std::memcpy(f.t.outbox(me, f.parity(s)), send + off, len);
+      publish(f.t.rank_line(me).arrive, s, f.sleepy());  // after the data
+      continue;
+    }
+    for (int q = 0; q < n; ++q) {
+      std::byte* dst = recv + static_cast<std::size_t>(q) * block + off;
+      if (q == me) {
+        if (send + off != dst) std::memmove(dst, send + off, len);
+        continue;
+      }
+      OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(q).arrive, s, q));
+      std::memcpy(dst, f.t.outbox(q, f.parity(s)), len);
+    }
+    publish(f.t.rank_line(me).done, s, f.sleepy());
+  }
+  return {};
+}
+
+Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+  Flat f(e);
+  const int me = f.t.rank(), n = f.t.size();
+  const std::size_t chunks = ceil_div(block, f.chunk());
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::uint64_t s = e.next_step();
+    if (c == 0) f.first = s;
+    const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
+    OSMP_RETURN_IF_ERROR(f.reusable(s));
+    std::memcpy(f.t.outbox(me, f.parity(s)), send + off, len);
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    for (int i = 1; i <= n; ++i) {
+      int q = (me + i) % n;  // start with the next rank: spreads the readers
+      std::byte* dst = recv + static_cast<std::size_t>(q) * block + off;
+      if (q == me) {
+        if (send + off != dst) std::memmove(dst, send + off, len);
+        continue;
+      }
+      OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(q).arrive, s, q));
+      std::memcpy(dst, f.t.outbox(q, f.parity(s)), len);
+    }
+    publish(f.t.rank_line(me).done, s, f.sleepy());
+  }
+  return {};
+}
+
+Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+  Flat f(e);
+  const int me = f.t.rank(), n = f.t.size();
+  const std::size_t chunks = ceil_div(block, f.chunk());
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::uint64_t s = e.next_step();
+    if (c == 0) f.first = s;
+    const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
+    if (me == root) {
+      OSMP_RETURN_IF_ERROR(f.reusable(s));
+      for (int q = 0; q < n; ++q) {  // the root fills every rank's inbox (their outbox slot)
+        const std::byte* src = send + static_cast<std::size_t>(q) * block + off;
+        if (q == me) {
+          if (recv) std::memmove(recv + off, src, len);
+        } else {
+          std::memcpy(f.t.outbox(q, f.parity(s)), src, len);
+        }
+      }
+      publish(f.t.rank_line(me).arrive, s, f.sleepy());
+      continue;
+    }
+    OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(root).arrive, s, root));
+    std::memcpy(recv + off, f.t.outbox(me, f.parity(s)), len);
+    publish(f.t.rank_line(me).done, s, f.sleepy());
+  }
+  return {};
+}
+
+Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t,
+                           Op op) {
+  Flat f(e);
+  const int me = f.t.rank(), n = f.t.size();
+  const std::size_t es = size_of(t);
+  // Each step moves a piece of every block: n pieces fill an outbox.
+  const std::size_t piece = std::max<std::size_t>(1, f.chunk() / (static_cast<std::size_t>(n) * es));
+  if (piece * static_cast<std::size_t>(n) * es > f.chunk()) {
+    return Status(Errc::unsupported, "reduce_scatter_block: more ranks than the outbox can hold pieces for");
+  }
+  const std::size_t chunks = ceil_div(count, piece);
+  std::vector<const void*> src(static_cast<std::size_t>(n));
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::uint64_t s = e.next_step();
+    if (c == 0) f.first = s;
+    const std::size_t off = c * piece, len = std::min(piece, count - off);
+    OSMP_RETURN_IF_ERROR(f.reusable(s));
+    std::byte* box = f.t.outbox(me, f.parity(s));
+    for (int b = 0; b < n; ++b) {
+      std::memcpy(box + static_cast<std::size_t>(b) * piece * es,
+                  send + (static_cast<std::size_t>(b) * count + off) * es, len * es);
+    }
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    for (int q = 0; q < n; ++q) {
+      if (q != me) OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(q).arrive, s, q));
+      src[static_cast<std::size_t>(q)] = f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece * es;
+    }
+    combine_all(recv + off * es, src.data(), n, len, t, op);  // rank order: reproducible
+    publish(f.t.rank_line(me).done, s, f.sleepy());
+  }
+  return {};
+}
+
+}  // namespace osmp

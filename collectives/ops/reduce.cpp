@@ -1,0 +1,52 @@
+// reduce = combine up the tree to the root (the root's path leads), in the
+// first step when it fits the slots, else in pipelined chunks.
+#include <cstring>
+
+#include "collectives/ops/common.hpp"
+
+namespace osmp {
+namespace {
+
+class ReduceToRoot : public ReducePayload {
+ public:
+  ReduceToRoot(Engine& e, std::size_t n, Datatype t, Op op, const std::byte* in, std::byte* out)
+      : ReducePayload(e, n, t, op), in_(in), out_(out) {}
+  void set_chunk(std::size_t off, std::size_t n) {
+    n_ = n;
+    at_ = off;
+  }
+  const std::byte* own_up() override { return in_ + at_ * size_of(t_); }
+  std::byte* top_up_out(std::byte*) override { return out_ ? out_ + at_ * size_of(t_) : nullptr; }
+  void at_top(const std::byte* result) override {
+    std::byte* dst = out_ + at_ * size_of(t_);
+    if (out_ && result != dst) std::memcpy(dst, result, n_ * size_of(t_));
+  }
+
+ private:
+  const std::byte* in_;
+  std::byte* out_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+Status run_reduce(Engine& e, const CollArgs& a, StatusWord local) {
+  const bool root = e.team().rank() == a.root;
+  auto* out = root ? static_cast<std::byte*>(a.recv) : nullptr;
+  auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
+  const std::size_t n = static_cast<std::size_t>(a.count);
+  const std::size_t bytes = n * size_of(a.dtype);
+  if (bytes <= e.slot_bytes()) {
+    ReduceToRoot p(e, local ? 0 : n, a.dtype, a.op, in, out);
+    return first_step(e, p, a, local);
+  }
+  NoPayload none;
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  const std::size_t chunk = e.slot_bytes() / size_of(a.dtype);
+  ReduceToRoot p(e, chunk, a.dtype, a.op, in, out);
+  return chunk_steps(e, ceil_div(n, chunk), true, false, a.root, p, [&](std::size_t c) {
+    p.set_chunk(c * chunk, std::min(chunk, n - c * chunk));
+  });
+}
+
+}  // namespace osmp

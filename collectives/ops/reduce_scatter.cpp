@@ -1,0 +1,55 @@
+// reduce_scatter_block = reduce of all blocks up the tree, then each rank's
+// block down (as in scatter). Large ones take the flat path: every rank
+// reduces its own block from all the others' outboxes.
+#include <cstring>
+
+#include "collectives/ops/common.hpp"
+
+namespace osmp {
+namespace {
+
+class ReduceScatterPayload : public ReducePayload {
+ public:
+  ReduceScatterPayload(Engine& e, std::size_t block_elems, Datatype t, Op op, const std::byte* in, std::byte* out)
+      : ReducePayload(e, block_elems * e.top_packed().size(), t, op), block_(block_elems * size_of(t)),
+        in_(in), out_(out) {}
+  const std::byte* own_up() override { return in_; }
+  std::byte* top_up_out(std::byte*) override { return e_.scratch(2); }  // 0, 1: the levels below
+  std::size_t down_len(const Lane& l) const override { return l.packed.size() * block_; }
+  const std::byte* top_down(const std::byte* result) override {
+    if (block_) pack_blocks(e_.top_packed(), block_, result, e_.scratch(3));
+    return e_.scratch(3);
+  }
+  void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) override {
+    std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
+    if (block_) std::memcpy(out, from + off, down_len(child));
+  }
+  void deliver(int lane, const Lane* l, const std::byte* data) override {
+    if (lane != 0 || !block_) return;
+    std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
+    std::memcpy(out_, data + off, block_);
+  }
+
+ private:
+  std::size_t block_;
+  const std::byte* in_;
+  std::byte* out_;
+};
+
+}  // namespace
+
+Status run_reduce_scatter_block(Engine& e, const CollArgs& a, StatusWord local) {
+  auto* out = static_cast<std::byte*>(a.recv);
+  auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
+  const std::size_t n = static_cast<std::size_t>(a.count);
+  const std::size_t total = n * size_of(a.dtype) * static_cast<std::size_t>(e.team().size());
+  if (total <= std::min({e.slot_bytes(), e.bcast_bytes(), e.scratch_bytes()})) {
+    ReduceScatterPayload p(e, local ? 0 : n, a.dtype, a.op, in, out);
+    return first_step(e, p, a, local);
+  }
+  NoPayload none;
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  return flat_reduce_scatter(e, in, out, n, a.dtype, a.op);
+}
+
+}  // namespace osmp

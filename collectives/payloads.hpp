@@ -1,0 +1,52 @@
+// What each operation moves through the tree (collectives/step.hpp).
+#pragma once
+
+#include <cstring>
+
+#include "collectives/kernels.hpp"
+#include "collectives/step.hpp"
+
+namespace osmp {
+
+// Reductions: every unit sends a vector of `n` elements; local roots combine
+// them left to right in unit order (k-nomial: own, then children).
+class ReducePayload : public Payload {
+ public:
+  ReducePayload(Engine& e, std::size_t n, Datatype t, Op op) : e_(e), n_(n), t_(t), op_(op) {}
+  std::size_t up_len(const Lane&, int) const override { return n_ * size_of(t_); }
+  void combine(const Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out) override;
+
+ protected:
+  Engine& e_;
+  std::size_t n_;
+  Datatype t_;
+  Op op_;
+};
+
+// Gathers: unit u sends the blocks of its ranks in packed order; local roots
+// concatenate them in unit order.
+class GatherPayload : public Payload {
+ public:
+  GatherPayload(std::size_t block) : block_(block) {}
+  bool flat_only() const override { return true; }
+  std::size_t up_len(const Lane& l, int u) const override {
+    return static_cast<std::size_t>(l.unit_size[static_cast<std::size_t>(u)]) * block_;
+  }
+  void combine(const Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out) override {
+    std::size_t off = 0;
+    for (int i = 0; i < count; ++i) {
+      std::size_t len = up_len(l, units[i]);
+      if (len) std::memmove(out + off, src[units[i]], len);
+      off += len;
+    }
+  }
+
+ protected:
+  std::size_t block_;
+};
+
+// Packs rank-ordered blocks into the team's packed order, and back.
+void pack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* rank_order, std::byte* out);
+void unpack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* in, std::byte* rank_order);
+
+}  // namespace osmp

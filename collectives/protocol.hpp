@@ -1,0 +1,50 @@
+// What travels with the flags: operation headers (checked by the group's
+// local root) and status words (errors going up, the verdict going down).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "collectives/types.hpp"
+#include "core/status.hpp"
+#include "shm/layout.hpp"
+
+namespace osmp {
+
+// Every actor publishes its view of the operation; the local root compares.
+struct OpHeader {
+  std::uint8_t kind = 0;   // OpKind
+  std::uint8_t dtype = 0;  // Datatype
+  std::uint8_t op = 0;     // Op (reductions only)
+  std::uint8_t pad = 0;
+  std::int32_t root = -1;  // -1 for unrooted operations
+  std::int64_t count = 0;
+};
+static_assert(sizeof(OpHeader) == 16);
+
+// What differs, when ranks disagree.
+enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args };
+
+// A status word: 0 = fine; else [code:8][field:8][rank+1:16]. Errors found
+// anywhere travel up to the top of the tree and come back down as the verdict.
+using StatusWord = std::uint32_t;
+constexpr StatusWord make_status(Errc code, Field field, int rank) {
+  return (static_cast<std::uint32_t>(code) << 24) | (static_cast<std::uint32_t>(field) << 16) |
+         (static_cast<std::uint32_t>(rank + 1) & 0xffffu);
+}
+constexpr Errc status_code(StatusWord w) { return static_cast<Errc>(w >> 24); }
+constexpr Field status_field(StatusWord w) { return static_cast<Field>((w >> 16) & 0xffu); }
+constexpr int status_rank(StatusWord w) { return static_cast<int>(w & 0xffffu) - 1; }
+
+// The first differing field of two headers, or none.
+Field compare(const OpHeader& a, const OpHeader& b);
+
+// A line's layout as the collectives use it: `ready` carries the step and, in
+// its reserved word, the status; the rest of its 64-byte line holds the op
+// header and 32 bytes of inline payload; `ack` says a step was consumed.
+inline constexpr std::size_t kInlineBytes = 32;
+inline OpHeader* header_of(CtrlLine& l) { return reinterpret_cast<OpHeader*>(l.inline_data); }
+inline std::byte* inline_of(CtrlLine& l) { return l.inline_data + sizeof(OpHeader); }
+static_assert(sizeof(OpHeader) + kInlineBytes == sizeof(CtrlLine::inline_data));
+
+}  // namespace osmp

@@ -1,0 +1,158 @@
+// Bad arguments, on one rank or all: every rank gets a clear error, nothing is
+// written outside the caller's buffers, and the team stays usable.
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "team_api_harness.hpp"
+
+namespace osmp {
+namespace {
+
+constexpr int kRanks = 5;
+
+class BadInput : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    tt_ = new test::ThreadTeams(test::make_teams({"bad", "rome", kRanks, MapBy::scatter, "", ""}));
+  }
+  static void TearDownTestSuite() { delete tt_; }
+
+  // Runs fn on every rank; expects every rank to fail with `code` and a
+  // message containing `text` (on the ranks in `text_on`, -1: all), then
+  // checks that a correct allreduce still works.
+  void expect_all_fail(const std::function<Status(Team&)>& fn, Errc code, const std::string& text,
+                       int text_on = -1) {
+    ASSERT_TRUE(tt_->ok()) << tt_->first_error();
+    std::mutex m;
+    std::vector<Status> got(kRanks);
+    test::on_all(*tt_, [&](Team& t) {
+      Status st = fn(t);
+      std::lock_guard lock(m);
+      got[static_cast<std::size_t>(t.rank())] = st;
+    });
+    for (int r = 0; r < kRanks; ++r) {
+      const Status& st = got[static_cast<std::size_t>(r)];
+      EXPECT_FALSE(st.ok()) << "rank " << r << " succeeded";
+      EXPECT_EQ(st.code(), code) << "rank " << r << ": " << st.to_string();
+      if (text_on < 0 || text_on == r) {
+        EXPECT_NE(st.message().find(text), std::string::npos) << "rank " << r << ": " << st.message();
+      }
+    }
+    test::on_all(*tt_, [&](Team& t) {
+      std::int64_t v = t.rank() + 1, sum = 0;
+      Status st = t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
+      EXPECT_TRUE(st.ok()) << "team unusable after the error: " << st.to_string();
+      EXPECT_EQ(sum, kRanks * (kRanks + 1) / 2);
+    });
+  }
+
+  static test::ThreadTeams* tt_;
+};
+
+test::ThreadTeams* BadInput::tt_ = nullptr;
+
+TEST_F(BadInput, NullBufferOnOneRank) {
+  expect_all_fail([](Team& t) {
+    std::vector<int> buf(4, t.rank());
+    return t.bcast(t.rank() == 3 ? nullptr : buf.data(), 4, Datatype::int32, 0);
+  }, Errc::invalid_argument, "rank 3");
+}
+
+TEST_F(BadInput, NullBufferMessageOnTheFaultyRank) {
+  expect_all_fail([](Team& t) {
+    std::vector<int> in(4), out(4);
+    return t.allreduce(t.rank() == 2 ? nullptr : in.data(), out.data(), 4, Datatype::int32, Op::sum);
+  }, Errc::invalid_argument, "null send buffer with count 4", 2);
+}
+
+TEST_F(BadInput, NegativeCount) {
+  expect_all_fail([](Team& t) {
+    int x = 0, y = 0;
+    return t.allreduce(&x, &y, t.rank() == 1 ? -1 : 1, Datatype::int32, Op::sum);
+  }, Errc::invalid_argument, "negative count -1", 1);
+}
+
+TEST_F(BadInput, RootOutOfRange) {
+  expect_all_fail([](Team& t) {
+    int x = 0;
+    return t.bcast(&x, 1, Datatype::int32, kRanks);
+  }, Errc::invalid_argument, "root 5 is not a rank of this team");
+}
+
+TEST_F(BadInput, OpNotDefinedForType) {
+  expect_all_fail([](Team& t) {
+    double x = 1, y = 0;
+    return t.allreduce(&x, &y, 1, Datatype::float64, Op::bxor);
+  }, Errc::invalid_argument, "'bxor' is not defined for double");
+}
+
+TEST_F(BadInput, UnequalCounts) {
+  expect_all_fail([](Team& t) {
+    std::vector<double> in(8, 1), out(8, -1);
+    Status st = t.allreduce(in.data(), out.data(), t.rank() == 4 ? 7 : 8, Datatype::float64, Op::sum);
+    for (double v : out) EXPECT_EQ(v, -1) << "a failed call wrote the result";
+    return st;
+  }, Errc::mismatch, "disagree on the count");
+}
+
+TEST_F(BadInput, UnequalCountsAcrossTheChunkedThreshold) {
+  // One rank's count fits the first step, the others' need chunks.
+  expect_all_fail([](Team& t) {
+    std::vector<std::int32_t> buf(1 << 20, 7);
+    return t.bcast(buf.data(), t.rank() == 1 ? 3 : (1 << 20), Datatype::int32, 0);
+  }, Errc::mismatch, "disagree on the count");
+}
+
+TEST_F(BadInput, UnequalDatatypes) {
+  expect_all_fail([](Team& t) {
+    std::int64_t in[2] = {1, 2}, out[2] = {};
+    return t.allreduce(in, out, 2, t.rank() == 0 ? Datatype::uint64 : Datatype::int64, Op::sum);
+  }, Errc::mismatch, "disagree on the datatype");
+}
+
+TEST_F(BadInput, UnequalRoots) {
+  expect_all_fail([](Team& t) {
+    std::int32_t in = 1, out = 0;
+    return t.reduce(&in, &out, 1, Datatype::int32, Op::sum, t.rank() == 3 ? 1 : 0);
+  }, Errc::mismatch, "disagree on the root");
+}
+
+TEST_F(BadInput, UnequalOps) {
+  expect_all_fail([](Team& t) {
+    std::int32_t in = 1, out = 0;
+    return t.allreduce(&in, &out, 1, Datatype::int32, t.rank() == 2 ? Op::max : Op::sum);
+  }, Errc::mismatch, "disagree on the reduction op");
+}
+
+TEST_F(BadInput, DifferentOperations) {
+  expect_all_fail([](Team& t) {
+    std::int32_t in = 1, out = 0;
+    if (t.rank() == 4) return t.barrier();
+    return t.allreduce(&in, &out, 1, Datatype::int32, Op::sum);
+  }, Errc::mismatch, "disagree on the operation");
+}
+
+TEST_F(BadInput, OverlappingBuffers) {
+  expect_all_fail([](Team& t) {
+    std::vector<std::int32_t> buf(16, 1);
+    return t.allreduce(buf.data(), buf.data() + 4, 8, Datatype::int32, Op::sum);
+  }, Errc::invalid_argument, "overlap");
+}
+
+TEST_F(BadInput, InPlaceWhereNotAllowed) {
+  expect_all_fail([](Team& t) {
+    std::int32_t out = 0;
+    return t.reduce(kInPlace, &out, 1, Datatype::int32, Op::sum, 0);  // non-roots may not
+  }, Errc::invalid_argument, "only the root may use it", 1);
+}
+
+TEST_F(BadInput, GatherRootBufferTooSmallIsTheCallersProblemButNullIsNot) {
+  expect_all_fail([](Team& t) {
+    std::int32_t in = t.rank();
+    return t.gather(&in, nullptr, 1, Datatype::int32, 2);
+  }, Errc::invalid_argument, "null receive buffer", 2);
+}
+
+}  // namespace
+}  // namespace osmp

@@ -1,0 +1,64 @@
+// Every collective x datatype x op x size x root x in-place, on the paper's
+// machines and this one, with ranks as threads (label sim; the same suite runs
+// in real processes in tests/mp).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "support/collective_suite.hpp"
+#include "team_api_harness.hpp"
+
+namespace osmp {
+namespace {
+
+using test::Config;
+
+std::string run_matrix(test::ThreadTeams& tt, const std::vector<test::CollCase>& cases, std::uint32_t seed) {
+  std::mutex m;
+  std::string first;
+  test::on_all(tt, [&](Team& t) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      std::string bad = test::run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
+      if (!bad.empty()) {
+        std::lock_guard lock(m);
+        if (first.empty()) first = cases[i].name() + ": " + bad;
+      }
+    }
+  });
+  return first;
+}
+
+class Matrix : public ::testing::TestWithParam<Config> {};
+
+TEST_P(Matrix, EveryOpTypeSizeRootInPlace) {
+  const Config& c = GetParam();
+  auto tt = test::make_teams(c);
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  auto cases = test::matrix(c.n, {0, 1, 7}, true, {4096});
+  std::string bad = run_matrix(tt, cases, 1);
+  EXPECT_EQ(bad, "") << c.name << ": " << cases.size() << " cases";
+}
+
+const Config kConfigs[] = {
+    {"here_1", "", 1, MapBy::core, "", ""},
+    {"here_2", "", 2, MapBy::core, "", ""},
+    {"here_3", "", 3, MapBy::core, "", ""},
+    {"here_5", "", 5, MapBy::core, "", ""},
+    {"here_8", "", 8, MapBy::core, "", ""},
+    {"here_16", "", 16, MapBy::core, "", ""},
+    {"rome_16_core", "rome", 16, MapBy::core, "", ""},
+    {"rome_16_scatter", "rome", 16, MapBy::scatter, "", ""},
+    {"cascadelake_16_degree1", "cascadelake", 16, MapBy::core, "Package:1", ""},
+    {"cascadelake_16_degree2", "cascadelake", 16, MapBy::core, "Package:2", ""},
+    {"cascadelake_16_degree4", "cascadelake", 16, MapBy::core, "Package:4", ""},
+    {"cascadelake_16_degree7", "cascadelake", 16, MapBy::core, "Package:7", ""},
+    {"rome_16_knomial2", "rome", 16, MapBy::scatter, "", "knomial:2"},
+    {"here_7_flat", "", 7, MapBy::core, "", "flat"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Configs, Matrix, ::testing::ValuesIn(kConfigs),
+                         [](const auto& param_info) { return param_info.param.name; });
+
+}  // namespace
+}  // namespace osmp

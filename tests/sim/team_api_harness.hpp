@@ -1,0 +1,81 @@
+// N ranks as threads, each with a public osmp::Team over a ThreadBootstrap.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "osmp.hpp"
+#include "team/thread_bootstrap.hpp"
+#include "topology/placement.hpp"
+
+namespace osmp::test {
+
+struct ThreadTeams {
+  std::vector<std::unique_ptr<Team>> teams;
+  std::vector<Status> status;
+  bool ok() const {
+    for (const auto& s : status)
+      if (!s.ok()) return false;
+    return true;
+  }
+  std::string first_error() const {
+    for (const auto& s : status)
+      if (!s.ok()) return s.to_string();
+    return "";
+  }
+};
+
+// A configuration: topology, process count, mapping, virtual hierarchy.
+struct Config {
+  std::string name;
+  std::string topology;  // "" = this machine (the threads share its binding)
+  int n = 2;
+  MapBy map_by = MapBy::core;
+  std::string vh;
+  std::string base_case;  // OSMP_BASE_CASE syntax, "" = auto
+};
+
+inline ThreadTeams make_teams(const Config& c) {
+  ThreadTeams out;
+  out.teams.resize(static_cast<std::size_t>(c.n));
+  out.status.resize(static_cast<std::size_t>(c.n));
+  std::vector<CpuSet> places;
+  if (!c.topology.empty()) {
+    auto topo = Topology::load(TopologySource::parse(c.topology));
+    places = *place_ranks(topo->machine(), {c.n, c.map_by, BindTo::core, true});
+  }
+  ThreadJob job(c.n);
+  std::vector<std::thread> th;
+  for (int r = 0; r < c.n; ++r) {
+    th.emplace_back([&, r] {
+      ThreadBootstrap boot(job, r);
+      Options o;
+      if (!c.topology.empty()) {
+        o.team.topology = TopologySource::parse(c.topology);
+        o.team.place = places[static_cast<std::size_t>(r)];
+      }
+      o.team.vh = c.vh;
+      if (!c.base_case.empty()) (void)o.collectives.set_base_cases(c.base_case);
+      auto t = Team::create(boot, o);
+      out.status[static_cast<std::size_t>(r)] = t.status();
+      if (t.ok()) out.teams[static_cast<std::size_t>(r)] = std::make_unique<Team>(std::move(t).value());
+    });
+  }
+  for (auto& t : th) t.join();
+  return out;
+}
+
+// fn(rank's team) on every rank's thread.
+inline void on_all(ThreadTeams& tt, const std::function<void(Team&)>& fn) {
+  std::vector<std::thread> th;
+  for (auto& t : tt.teams) th.emplace_back([&] { fn(*t); });
+  for (auto& t : th) t.join();
+}
+
+}  // namespace osmp::test
+
+namespace osmp::test {
+inline void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
+}  // namespace osmp::test
