@@ -39,6 +39,9 @@ struct Lane {
   std::vector<int> unit_size;         // ranks in each unit
   std::vector<std::size_t> unit_off;  // where each unit starts in the packed order (ranks)
   std::vector<int> packed;            // the domain's ranks in packed order (units in turn)
+  // Steps <= up_ok: this lane's local root has consumed the slots (known from
+  // a release seen, or its ack read). Slots are reused two steps later.
+  std::uint64_t up_ok = 0;
   int n() const { return g->size(); }
   // The unit that acts as local root in an operation rooted at `root`.
   int lroot(int root) const {
@@ -69,8 +72,11 @@ class Engine {
   std::size_t scratch_bytes() const { return scratch_bytes_; }
   bool cma() const { return cma_; }
 
-  // Allocates the next step numbers.
+  // The next step of the tree: every tree step passes through every group,
+  // so each group sees an unbroken sequence (slot_free() relies on it).
   std::uint64_t next_step() { return ++step_; }
+  // The next step of the flat paths, counted apart (the control segment's flags).
+  std::uint64_t next_flat_step() { return ++flat_step_; }
 
  private:
   Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
@@ -82,6 +88,7 @@ class Engine {
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;
   std::unique_ptr<std::byte[]> scratch_;
   std::uint64_t step_ = 0;
+  std::uint64_t flat_step_ = 0;
   bool cma_ = false;
 };
 

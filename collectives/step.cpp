@@ -104,11 +104,15 @@ class StepRun {
     return {};
   }
 
-  // Before writing my slot in lane l in an up-only chunk step, the local root
-  // must have consumed what I wrote two steps ago.
+  // Before a slot of lane l is written again, its local root must have
+  // consumed what was written there two steps ago. A release seen since says
+  // so; after up-only steps (chunked reduce), whose writers move on without
+  // waiting, only the local root's ack does.
   Status slot_free(Lane& l, std::size_t len) {
-    if (kind_.down || len <= kInlineBytes || !kind_.first_chunk || step_ < kind_.first_chunk + 2) return {};
-    return wait_flag(e_, l.g->leader_line(0).ack, step_ - 2, actor(l, l.lroot(root_)));
+    if (len <= kInlineBytes || step_ < 2 || reached(l.up_ok, step_ - 2)) return {};
+    OSMP_RETURN_IF_ERROR(wait_flag(e_, l.g->leader_line(0).ack, step_ - 2, actor(l, l.lroot(root_))));
+    l.up_ok = step_ - 2;
+    return {};
   }
 
   Status up(const std::byte*& mine) {
@@ -134,7 +138,9 @@ class StepRun {
       if (status_ == 0 || !kind_.header) {
         p_.combine(l, src.data(), order.data(), static_cast<int>(order.size()), out);
       }
-      if (!kind_.down) publish(l.g->leader_line(0).ack, step_, e_.team().waiter().may_sleep());
+      // Consumed: the slots of this step may be written again (slot_free()).
+      publish(l.g->leader_line(0).ack, step_, e_.team().waiter().may_sleep());
+      l.up_ok = step_;
       mine = out;
     }
     if (m_ < k_) return arrive(lanes_[static_cast<std::size_t>(m_)], mine);
@@ -178,6 +184,7 @@ class StepRun {
       Lane& l = lanes_[static_cast<std::size_t>(m_)];
       CtrlLine& rel = l.g->leader_line(0);
       OSMP_RETURN_IF_ERROR(wait_flag(e_, rel.ready, step_, actor(l, l.lroot(root_))));
+      l.up_ok = step_;  // released: everything up to this step was consumed
       if (kind_.header) verdict_ = rel.ready.reserved;  // acquired with `ready`
       std::size_t len = p_.down_len(l);
       from = len ? down_ptr(l, len, step_) : nullptr;
@@ -200,6 +207,10 @@ class StepRun {
       }
       if (area && (verdict_ == 0 || !kind_.header)) p_.forward(from_lane, l, from, area);
       CtrlLine& rel = l.g->leader_line(0);
+      if (!kind_.up) {  // the ack moves on every step, so that slot_free() never waits on a gap
+        publish(rel.ack, step_, e_.team().waiter().may_sleep());
+        l.up_ok = step_;
+      }
       if (kind_.header) rel.ready.reserved = verdict_;
       publish(rel.ready, step_, e_.team().waiter().may_sleep());  // after the data and the verdict
       if (verdict_ == 0 || !kind_.header) p_.deliver(j, &l, area);

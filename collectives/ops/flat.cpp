@@ -47,7 +47,7 @@ Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(block, f.chunk());
   for (std::size_t c = 0; c < chunks; ++c) {
-    const std::uint64_t s = e.next_step();
+    const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
     if (me != root) {
@@ -75,7 +75,7 @@ Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::si
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(block, f.chunk());
   for (std::size_t c = 0; c < chunks; ++c) {
-    const std::uint64_t s = e.next_step();
+    const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
     OSMP_RETURN_IF_ERROR(f.reusable(s));
@@ -101,7 +101,7 @@ Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(block, f.chunk());
   for (std::size_t c = 0; c < chunks; ++c) {
-    const std::uint64_t s = e.next_step();
+    const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
     if (me == root) {
@@ -137,7 +137,7 @@ Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, st
   const std::size_t chunks = ceil_div(count, piece);
   std::vector<const void*> src(static_cast<std::size_t>(n));
   for (std::size_t c = 0; c < chunks; ++c) {
-    const std::uint64_t s = e.next_step();
+    const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * piece, len = std::min(piece, count - off);
     OSMP_RETURN_IF_ERROR(f.reusable(s));

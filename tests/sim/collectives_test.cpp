@@ -62,3 +62,26 @@ INSTANTIATE_TEST_SUITE_P(Configs, Matrix, ::testing::ValuesIn(kConfigs),
 
 }  // namespace
 }  // namespace osmp
+
+namespace osmp {
+namespace {
+
+// Chunked reductions (past the slot size) in every in-place form, and right
+// after other operations that leave slots in use.
+TEST(Chunked, ReduceInPlaceAfterOtherOps) {
+  auto tt = test::make_teams({"here_8", "", 8, MapBy::core, "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  std::vector<test::CollCase> cases = {
+      {OpKind::reduce, Datatype::float32, Op::sum, 20000, 0, true},
+      {OpKind::reduce, Datatype::float32, Op::sum, 20000, 3, false},
+      {OpKind::reduce, Datatype::float32, Op::sum, 20000, 0, true},
+      {OpKind::allreduce, Datatype::int32, Op::sum, 70000, -1, true},
+      {OpKind::reduce, Datatype::float64, Op::max, 20000, 5, true},
+      {OpKind::bcast, Datatype::float64, Op::sum, 70000, 6, false},
+      {OpKind::reduce, Datatype::float32, Op::sum, 20000, 0, true},
+  };
+  EXPECT_EQ(run_matrix(tt, cases, 5), "");
+}
+
+}  // namespace
+}  // namespace osmp

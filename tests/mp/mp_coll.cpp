@@ -1,0 +1,144 @@
+// Collectives in real processes, started by osmprun (label mp).
+//
+//   mp_coll matrix             every op x type x op x size (0, 1, 7, 4 KiB) x root x in-place
+//   mp_coll large              1 MiB + 3 elements, every op, int32/double, both in-place forms
+//   mp_coll random SEED N      N mixed collectives with seeded random ops, sizes and roots
+//   mp_coll determinism        allreduce of random doubles: same bits on every rank and run
+//   mp_coll loop               allreduce until an error (for kill tests)
+//
+// Prints "rank R ok" at the end, or "rank R: error: ..." and exits 3.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "osmp.hpp"
+#include "support/collective_suite.hpp"
+
+namespace {
+
+int g_rank = -1;
+
+void line(const std::string& s) {
+  std::string l = s + "\n";
+  ssize_t rc = ::write(STDOUT_FILENO, l.data(), l.size());
+  (void)rc;
+}
+
+[[noreturn]] void die(const std::string& what) {
+  line(osmp::cat("rank ", g_rank, ": error: ", what));
+  std::exit(3);
+}
+
+void run(osmp::Team& t, const std::vector<osmp::test::CollCase>& cases, std::uint32_t seed) {
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::string bad = osmp::test::run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
+    if (!bad.empty()) die(osmp::cat("case ", i, " ", cases[i].name(), ": ", bad));
+  }
+}
+
+std::vector<osmp::test::CollCase> large_cases(int n) {
+  std::vector<osmp::test::CollCase> out;
+  const std::int64_t mib = 1 << 20;
+  for (auto t : {osmp::Datatype::int32, osmp::Datatype::float64}) {
+    std::int64_t count = mib / static_cast<std::int64_t>(osmp::size_of(t)) + 3;
+    for (auto k : {osmp::OpKind::bcast, osmp::OpKind::reduce, osmp::OpKind::allreduce, osmp::OpKind::gather,
+                   osmp::OpKind::allgather, osmp::OpKind::scatter, osmp::OpKind::reduce_scatter_block}) {
+      for (bool ip : {false, true}) {
+        if (ip && k == osmp::OpKind::bcast) continue;
+        out.push_back({k, t, t == osmp::Datatype::int32 ? osmp::Op::bxor : osmp::Op::sum, count, n / 2, ip});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<osmp::test::CollCase> random_cases(int n, std::uint32_t seed, int count) {
+  std::mt19937 rng(seed);
+  std::vector<osmp::test::CollCase> out;
+  const osmp::OpKind kinds[] = {osmp::OpKind::barrier, osmp::OpKind::bcast, osmp::OpKind::reduce,
+                                osmp::OpKind::allreduce, osmp::OpKind::gather, osmp::OpKind::allgather,
+                                osmp::OpKind::scatter, osmp::OpKind::reduce_scatter_block};
+  for (int i = 0; i < count; ++i) {
+    osmp::test::CollCase c;
+    c.kind = kinds[rng() % std::size(kinds)];
+    c.type = static_cast<osmp::Datatype>(rng() % osmp::kDatatypeCount);
+    do {
+      c.op = static_cast<osmp::Op>(rng() % osmp::kOpCount);
+    } while (!osmp::defined_for(c.op, c.type));
+    // Mostly small, sometimes past the inline, slot and chunk thresholds.
+    const std::int64_t sizes[] = {0, 1, 3, 5, 8, 31, 100, 1000, 4097, 20000, 70000};
+    c.count = sizes[rng() % std::size(sizes)];
+    c.root = static_cast<int>(rng() % static_cast<unsigned>(n));
+    c.in_place = rng() % 3 == 0;
+    if (c.kind == osmp::OpKind::bcast) c.in_place = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  std::string mode = argv[1];
+  auto team = osmp::Team::create();
+  if (!team.ok()) die(team.status().to_string());
+  osmp::Team& t = *team;
+  g_rank = t.rank();
+  if (g_rank == 0) line(osmp::cat("job ", std::getenv("OSMP_JOB_ID")));
+  line(osmp::cat("pid ", g_rank, " ", ::getpid()));
+
+  if (mode == "matrix") {
+    run(t, osmp::test::matrix(t.size(), {0, 1, 7}, true, {4096}), 11);
+  } else if (mode == "large") {
+    run(t, large_cases(t.size()), 12);
+  } else if (mode == "random") {
+    std::uint32_t seed = static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10));
+    auto cases = random_cases(t.size(), seed, std::atoi(argv[3]));
+    std::size_t first = argc > 4 ? std::strtoul(argv[4], nullptr, 10) : 0;  // replay a tail
+    cases.erase(cases.begin(), cases.begin() + static_cast<long>(std::min(first, cases.size())));
+    run(t, cases, seed + static_cast<std::uint32_t>(first));
+  } else if (mode == "determinism") {
+    // Random doubles: the sum's bits depend on the combine order, which is
+    // fixed per tree, so every rank and every run must see the same bits.
+    std::mt19937_64 rng(1234 + static_cast<std::uint64_t>(g_rank));
+    std::uniform_real_distribution<double> d(-1e6, 1e6);
+    std::vector<double> in(100003), out(in.size()), again(in.size());
+    for (auto& x : in) x = d(rng);
+    if (auto st = t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), osmp::Datatype::float64,
+                              osmp::Op::sum); !st.ok()) die(st.to_string());
+    if (auto st = t.allreduce(in.data(), again.data(), static_cast<std::int64_t>(in.size()), osmp::Datatype::float64,
+                              osmp::Op::sum); !st.ok()) die(st.to_string());
+    if (std::memcmp(out.data(), again.data(), out.size() * sizeof(double)) != 0) die("two runs differ");
+    std::uint64_t h = 1469598103934665603ULL;
+    for (double x : out) {
+      std::uint64_t b;
+      std::memcpy(&b, &x, sizeof b);
+      h = (h ^ b) * 1099511628211ULL;
+    }
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(t.size()));
+    if (auto st = t.allgather(&h, all.data(), 1, osmp::Datatype::uint64); !st.ok()) die(st.to_string());
+    for (auto x : all)
+      if (x != h) die("ranks got different bits");
+    line(osmp::cat("checksum ", h));
+  } else if (mode == "list") {
+    if (g_rank == 0) {
+      auto cases = random_cases(t.size(), static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)), std::atoi(argv[3]));
+      for (std::size_t i = std::strtoul(argv[4], nullptr, 10); i < cases.size(); ++i) line(osmp::cat(i, " ", cases[i].name()));
+    }
+  } else if (mode == "loop") {
+    std::vector<double> in(1000, 1.0), out(1000);
+    for (;;) {
+      osmp::Status st = t.allreduce(in.data(), out.data(), 1000, osmp::Datatype::float64, osmp::Op::sum);
+      if (!st.ok()) die(st.to_string());
+    }
+  } else {
+    return 2;
+  }
+  line(osmp::cat("rank ", g_rank, " ok"));
+  return 0;
+}

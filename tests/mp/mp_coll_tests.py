@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Collectives in real processes under osmprun (CTest label mp).
+
+usage: mp_coll_tests.py CASE OSMPRUN MP_COLL
+"""
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+
+OSMPRUN, COLL = sys.argv[2], sys.argv[3]
+SHM = os.environ.get("OSMP_SHM_DIR") or "/dev/shm"
+
+# The configurations of the issue: this machine, Rome with 16 processes by
+# core and scattered, Cascade Lake with virtual degrees 1, 2, 4, 7.
+CONFIGS = [
+    ("here_2", ["-n", "2"]),
+    ("here_3", ["-n", "3", "--oversubscribe"]),
+    ("here_5", ["-n", "5", "--oversubscribe"]),
+    ("here_8", ["-n", "8", "--oversubscribe"]),
+    ("rome_16_core", ["-n", "16", "--oversubscribe", "--topology", "rome"]),
+    ("rome_16_scatter", ["-n", "16", "--oversubscribe", "--topology", "rome", "--map-by", "scatter"]),
+    ("cascadelake_16_degree1", ["-n", "16", "--oversubscribe", "--topology", "cascadelake", "--vh", "Package:1"]),
+    ("cascadelake_16_degree2", ["-n", "16", "--oversubscribe", "--topology", "cascadelake", "--vh", "Package:2"]),
+    ("cascadelake_16_degree4", ["-n", "16", "--oversubscribe", "--topology", "cascadelake", "--vh", "Package:4"]),
+    ("cascadelake_16_degree7", ["-n", "16", "--oversubscribe", "--topology", "cascadelake", "--vh", "Package:7"]),
+]
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(args, timeout=550):
+    t0 = time.time()
+    p = subprocess.run([OSMPRUN, "--timeout", str(timeout - 10)] + args, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr, time.time() - t0
+
+
+def expect_ok(what, n, rc, out, err):
+    if rc != 0:
+        errors = [l for l in out.splitlines() if "error" in l][:5]
+        fail(f"{what}: exit {rc}\n" + "\n".join(errors) + "\n" + err[-2000:])
+    for r in range(n):
+        if f"rank {r} ok" not in out:
+            fail(f"{what}: rank {r} did not finish")
+    for job in re.findall(r"^job ([0-9a-f]{16})$", out, re.M):
+        left = [x for x in os.listdir(SHM) if job in x]
+        if left:
+            fail(f"{what}: left {left}")
+
+
+def nprocs(args):
+    return int(args[args.index("-n") + 1])
+
+
+def case_matrix():
+    for name, args in CONFIGS:
+        rc, out, err, dt = run(args + [COLL, "matrix"])
+        expect_ok(name, nprocs(args), rc, out, err)
+        print(f"{name}: matrix passed in {dt:.1f} s")
+
+
+def case_large():
+    for name, args in [CONFIGS[1], CONFIGS[5], CONFIGS[9]]:
+        rc, out, err, dt = run(args + [COLL, "large"], timeout=880)
+        expect_ok(name, nprocs(args), rc, out, err)
+        print(f"{name}: 1 MiB cases passed in {dt:.1f} s")
+
+
+def case_random():
+    """Thousands of mixed collectives back to back, seeded, 8 processes on 2 cores."""
+    for seed in (1, 2):
+        rc, out, err, dt = run(["-n", "8", "--oversubscribe", COLL, "random", str(seed), "2500"])
+        expect_ok(f"random seed {seed}", 8, rc, out, err)
+        print(f"seed {seed}: 2500 random collectives on 8 processes in {dt:.1f} s")
+    rc, out, err, dt = run(["-n", "8", "--oversubscribe", "--topology", "rome", "--map-by", "scatter", "--vh",
+                            "auto", COLL, "random", "3", "1500"])
+    expect_ok("random on rome", 8, rc, out, err)
+
+
+def case_determinism():
+    sums = set()
+    for args in (["-n", "4", "--oversubscribe"], ["-n", "4", "--oversubscribe"]):
+        rc, out, err, _ = run(args + [COLL, "determinism"])
+        expect_ok("determinism", 4, rc, out, err)
+        sums.update(re.findall(r"^checksum (\d+)$", out, re.M))
+    if len(sums) != 1:
+        fail(f"allreduce bits differ between runs: {sums}")
+
+
+def case_killed_mid_collective():
+    random.seed(os.getpid())
+    for i in range(5):
+        n = random.randint(3, 6)
+        p = subprocess.Popen([OSMPRUN, "-n", str(n), "--oversubscribe", COLL, "loop"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        pids, head = {}, ""
+        while len(pids) < n:
+            line = p.stdout.readline()
+            if not line:
+                fail("ranks did not start")
+            head += line
+            m = re.match(r"pid (\d+) (\d+)", line)
+            if m:
+                pids[int(m.group(1))] = int(m.group(2))
+        time.sleep(random.uniform(0.1, 0.6))
+        victim = random.randrange(n)
+        os.kill(pids[victim], signal.SIGKILL)
+        out, err = p.communicate(timeout=60)
+        out = head + out
+        if p.returncode == 0:
+            fail("osmprun exited 0 after a kill")
+        for r in range(n):
+            if r == victim:
+                continue
+            m = re.search(rf"^rank {r}: error: (.*)$", out, re.M)
+            if not m or f"rank {victim}" not in m.group(1):
+                fail(f"rank {r} did not report rank {victim}'s death: {m.group(1) if m else out}")
+        job = re.findall(r"^job ([0-9a-f]{16})$", out, re.M)[0]
+        if [x for x in os.listdir(SHM) if job in x]:
+            fail("segments left behind")
+
+
+if __name__ == "__main__":
+    globals()["case_" + sys.argv[1]]()
+    print("ok")
