@@ -22,8 +22,12 @@ static_assert(static_cast<int>(OSMP_DOUBLE) == static_cast<int>(osmp::Datatype::
 static_assert(static_cast<int>(OSMP_LOR) == static_cast<int>(osmp::Op::lor));
 
 int code(osmp_team* t, const osmp::Status& st) {
-  if (t) t->last_error = st.ok() ? "" : st.to_string();
-  return static_cast<int>(st.code());
+  if (!st.ok()) {
+    if (t) t->last_error = st.to_string();
+    return static_cast<int>(st.code());
+  }
+  if (t && !t->last_error.empty()) t->last_error.clear();
+  return OSMP_SUCCESS;
 }
 
 template <class F>

@@ -19,6 +19,7 @@
 #include "shm/segment.hpp"
 #include "team/shm_bootstrap.hpp"
 #include "team/team.hpp"
+#include "osmp.hpp"
 
 namespace {
 
@@ -223,6 +224,43 @@ void ring(std::uint64_t rounds) {
   }
 }
 
+// The floor of a two-process allreduce: each process stores its value and
+// step into its own line and reads the other's (one line each way, at once),
+// next to osmp's allreduce of one int32 in the same run.
+void exchange(std::uint64_t iters) {
+  auto t = team();
+  if (t->size() != 2) die(osmp::Status(osmp::Errc::invalid_argument, "exchange needs 2 ranks"));
+  std::vector<double> raw, coll;
+  auto api = must(osmp::Team::create(boot(), must(osmp::Options::from_env())));
+  for (int rep = 0; rep < 7; ++rep) {
+    osmp::Flag& mine = t->rank_flag(t->rank());
+    osmp::Flag& other = t->rank_flag(1 - t->rank());
+    std::uint64_t base = std::max(mine.value.load(), other.value.load());
+    if (auto st = boot().barrier(); !st.ok()) die(st);
+    std::uint64_t t0 = now_ns();
+    std::int32_t sum = 0;
+    for (std::uint64_t i = base + 1; i <= base + iters; ++i) {
+      mine.reserved = static_cast<std::uint32_t>(i);  // the payload, in the flag's line
+      mine.value.store(i, std::memory_order_release);
+      while (other.value.load(std::memory_order_acquire) < i) osmp::cpu_relax();
+      sum += static_cast<std::int32_t>(other.reserved);
+    }
+    raw.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(iters));
+    if (sum == 42) std::puts("");
+    std::int32_t in = 1, out = 0;
+    t0 = now_ns();
+    for (std::uint64_t i = 0; i < iters; ++i) {
+      if (auto st = api.allreduce(&in, &out, 1, osmp::Datatype::int32, osmp::Op::sum); !st.ok()) die(st);
+    }
+    coll.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(iters));
+  }
+  if (t->rank() == 0) {
+    std::printf("# two-process exchange, %llu iterations x 7 (median; min) in ns\n", static_cast<unsigned long long>(iters));
+    std::printf("raw line exchange (floor)   %8.1f %8.1f\n", median(raw), *std::min_element(raw.begin(), raw.end()));
+    std::printf("osmp allreduce, 1 int32     %8.1f %8.1f\n", median(coll), *std::min_element(coll.begin(), coll.end()));
+  }
+}
+
 void create(int iters) {
   std::vector<double> ms;
   for (int i = 0; i < iters; ++i) {
@@ -250,6 +288,7 @@ int main(int argc, char** argv) {
   else if (mode == "wakeup") wakeup();
   else if (mode == "ring") ring(n ? n : 2000);
   else if (mode == "create") create(n ? static_cast<int>(n) : 20);
+  else if (mode == "exchange") exchange(n ? n : 1'000'000);
   else return 2;
   std::fflush(stdout);
   return 0;

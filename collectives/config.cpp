@@ -62,6 +62,8 @@ Result<CollectiveConfig> CollectiveConfig::from_env() {
   }
   OSMP_ASSIGN_OR_RETURN(long long fm, env_int("OSMP_FLAT_MAX", c.flat_max, 1, 1 << 20));
   OSMP_ASSIGN_OR_RETURN(long long k, env_int("OSMP_KNOMIAL_RADIX", c.radix, 2, 64));
+  OSMP_ASSIGN_OR_RETURN(long long sym, env_int("OSMP_SYMMETRIC_MAX", c.sym_max, 0, 1 << 20));
+  c.sym_max = static_cast<int>(sym);
   OSMP_ASSIGN_OR_RETURN(bool cma, env_bool("OSMP_CMA", c.cma));
   OSMP_ASSIGN_OR_RETURN(auto cmin, env_size("OSMP_CMA_MIN", c.cma_min));
   OSMP_ASSIGN_OR_RETURN(auto cmax, env_size("OSMP_CMA_MAX", c.cma_max));
@@ -87,7 +89,8 @@ std::string CollectiveConfig::fingerprint() const {
   auto bc = [](const BaseCase& b) {
     return cat(static_cast<int>(b.kind), ":", b.radix);
   };
-  std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";cma=", cma,
+  std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
+                      ";cma=", cma,
                       ";cma_min=", cma_min, ";cma_max=", cma_max);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));
   return s;

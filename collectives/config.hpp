@@ -7,6 +7,10 @@
 //                    ones k-nomial (default 8: a leader reading 8 lines costs
 //                    about one extra hop, see virtual_hier/spec.hpp)
 //   OSMP_KNOMIAL_RADIX  radix of k-nomial when not given (default 4)
+//   OSMP_SYMMETRIC_MAX  top groups of up to this many members run one-step
+//                    operations with inline data symmetrically: every member
+//                    reads every other's line and computes the result itself,
+//                    one hop instead of two (default 8; 0 turns it off)
 //   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv for
 //                    large gather/scatter/allgather/bcast when the kernel allows
 //   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where single copy is used
@@ -31,6 +35,7 @@ struct CollectiveConfig {
   std::map<std::string, BaseCase> per_level;  // canonical level name -> base case
   int flat_max = 8;
   int radix = 4;
+  int sym_max = 8;
   bool cma = true;
   std::size_t cma_min = 64 * 1024;
   std::size_t cma_max = std::size_t{64} << 20;

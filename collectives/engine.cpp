@@ -2,11 +2,21 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ostream>
 
 #include "collectives/ops/common.hpp"
 
 namespace osmp {
 namespace {
+
+// "allreduce on rank 3", written into a message only when there is an error.
+struct OpName {
+  OpKind kind;
+  int rank;
+};
+std::ostream& operator<<(std::ostream& os, const OpName& n) {
+  return os << to_string(n.kind) << " on rank " << n.rank;
+}
 
 // The ranks of domain d in packed order: its units in group order, each
 // unit's own packed order inside.
@@ -54,6 +64,19 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
     packed_order(tree, g.domain, l.packed);
     l.unit_size.assign(static_cast<std::size_t>(g.size()), 0);
     for (int r : l.packed) ++l.unit_size[static_cast<std::size_t>(g.unit_of_rank[static_cast<std::size_t>(r)])];
+    l.size = g.size();
+    for (int p = 0; p < kBuffers; ++p) {
+      for (int u = 0; u < g.size(); ++u) {
+        l.member[p].push_back(&g.member_line(u, p));
+        l.slot[p].push_back(g.slot(p, u));
+      }
+      l.bcast[p] = g.bcast_area(p);
+    }
+    l.release = &g.leader_line(0);
+    l.order.reserve(static_cast<std::size_t>(g.size()));
+    l.from.reserve(static_cast<std::size_t>(g.size()));
+    l.src.assign(static_cast<std::size_t>(g.size()), nullptr);
+    l.ordered.assign(static_cast<std::size_t>(g.size()), nullptr);
     l.unit_off.assign(static_cast<std::size_t>(g.size()), 0);
     for (int u = 1; u < g.size(); ++u)
       l.unit_off[static_cast<std::size_t>(u)] = l.unit_off[static_cast<std::size_t>(u - 1)] +
@@ -64,7 +87,7 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
   e->slot_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.slot_bytes;
   e->bcast_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.bcast_bytes;
   e->scratch_bytes_ = std::max(e->slot_bytes_, e->bcast_bytes_);
-  e->scratch_.reset(new std::byte[4 * e->scratch_bytes_]);
+  e->scratch_.reset(new std::byte[5 * e->scratch_bytes_]);
   return e;
 }
 
@@ -72,7 +95,7 @@ Engine::~Engine() = default;
 
 Status Engine::validate(const CollArgs& a) const {
   const int me = team_.rank(), n = team_.size();
-  const std::string op = cat(to_string(a.kind), " on rank ", me);
+  const OpName op{a.kind, me};  // formatted only on the error paths: this runs on every call
   if (a.count < 0) return Status(Errc::invalid_argument, cat(op, ": negative count ", a.count));
   if (static_cast<int>(a.dtype) >= kDatatypeCount) {
     return Status(Errc::invalid_argument, cat(op, ": invalid datatype ", static_cast<int>(a.dtype)));

@@ -42,7 +42,18 @@ struct Lane {
   // Steps <= up_ok: this lane's local root has consumed the slots (known from
   // a release seen, or its ack read). Slots are reused two steps later.
   std::uint64_t up_ok = 0;
-  int n() const { return g->size(); }
+  // Scratch for a step, sized to the group once (no allocation per call).
+  std::vector<int> order, from;
+  std::vector<const std::byte*> src;
+  std::vector<const void*> ordered;
+  // Where everything of this group is in our mapping, checked against the
+  // segment's size once, at creation (the hot path does no bounds checks).
+  std::vector<CtrlLine*> member[kBuffers];   // [parity][unit]
+  std::vector<std::byte*> slot[kBuffers];    // [parity][unit]
+  std::byte* bcast[kBuffers] = {};
+  CtrlLine* release = nullptr;               // the local root's line
+  int size = 0;
+  int n() const { return size; }
   // The unit that acts as local root in an operation rooted at `root`.
   int lroot(int root) const {
     int u = root >= 0 ? g->unit_of_rank[static_cast<std::size_t>(root)] : -1;
@@ -69,6 +80,8 @@ class Engine {
   // Packed rank order of the whole team (the top domain).
   const std::vector<int>& top_packed() const { return top_packed_; }
   std::byte* scratch(int i) { return scratch_.get() + static_cast<std::size_t>(i) * scratch_bytes_; }
+  // Private memory where a result bound for shared memory is built first.
+  std::byte* staging() { return scratch(4); }
   std::size_t scratch_bytes() const { return scratch_bytes_; }
   bool cma() const { return cma_; }
 

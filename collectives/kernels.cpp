@@ -47,8 +47,8 @@ void dispatch_apply2(void* d, const void* a, const void* b, std::size_t n) {
   apply2<T, F<T>>(static_cast<T*>(d), static_cast<const T*>(a), static_cast<const T*>(b), n);
 }
 
-using Fn = void (*)(void*, const void*, std::size_t);
-using Fn2 = void (*)(void*, const void*, const void*, std::size_t);
+using Fn = Combiner::Fn;
+using Fn2 = Combiner::Fn2;
 
 template <class T, bool Int>
 struct Table {
@@ -113,30 +113,43 @@ auto select(Datatype t, Op op, Pick pick) {
 
 }  // namespace
 
+Combiner Combiner::make(Datatype t, Op op) {
+  Combiner c;
+  c.one = select(t, op, [](auto table, Op o) { return decltype(table)::one(o); });
+  c.two = select(t, op, [](auto table, Op o) { return decltype(table)::two(o); });
+  c.esize = size_of(t);
+  return c;
+}
+
+void Combiner::all(void* dst, const void* const* srcs, int k, std::size_t n) const {
+  if (k <= 0 || n == 0 || !one || !two) return;
+  if (k == 1) {
+    if (dst != srcs[0]) std::memmove(dst, srcs[0], n * esize);
+    return;
+  }
+  // Cache-sized blocks: dst stays in L1 while every source streams through.
+  const std::size_t block = 16384 / esize;
+  if (n <= block) {  // small vectors: one pass, no block arithmetic
+    two(dst, srcs[0], srcs[1], n);
+    for (int j = 2; j < k; ++j) one(dst, srcs[j], n);
+    return;
+  }
+  for (std::size_t off = 0; off < n; off += block) {
+    std::size_t len = n - off < block ? n - off : block;
+    auto at = [&](const void* p) { return static_cast<const char*>(p) + off * esize; };
+    char* d = static_cast<char*>(dst) + off * esize;
+    two(d, at(srcs[0]), at(srcs[1]), len);
+    for (int j = 2; j < k; ++j) one(d, at(srcs[j]), len);
+  }
+}
+
 void combine(void* dst, const void* src, std::size_t n, Datatype t, Op op) {
-  Fn f = select(t, op, [](auto table, Op o) { return decltype(table)::one(o); });
+  Combiner::Fn f = select(t, op, [](auto table, Op o) { return decltype(table)::one(o); });
   if (f && n) f(dst, src, n);
 }
 
 void combine_all(void* dst, const void* const* srcs, int k, std::size_t n, Datatype t, Op op) {
-  if (k <= 0 || n == 0) return;
-  if (k == 1) {
-    if (dst != srcs[0]) std::memmove(dst, srcs[0], n * size_of(t));
-    return;
-  }
-  Fn2 f2 = select(t, op, [](auto table, Op o) { return decltype(table)::two(o); });
-  Fn f = select(t, op, [](auto table, Op o) { return decltype(table)::one(o); });
-  if (!f || !f2) return;
-  // Cache-sized blocks: dst stays in L1 while every source streams through.
-  const std::size_t block = 16384 / size_of(t);
-  const std::size_t es = size_of(t);
-  for (std::size_t off = 0; off < n; off += block) {
-    std::size_t len = n - off < block ? n - off : block;
-    auto at = [&](const void* p) { return static_cast<const char*>(p) + off * es; };
-    char* d = static_cast<char*>(dst) + off * es;
-    f2(d, at(srcs[0]), at(srcs[1]), len);
-    for (int j = 2; j < k; ++j) f(d, at(srcs[j]), len);
-  }
+  Combiner::make(t, op).all(dst, srcs, k, n);
 }
 
 }  // namespace osmp

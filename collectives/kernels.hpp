@@ -34,6 +34,18 @@ constexpr T wrap_mul(T a, T b) {
   }
 }
 
+// The kernels for one (datatype, op), picked once per operation.
+struct Combiner {
+  using Fn = void (*)(void*, const void*, std::size_t);               // d = d op s
+  using Fn2 = void (*)(void*, const void*, const void*, std::size_t);  // d = a op b
+  Fn one = nullptr;
+  Fn2 two = nullptr;
+  std::size_t esize = 0;
+  static Combiner make(Datatype t, Op op);
+  // dst = srcs[0] op srcs[1] op ... op srcs[k-1]; dst may be srcs[0].
+  void all(void* dst, const void* const* srcs, int k, std::size_t n) const;
+};
+
 // dst[i] = dst[i] op src[i], i < n (elements).
 void combine(void* dst, const void* src, std::size_t n, Datatype t, Op op);
 // dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[k-1][i]; dst may be srcs[0].

@@ -4,20 +4,21 @@
 
 namespace osmp {
 
-void ReducePayload::combine(const Lane&, const std::byte* const* src, const int* units, int count,
+void ReducePayload::combine(Lane& l, const std::byte* const* src, const int* units, int count,
                             std::byte* out) {
-  std::vector<const void*> in(static_cast<std::size_t>(count));
+  const void** in = l.ordered.data();  // sized to the group once
   bool alias = false;  // `out` may be the first source, never a later one
-  for (int i = 0; i < count; ++i) {
-    in[static_cast<std::size_t>(i)] = src[units[i]];
-    alias |= i > 0 && src[units[i]] == out;
+  in[0] = src[units[0]];
+  for (int i = 1; i < count; ++i) {
+    in[i] = src[units[i]];
+    alias |= in[i] == out;
   }
   if (!alias) {
-    combine_all(out, in.data(), count, n_, t_, op_);
+    kernel_.all(out, in, count, n_);
     return;
   }
   std::byte* tmp = e_.scratch(2);
-  combine_all(tmp, in.data(), count, n_, t_, op_);
+  kernel_.all(tmp, in, count, n_);
   std::memcpy(out, tmp, n_ * size_of(t_));
 }
 

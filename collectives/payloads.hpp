@@ -12,27 +12,34 @@ namespace osmp {
 // them left to right in unit order (k-nomial: own, then children).
 class ReducePayload : public Payload {
  public:
-  ReducePayload(Engine& e, std::size_t n, Datatype t, Op op) : e_(e), n_(n), t_(t), op_(op) {}
-  std::size_t up_len(const Lane&, int) const override { return n_ * size_of(t_); }
-  void combine(const Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out) override;
+  ReducePayload(Engine& e, std::size_t n, Datatype t, Op op)
+      : e_(e), n_(n), t_(t), op_(op), kernel_(Combiner::make(t, op)) {}
+  bool symmetric_ok() const { return true; }
+  std::size_t up_len(const Lane&, int) const { return n_ * kernel_.esize; }
+  std::size_t uniform_up_len() const { return n_ * kernel_.esize; }
+  std::size_t sym_max_len(const Lane&) const { return n_ * kernel_.esize; }
+  void combine(Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out);
 
  protected:
   Engine& e_;
   std::size_t n_;
   Datatype t_;
   Op op_;
+  Combiner kernel_;
 };
 
 // Gathers: unit u sends the blocks of its ranks in packed order; local roots
 // concatenate them in unit order.
 class GatherPayload : public Payload {
  public:
-  GatherPayload(std::size_t block) : block_(block) {}
-  bool flat_only() const override { return true; }
-  std::size_t up_len(const Lane& l, int u) const override {
+  explicit GatherPayload(std::size_t block) : block_(block) {}
+  bool flat_only() const { return true; }
+  bool symmetric_ok() const { return true; }
+  std::size_t uniform_up_len() const { return kVaries; }
+  std::size_t up_len(const Lane& l, int u) const {
     return static_cast<std::size_t>(l.unit_size[static_cast<std::size_t>(u)]) * block_;
   }
-  void combine(const Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out) override {
+  void combine(Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out) {
     std::size_t off = 0;
     for (int i = 0; i < count; ++i) {
       std::size_t len = up_len(l, units[i]);

@@ -2,13 +2,13 @@
 
 namespace osmp {
 
-Field compare(const OpHeader& a, const OpHeader& b) {
+Field compare_fields(const OpHeader& a, const OpHeader& b) {
   if (a.kind != b.kind) return Field::kind;
   if (a.root != b.root) return Field::root;
   if (a.count != b.count) return Field::count;
   if (a.dtype != b.dtype) return Field::dtype;
   if (a.op != b.op) return Field::op;
-  return Field::none;
+  return a.pad != b.pad ? Field::kind : Field::none;
 }
 
 }  // namespace osmp

@@ -37,7 +37,13 @@ constexpr Field status_field(StatusWord w) { return static_cast<Field>((w >> 16)
 constexpr int status_rank(StatusWord w) { return static_cast<int>(w & 0xffffu) - 1; }
 
 // The first differing field of two headers, or none.
-Field compare(const OpHeader& a, const OpHeader& b);
+Field compare_fields(const OpHeader& a, const OpHeader& b);
+inline Field compare(const OpHeader& a, const OpHeader& b) {
+  std::uint64_t x[2], y[2];  // the common case, equal, in two compares
+  std::memcpy(x, &a, sizeof x);
+  std::memcpy(y, &b, sizeof y);
+  return x[0] == y[0] && x[1] == y[1] ? Field::none : compare_fields(a, b);
+}
 
 // A line's layout as the collectives use it: `ready` carries the step and, in
 // its reserved word, the status; the rest of its 64-byte line holds the op

@@ -9,23 +9,6 @@ constexpr const char* kTypeNames[] = {"int8",  "int16",  "int32",  "int64",  "ui
 constexpr const char* kOpNames[] = {"sum", "prod", "min", "max", "band", "bor", "bxor", "land", "lor"};
 }  // namespace
 
-std::size_t size_of(Datatype t) {
-  switch (t) {
-    case Datatype::int8: case Datatype::uint8: return 1;
-    case Datatype::int16: case Datatype::uint16: return 2;
-    case Datatype::int32: case Datatype::uint32: case Datatype::float32: return 4;
-    case Datatype::int64: case Datatype::uint64: case Datatype::float64: return 8;
-  }
-  return 0;
-}
-
-bool is_integer(Datatype t) { return t != Datatype::float32 && t != Datatype::float64; }
-
-bool defined_for(Op op, Datatype t) {
-  if (static_cast<int>(op) >= kOpCount || static_cast<int>(t) >= kDatatypeCount) return false;
-  return op <= Op::max || is_integer(t);
-}
-
 const char* to_string(Datatype t) {
   auto i = static_cast<std::size_t>(t);
   return i < std::size(kTypeNames) ? kTypeNames[i] : "invalid datatype";

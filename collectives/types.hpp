@@ -19,10 +19,16 @@ enum class OpKind : std::uint8_t {
   barrier = 1, bcast, reduce, allreduce, gather, allgather, scatter, reduce_scatter_block,
 };
 
-std::size_t size_of(Datatype t);
-bool is_integer(Datatype t);
+constexpr std::size_t size_of(Datatype t) {
+  constexpr std::size_t kSizes[kDatatypeCount] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  return static_cast<std::size_t>(t) < kDatatypeCount ? kSizes[static_cast<std::size_t>(t)] : 0;
+}
+constexpr bool is_integer(Datatype t) { return t != Datatype::float32 && t != Datatype::float64; }
 // sum, prod, min, max for every type; the bitwise and logical ops for integers.
-bool defined_for(Op op, Datatype t);
+constexpr bool defined_for(Op op, Datatype t) {
+  if (static_cast<int>(op) >= kOpCount || static_cast<int>(t) >= kDatatypeCount) return false;
+  return op <= Op::max || is_integer(t);
+}
 const char* to_string(Datatype t);
 const char* to_string(Op op);
 const char* to_string(OpKind k);

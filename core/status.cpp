@@ -22,18 +22,23 @@ const char* errc_name(Errc code) noexcept {
   return "unknown";
 }
 
+const std::string& Status::message() const noexcept {
+  static const std::string kEmpty;
+  return rep_ ? rep_->message : kEmpty;
+}
+
 std::string Status::to_string() const {
   if (ok()) return "ok";
-  return cat(errc_name(code_), ": ", message_);
+  return cat(errc_name(rep_->code), ": ", rep_->message);
 }
 
 std::string Status::to_string_with_location() const {
   if (ok()) return "ok";
-  return cat(to_string(), " [", where_.file_name(), ":", where_.line(), "]");
+  return cat(to_string(), " [", rep_->where.file_name(), ":", rep_->where.line(), "]");
 }
 
 Status& Status::prefix(std::string_view context) {
-  if (!ok()) message_ = cat(context, ": ", message_);
+  if (rep_) rep_->message = cat(context, ": ", rep_->message);
   return *this;
 }
 

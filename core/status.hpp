@@ -39,18 +39,37 @@ std::string cat(const Args&... args) {
   return out.str();
 }
 
+// ok is a null pointer, so the success path (most returns of the hot path)
+// costs one word; an error holds its code, message and source location.
 class [[nodiscard]] Status {
  public:
-  Status() = default;  // ok
+  Status() noexcept = default;  // ok
   Status(Errc code, std::string message,
          std::source_location where = std::source_location::current())
-      : code_(code), message_(std::move(message)), where_(where) {}
+      : rep_(code == Errc::ok ? nullptr : new Rep{code, std::move(message), where}) {}
+  Status(const Status& o) : rep_(o.rep_ ? new Rep(*o.rep_) : nullptr) {}
+  Status(Status&& o) noexcept : rep_(std::exchange(o.rep_, nullptr)) {}
+  Status& operator=(const Status& o) {
+    if (this != &o) {
+      delete rep_;
+      rep_ = o.rep_ ? new Rep(*o.rep_) : nullptr;
+    }
+    return *this;
+  }
+  Status& operator=(Status&& o) noexcept {
+    if (this != &o) {
+      delete rep_;
+      rep_ = std::exchange(o.rep_, nullptr);
+    }
+    return *this;
+  }
+  ~Status() { delete rep_; }
 
   static Status ok_status() { return {}; }
-  bool ok() const noexcept { return code_ == Errc::ok; }
-  Errc code() const noexcept { return code_; }
-  const std::string& message() const noexcept { return message_; }
-  const std::source_location& where() const noexcept { return where_; }
+  bool ok() const noexcept { return rep_ == nullptr; }
+  Errc code() const noexcept { return rep_ ? rep_->code : Errc::ok; }
+  const std::string& message() const noexcept;
+  std::source_location where() const noexcept { return rep_ ? rep_->where : std::source_location{}; }
 
   // "invalid_argument: rank 3: binding 0-7 is outside the topology".
   std::string to_string() const;
@@ -61,9 +80,12 @@ class [[nodiscard]] Status {
   Status& prefix(std::string_view context);
 
  private:
-  Errc code_ = Errc::ok;
-  std::string message_;
-  std::source_location where_{};
+  struct Rep {
+    Errc code;
+    std::string message;
+    std::source_location where;
+  };
+  Rep* rep_ = nullptr;
 };
 
 template <class T>

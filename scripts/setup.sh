@@ -9,7 +9,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev
-  python3
+  python3 gnuplot-nox
 )
 
 missing=()

@@ -28,7 +28,7 @@ Result<GroupLayout> make_group_layout(GroupLayoutParams p) {
   std::size_t m = static_cast<std::size_t>(p.members);
   l.leader_ctrl = sizeof(SegmentHeader);
   l.member_ctrl = l.leader_ctrl + kLeaderLines * kFalseSharingRange;
-  l.slots = round_up(l.member_ctrl + m * kFalseSharingRange, kPage);
+  l.slots = round_up(l.member_ctrl + kBuffers * m * kFalseSharingRange, kPage);
   l.bcast = l.slots + kBuffers * m * p.slot_bytes;
   l.total = l.bcast + kBuffers * p.bcast_bytes;
   return l;

@@ -5,8 +5,8 @@
 // Group segment (one per group of the communication tree):
 //
 //   SegmentHeader                                        creator, once
-//   LeaderCtrl[kLeaderLines]        128 B each           written by the group leader
-//   MemberCtrl[members]             128 B each           MemberCtrl[i] written by member i
+//   LeaderCtrl[kLeaderLines]        128 B each           written by the group's local root
+//   MemberCtrl[2][members]          128 B each           MemberCtrl[p][i] written by member i
 //   DataSlot[2][members]            slot_bytes each      DataSlot[p][i] written by member i
 //   Bcast[2]                        bcast_bytes each     written by the leader (or the root's
 //                                                        representative) of the op
@@ -69,7 +69,12 @@ struct GroupLayout {
   std::size_t total = 0;        // segment size, a page multiple
 
   std::size_t leader_line(int i) const { return leader_ctrl + static_cast<std::size_t>(i) * kFalseSharingRange; }
-  std::size_t member_line(int i) const { return member_ctrl + static_cast<std::size_t>(i) * kFalseSharingRange; }
+  // Double-buffered by step parity, so that members may read each other's
+  // lines of one step while the next is being written.
+  std::size_t member_line(int i, int parity = 0) const {
+    return member_ctrl + (static_cast<std::size_t>(parity) * static_cast<std::size_t>(params.members) +
+                          static_cast<std::size_t>(i)) * kFalseSharingRange;
+  }
   std::size_t slot(int parity, int member) const {
     return slots + (static_cast<std::size_t>(parity) * static_cast<std::size_t>(params.members) +
                     static_cast<std::size_t>(member)) * params.slot_bytes;

@@ -48,7 +48,8 @@ WaitTuning tuning_for(WaitPolicy policy, bool oversubscribed) {
       // processes than CPUs the peer we wait for may need our CPU: yield at
       // once, and sleep before long so the runnable ones get the cores.
       if (oversubscribed) return {200, 100 * kUs, 20 * kMs, 20 * kUs, 100 * kMs};
-      return {50 * kUs, 2 * kMs, 20 * kMs, 20 * kUs, 100 * kMs};
+      // Nobody wakes these sleepers (see may_sleep()): short slices.
+      return {50 * kUs, 2 * kMs, 500 * kUs, 20 * kUs, 100 * kMs};
   }
   return {kForever, 0, 20 * kMs, 20 * kUs, 100 * kMs};
 }
@@ -68,6 +69,14 @@ WaitStatus Waiter::sleep_once(const Flag& f, std::uint64_t target, std::uint64_t
 }
 
 WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std::uint64_t timeout_ns) {
+  // A peer one hop away answers in well under a microsecond: poll a while
+  // before paying for the clock (a vDSO call, slower still in a VM).
+  if (tuning_.spin_ns) {
+    for (int i = 0; i < 256; ++i) {
+      cpu_relax();
+      if (poll(f, target)) return WaitStatus::ok;
+    }
+  }
   const std::uint64_t start = now_ns();
   std::uint64_t next_abort = start + tuning_.abort_check_ns;
   std::uint64_t next_alive = start + tuning_.liveness_ns;

@@ -53,7 +53,8 @@ class Waiter {
  public:
   Waiter() : Waiter(WaitPolicy::automatic, false) {}
   Waiter(WaitPolicy policy, bool oversubscribed)
-      : policy_(policy), tuning_(tuning_for(policy, oversubscribed)) {}
+      : policy_(policy), tuning_(tuning_for(policy, oversubscribed)),
+        writers_wake_(policy == WaitPolicy::futex || (policy == WaitPolicy::automatic && oversubscribed)) {}
 
   void watch(AbortWords abort, PeerWatch* peers) {
     abort_ = abort;
@@ -62,8 +63,13 @@ class Waiter {
   void set_tuning(const WaitTuning& t) { tuning_ = t; }
   WaitPolicy policy() const { return policy_; }
   const WaitTuning& tuning() const { return tuning_; }
-  // Writers must wake sleepers when any waiter of the team may sleep.
-  bool may_sleep() const { return policy_ == WaitPolicy::futex || policy_ == WaitPolicy::automatic; }
+  // Whether writers must wake sleepers (publish() then pays a locked swap).
+  // futex: always. auto, with a CPU per process: no. Its waiters sleep only
+  // after 2 ms of waiting, and then in short slices they end themselves, so a
+  // late wake-up costs at most a slice after a long wait, while every publish
+  // on the fast path stays a plain store. auto, oversubscribed: yes, sleeping
+  // early and being woken at once is what keeps the CPUs for runnable peers.
+  bool may_sleep() const { return writers_wake_; }
 
   // Waits until `f` reaches `target`. `peer` is the rank expected to publish it
   // (-1: none in particular); `timeout_ns` 0 means no limit.
@@ -81,6 +87,7 @@ class Waiter {
 
   WaitPolicy policy_;
   WaitTuning tuning_;
+  bool writers_wake_;
   AbortWords abort_{};
   PeerWatch* peers_ = nullptr;
   int dead_peer_ = -1;

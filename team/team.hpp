@@ -50,7 +50,9 @@ struct Group {
   // This process leads its unit, so it acts here in unrooted operations.
   bool leads_unit() const { return members[static_cast<std::size_t>(me)] == self; }
   CtrlLine& leader_line(int i) const { return *segment.at<CtrlLine>(layout.leader_line(i)); }
-  CtrlLine& member_line(int i) const { return *segment.at<CtrlLine>(layout.member_line(i)); }
+  CtrlLine& member_line(int i, int parity = 0) const {
+    return *segment.at<CtrlLine>(layout.member_line(i, parity));
+  }
   std::byte* slot(int parity, int member) const {
     return segment.at<std::byte>(layout.slot(parity, member), layout.params.slot_bytes);
   }

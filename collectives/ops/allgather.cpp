@@ -11,10 +11,10 @@ class AllgatherPayload : public GatherPayload {
  public:
   AllgatherPayload(Engine& e, std::size_t block, const std::byte* mine, std::byte* recv)
       : GatherPayload(block), e_(e), mine_(mine), recv_(recv) {}
-  const std::byte* own_up() override { return mine_; }
-  std::byte* top_up_out(std::byte* down_area) override { return down_area; }
-  std::size_t down_len(const Lane&) const override { return block_ * e_.top_packed().size(); }
-  void deliver(int, const Lane*, const std::byte* data) override {
+  const std::byte* own_up() { return mine_; }
+  std::byte* top_up_out(std::byte* down_area) { return down_area; }
+  std::size_t down_len(const Lane&) const { return block_ * e_.top_packed().size(); }
+  void deliver(int, const Lane*, const std::byte* data) {
     if (!delivered_ && block_) unpack_blocks(e_.top_packed(), block_, data, recv_);
     delivered_ = true;
   }
@@ -39,7 +39,7 @@ Status run_allgather(Engine& e, const CollArgs& a, StatusWord local) {
     return first_step(e, p, a, local);
   }
   NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
   return flat_allgather(e, mine, recv, block);
 }
 

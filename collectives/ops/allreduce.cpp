@@ -16,10 +16,10 @@ class AllreducePayload : public ReducePayload {
     at_ = off;
     delivered_ = false;
   }
-  const std::byte* own_up() override { return in_ + at_ * size_of(t_); }
-  std::byte* top_up_out(std::byte* down_area) override { return down_area; }
-  std::size_t down_len(const Lane&) const override { return n_ * size_of(t_); }
-  void deliver(int, const Lane*, const std::byte* data) override {
+  const std::byte* own_up() { return in_ + at_ * size_of(t_); }
+  std::byte* top_up_out(std::byte* down_area) { return down_area; }
+  std::size_t down_len(const Lane&) const { return n_ * size_of(t_); }
+  void deliver(int, const Lane*, const std::byte* data) {
     if (!delivered_ && n_) std::memcpy(out_ + at_ * size_of(t_), data, n_ * size_of(t_));
     delivered_ = true;
   }
@@ -43,7 +43,7 @@ Status run_allreduce(Engine& e, const CollArgs& a, StatusWord local) {
     return first_step(e, p, a, local);
   }
   NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
   const std::size_t chunk = area / size_of(a.dtype);
   AllreducePayload p(e, chunk, a.dtype, a.op, in, out);
   return chunk_steps(e, ceil_div(n, chunk), true, true, -1, p, [&](std::size_t c) {

@@ -9,15 +9,23 @@ namespace {
 
 class BcastPayload : public Payload {
  public:
-  BcastPayload(std::byte* buf, std::size_t len, bool root) : buf_(buf), len_(len), root_(root) {}
+  BcastPayload(std::byte* buf, std::size_t len, bool root, int root_rank)
+      : buf_(buf), len_(len), root_(root), root_rank_(root_rank) {}
+  // Symmetric top: the root's unit publishes the data, everyone takes it.
+  bool symmetric_ok() const { return true; }
+  std::size_t sym_len(const Lane& l, int u) const { return u == l.lroot(root_rank_) ? len_ : 0; }
+  const std::byte* sym_mine(const std::byte*) { return root_ ? buf_ : nullptr; }
+  const std::byte* sym_down(Lane& l, const std::byte* const* src, std::byte*) {
+    return src[l.lroot(root_rank_)];
+  }
   void set_chunk(std::byte* buf, std::size_t len) {
     buf_ = buf;
     len_ = len;
     delivered_ = false;
   }
-  std::size_t down_len(const Lane&) const override { return len_; }
-  const std::byte* top_down(const std::byte*) override { return buf_; }
-  void deliver(int, const Lane*, const std::byte* data) override {
+  std::size_t down_len(const Lane&) const { return len_; }
+  const std::byte* top_down(const std::byte*) { return buf_; }
+  void deliver(int, const Lane*, const std::byte* data) {
     if (!root_ && !delivered_ && len_) std::memcpy(buf_, data, len_);
     delivered_ = true;
   }
@@ -26,6 +34,7 @@ class BcastPayload : public Payload {
   std::byte* buf_;
   std::size_t len_;
   bool root_;
+  int root_rank_;
   bool delivered_ = false;
 };
 
@@ -36,13 +45,13 @@ Status run_bcast(Engine& e, const CollArgs& a, StatusWord local) {
   const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   const bool root = e.team().rank() == a.root;
   if (bytes <= e.bcast_bytes()) {
-    BcastPayload p(buf, local ? 0 : bytes, root);
+    BcastPayload p(buf, local ? 0 : bytes, root, a.root);
     return first_step(e, p, a, local);
   }
   NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
   const std::size_t chunk = e.bcast_bytes() / size_of(a.dtype) * size_of(a.dtype);
-  BcastPayload p(buf, chunk, root);
+  BcastPayload p(buf, chunk, root, a.root);
   return chunk_steps(e, ceil_div(bytes, chunk), false, true, a.root, p, [&](std::size_t c) {
     p.set_chunk(buf + c * chunk, std::min(chunk, bytes - c * chunk));
   });

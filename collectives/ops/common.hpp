@@ -5,7 +5,7 @@
 
 #include "collectives/engine.hpp"
 #include "collectives/payloads.hpp"
-#include "collectives/step.hpp"
+#include "collectives/step_impl.hpp"
 
 namespace osmp {
 
@@ -20,19 +20,24 @@ inline OpHeader header_for(const CollArgs& a) {
 }
 
 // The first step of every operation: headers up, verdict down, with the
-// payload's data when it fits (`up`/`down`: does it carry data either way).
-inline Status first_step(Engine& e, Payload& p, const CollArgs& a, StatusWord local) {
+// payload's data when it fits. `only`: no chunk steps follow.
+template <class P>
+Status first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, bool only = true) {
   StepKind k;
   k.header = k.up = k.down = true;
+  k.only = only;
   return run_step(e, p, k, e.next_step(), header_for(a), local, a.root);
 }
 
-// A payload that moves nothing: the first step of a chunked operation.
-class NoPayload : public Payload {};
+// A payload that moves nothing: barrier, and the first step of a chunked operation.
+class NoPayload : public Payload {
+ public:
+  bool symmetric_ok() const { return true; }
+};
 
 // Runs `chunks` chunk steps of the given kind; `make(c)` prepares chunk c.
-template <class F>
-Status chunk_steps(Engine& e, std::size_t chunks, bool up, bool down, int root, Payload& p, F&& prepare) {
+template <class P, class F>
+Status chunk_steps(Engine& e, std::size_t chunks, bool up, bool down, int root, P& p, F&& prepare) {
   StepKind k;
   k.up = up;
   k.down = down;

@@ -10,6 +10,7 @@
 
 #include "collectives/kernels.hpp"
 #include "collectives/ops/common.hpp"
+#include "shm/copy.hpp"
 
 namespace osmp {
 namespace {
@@ -52,7 +53,7 @@ Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
     if (me != root) {
       OSMP_RETURN_IF_ERROR(f.reusable(s, root));
-      std::memcpy(f.t.outbox(me, f.parity(s)), send + off, len);
+      copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, len);
       publish(f.t.rank_line(me).arrive, s, f.sleepy());  // after the data
       continue;
     }
@@ -79,7 +80,7 @@ Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::si
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
     OSMP_RETURN_IF_ERROR(f.reusable(s));
-    std::memcpy(f.t.outbox(me, f.parity(s)), send + off, len);
+    copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, len);
     publish(f.t.rank_line(me).arrive, s, f.sleepy());
     for (int i = 1; i <= n; ++i) {
       int q = (me + i) % n;  // start with the next rank: spreads the readers
@@ -111,7 +112,7 @@ Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size
         if (q == me) {
           if (recv) std::memmove(recv + off, src, len);
         } else {
-          std::memcpy(f.t.outbox(q, f.parity(s)), src, len);
+          copy_to_shared(f.t.outbox(q, f.parity(s)), src, len);
         }
       }
       publish(f.t.rank_line(me).arrive, s, f.sleepy());
@@ -143,8 +144,8 @@ Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, st
     OSMP_RETURN_IF_ERROR(f.reusable(s));
     std::byte* box = f.t.outbox(me, f.parity(s));
     for (int b = 0; b < n; ++b) {
-      std::memcpy(box + static_cast<std::size_t>(b) * piece * es,
-                  send + (static_cast<std::size_t>(b) * count + off) * es, len * es);
+      copy_to_shared(box + static_cast<std::size_t>(b) * piece * es,
+                     send + (static_cast<std::size_t>(b) * count + off) * es, len * es);
     }
     publish(f.t.rank_line(me).arrive, s, f.sleepy());
     for (int q = 0; q < n; ++q) {

@@ -11,8 +11,8 @@ class GatherToRoot : public GatherPayload {
  public:
   GatherToRoot(Engine& e, std::size_t block, const std::byte* mine, std::byte* recv)
       : GatherPayload(block), e_(e), mine_(mine), recv_(recv) {}
-  const std::byte* own_up() override { return mine_; }
-  void at_top(const std::byte* result) override {
+  const std::byte* own_up() { return mine_; }
+  void at_top(const std::byte* result) {
     if (recv_ && block_) unpack_blocks(e_.top_packed(), block_, result, recv_);
   }
 
@@ -34,7 +34,7 @@ Status run_gather(Engine& e, const CollArgs& a, StatusWord local) {
     return first_step(e, p, a, local);
   }
   NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
   return flat_gather(e, mine, recv, block, a.root);
 }
 

@@ -15,9 +15,9 @@ class ReduceToRoot : public ReducePayload {
     n_ = n;
     at_ = off;
   }
-  const std::byte* own_up() override { return in_ + at_ * size_of(t_); }
-  std::byte* top_up_out(std::byte*) override { return out_ ? out_ + at_ * size_of(t_) : nullptr; }
-  void at_top(const std::byte* result) override {
+  const std::byte* own_up() { return in_ + at_ * size_of(t_); }
+  std::byte* top_up_out(std::byte*) { return out_ ? out_ + at_ * size_of(t_) : nullptr; }
+  void at_top(const std::byte* result) {
     std::byte* dst = out_ + at_ * size_of(t_);
     if (out_ && result != dst) std::memcpy(dst, result, n_ * size_of(t_));
   }
@@ -41,7 +41,7 @@ Status run_reduce(Engine& e, const CollArgs& a, StatusWord local) {
     return first_step(e, p, a, local);
   }
   NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
   const std::size_t chunk = e.slot_bytes() / size_of(a.dtype);
   ReduceToRoot p(e, chunk, a.dtype, a.op, in, out);
   return chunk_steps(e, ceil_div(n, chunk), true, false, a.root, p, [&](std::size_t c) {

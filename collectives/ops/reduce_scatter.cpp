@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "collectives/ops/common.hpp"
+#include "shm/copy.hpp"
 
 namespace osmp {
 namespace {
@@ -13,18 +14,18 @@ class ReduceScatterPayload : public ReducePayload {
   ReduceScatterPayload(Engine& e, std::size_t block_elems, Datatype t, Op op, const std::byte* in, std::byte* out)
       : ReducePayload(e, block_elems * e.top_packed().size(), t, op), block_(block_elems * size_of(t)),
         in_(in), out_(out) {}
-  const std::byte* own_up() override { return in_; }
-  std::byte* top_up_out(std::byte*) override { return e_.scratch(2); }  // 0, 1: the levels below
-  std::size_t down_len(const Lane& l) const override { return l.packed.size() * block_; }
-  const std::byte* top_down(const std::byte* result) override {
+  const std::byte* own_up() { return in_; }
+  std::byte* top_up_out(std::byte*) { return e_.scratch(2); }  // 0, 1: the levels below
+  std::size_t down_len(const Lane& l) const { return l.packed.size() * block_; }
+  const std::byte* top_down(const std::byte* result) {
     if (block_) pack_blocks(e_.top_packed(), block_, result, e_.scratch(3));
     return e_.scratch(3);
   }
-  void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) override {
+  void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
     std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
-    if (block_) std::memcpy(out, from + off, down_len(child));
+    if (block_) copy_to_shared(out, from + off, down_len(child));
   }
-  void deliver(int lane, const Lane* l, const std::byte* data) override {
+  void deliver(int lane, const Lane* l, const std::byte* data) {
     if (lane != 0 || !block_) return;
     std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
     std::memcpy(out_, data + off, block_);
@@ -48,7 +49,7 @@ Status run_reduce_scatter_block(Engine& e, const CollArgs& a, StatusWord local) 
     return first_step(e, p, a, local);
   }
   NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
   return flat_reduce_scatter(e, in, out, n, a.dtype, a.op);
 }
 

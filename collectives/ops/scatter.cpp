@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "collectives/ops/common.hpp"
+#include "shm/copy.hpp"
 
 namespace osmp {
 namespace {
@@ -12,16 +13,16 @@ class ScatterPayload : public Payload {
  public:
   ScatterPayload(Engine& e, std::size_t block, const std::byte* send, std::byte* recv)
       : e_(e), block_(block), send_(send), recv_(recv) {}
-  std::size_t down_len(const Lane& l) const override { return l.packed.size() * block_; }
-  const std::byte* top_down(const std::byte*) override {
+  std::size_t down_len(const Lane& l) const { return l.packed.size() * block_; }
+  const std::byte* top_down(const std::byte*) {
     if (block_) pack_blocks(e_.top_packed(), block_, send_, e_.scratch(3));
     return e_.scratch(3);
   }
-  void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) override {
+  void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
     std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
-    if (block_) std::memcpy(out, from + off, down_len(child));
+    if (block_) copy_to_shared(out, from + off, down_len(child));
   }
-  void deliver(int lane, const Lane* l, const std::byte* data) override {
+  void deliver(int lane, const Lane* l, const std::byte* data) {
     if (lane != 0 || !recv_ || !block_) return;
     std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
     std::memcpy(recv_, data + off, block_);
@@ -48,7 +49,7 @@ Status run_scatter(Engine& e, const CollArgs& a, StatusWord local) {
     return first_step(e, p, a, local);
   }
   NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local));
+  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
   return flat_scatter(e, send, recv, block, a.root);
 }
 

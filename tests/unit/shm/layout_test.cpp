@@ -34,8 +34,10 @@ TEST(GroupLayout, RegionsAreAlignedAndDisjoint) {
         r.push_back({l->leader_line(i), l->leader_line(i) + sizeof(CtrlLine), "leader line"});
       }
       for (int m = 0; m < members; ++m) {
-        EXPECT_EQ(l->member_line(m) % kFalseSharingRange, 0u);
-        r.push_back({l->member_line(m), l->member_line(m) + sizeof(CtrlLine), "member line"});
+        for (int p = 0; p < kBuffers; ++p) {
+          EXPECT_EQ(l->member_line(m, p) % kFalseSharingRange, 0u);
+          r.push_back({l->member_line(m, p), l->member_line(m, p) + sizeof(CtrlLine), "member line"});
+        }
         for (int p = 0; p < kBuffers; ++p) {
           EXPECT_EQ(l->slot(p, m) % kPage, 0u);  // each slot can go to its writer's NUMA node
           r.push_back({l->slot(p, m), l->slot(p, m) + l->params.slot_bytes, "slot"});

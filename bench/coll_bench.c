@@ -1,0 +1,264 @@
+/* coll_bench: OSU-style collective latency, one source for every library.
+ *
+ * Built three times: against osmp (osmp-bench, run under osmprun), Open MPI
+ * (coll_bench_ompi) and MPICH (coll_bench_mpich), so that scripts/compare.sh
+ * times every library with the same loop, buffers and statistics.
+ *
+ *   -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,
+ *                 reduce_scatter (default: all)
+ *   -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling
+ *   -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get
+ *                 fewer, at least 20 (scaled by size)
+ *   -x N          warm-up iterations (default: iterations / 10)
+ *   -s MODE       osu: time each call, a barrier between calls (OSU's semantics);
+ *                 loop: time the whole loop of {operation; barrier} per iteration,
+ *                 which stays honest when ranks outnumber cores;
+ *                 tight: time a loop of the operation alone, back to back
+ *                 (default osu)
+ *   -r ROOT       root of rooted operations (default 0)
+ *   -c FILE       append CSV rows: library,op,procs,bytes,avg_us,min_us,max_us,iters,mode
+ *   -l LABEL      library name in the CSV (default: the build's)
+ *
+ * Sizes are per rank (gather: what each rank sends). Reductions use float sum.
+ * Send and receive buffers rotate through several copies so that a cache
+ * warmed by the last call flatters no one. Output follows osu_* (average over
+ * ranks of each rank's mean, then min and max over ranks).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef BENCH_OSMP
+#include "osmp.h"
+#define LIBRARY "osmp"
+static osmp_team* g_team;
+#else
+#include <mpi.h>
+#ifdef BENCH_LIBRARY
+#define BENCH_STR2(x) #x
+#define BENCH_STR(x) BENCH_STR2(x)
+#define LIBRARY BENCH_STR(BENCH_LIBRARY)
+#else
+#define LIBRARY "mpi"
+#endif
+#endif
+
+enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER, OP_RSB, OP_COUNT };
+static const char* kOpNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
+                                 "reduce_scatter"};
+
+static int g_rank, g_size;
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void fail(const char* what, int code) {
+  fprintf(stderr, "coll_bench (%s) rank %d: %s failed (%d)\n", LIBRARY, g_rank, what, code);
+  exit(1);
+}
+
+/* ---- the backend: the only part that differs between libraries ---- */
+
+#ifdef BENCH_OSMP
+static void be_init(int* argc, char*** argv) {
+  (void)argc;
+  (void)argv;
+  int rc = osmp_init(&g_team);
+  if (rc) {
+    fprintf(stderr, "osmp_init: %s\n", osmp_strerror(rc));
+    exit(1);
+  }
+  g_rank = osmp_rank(g_team);
+  g_size = osmp_size(g_team);
+}
+static void be_finalize(void) { osmp_finalize(g_team); }
+static void be_barrier(void) {
+  int rc = osmp_barrier(g_team);
+  if (rc) fail("barrier", rc);
+}
+/* count: elements (floats for reductions, bytes otherwise) */
+static void be_op(int op, void* s, void* r, long n, int root) {
+  int rc = 0;
+  switch (op) {
+    case OP_BARRIER: rc = osmp_barrier(g_team); break;
+    case OP_BCAST: rc = osmp_bcast(g_team, s, n, OSMP_UINT8, root); break;
+    case OP_REDUCE: rc = osmp_reduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, root); break;
+    case OP_ALLREDUCE: rc = osmp_allreduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM); break;
+    case OP_GATHER: rc = osmp_gather(g_team, s, r, n, OSMP_UINT8, root); break;
+    case OP_ALLGATHER: rc = osmp_allgather(g_team, s, r, n, OSMP_UINT8); break;
+    case OP_SCATTER: rc = osmp_scatter(g_team, s, r, n, OSMP_UINT8, root); break;
+    case OP_RSB: rc = osmp_reduce_scatter_block(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM); break;
+  }
+  if (rc) {
+    fprintf(stderr, "%s\n", osmp_last_error(g_team));
+    fail(kOpNames[op], rc);
+  }
+}
+static void be_gather_double(double v, double* all) {
+  int rc = osmp_gather(g_team, &v, all, 1, OSMP_DOUBLE, 0);
+  if (rc) fail("gather of timings", rc);
+}
+#else
+static void be_init(int* argc, char*** argv) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+}
+static void be_finalize(void) { MPI_Finalize(); }
+static void be_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+static void be_op(int op, void* s, void* r, long n, int root) {
+  int c = (int)n;
+  MPI_Comm w = MPI_COMM_WORLD;
+  switch (op) {
+    case OP_BARRIER: MPI_Barrier(w); break;
+    case OP_BCAST: MPI_Bcast(s, c, MPI_BYTE, root, w); break;
+    case OP_REDUCE: MPI_Reduce(s, r, c, MPI_FLOAT, MPI_SUM, root, w); break;
+    case OP_ALLREDUCE: MPI_Allreduce(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
+    case OP_GATHER: MPI_Gather(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w); break;
+    case OP_ALLGATHER: MPI_Allgather(s, c, MPI_BYTE, r, c, MPI_BYTE, w); break;
+    case OP_SCATTER: MPI_Scatter(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w); break;
+    case OP_RSB: MPI_Reduce_scatter_block(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
+  }
+}
+static void be_gather_double(double v, double* all) {
+  MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+#endif
+
+/* ---- the benchmark, the same for everyone ---- */
+
+static int is_reduction(int op) { return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_RSB; }
+
+/* Bytes of the send and receive buffers for `bytes` per rank. */
+static void sizes(int op, size_t bytes, size_t* sb, size_t* rb) {
+  size_t all = bytes * (size_t)g_size;
+  *sb = *rb = bytes;
+  if (op == OP_GATHER || op == OP_ALLGATHER) *rb = all;
+  if (op == OP_SCATTER || op == OP_RSB) *sb = all;
+  if (op == OP_BARRIER) *sb = *rb = 0;
+}
+
+int main(int argc, char** argv) {
+  be_init(&argc, &argv);
+  int want[OP_COUNT];
+  for (int i = 0; i < OP_COUNT; ++i) want[i] = 1;
+  size_t min = 4, max = 4 << 20;
+  long iters_small = 10000, warm = -1;
+  int loop_mode = 0, tight = 0, root = 0;
+  const char* csv = NULL;
+  const char* label = LIBRARY;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(a, "-o")) {
+      for (int k = 0; k < OP_COUNT; ++k) want[k] = 0;
+      char* list = strdup(v);
+      for (char* t = strtok(list, ","); t; t = strtok(NULL, ","))
+        for (int k = 0; k < OP_COUNT; ++k)
+          if (!strcmp(t, kOpNames[k]) || !strcmp(t, "all")) want[k] = 1;
+      free(list);
+      ++i;
+    } else if (!strcmp(a, "-m")) {
+      min = strtoull(v, NULL, 10);
+      const char* c = strchr(v, ':');
+      max = c ? strtoull(c + 1, NULL, 10) : min;
+      ++i;
+    } else if (!strcmp(a, "-i")) {
+      iters_small = atol(v), ++i;
+    } else if (!strcmp(a, "-x")) {
+      warm = atol(v), ++i;
+    } else if (!strcmp(a, "-s")) {
+      loop_mode = !strcmp(v, "loop") || !strcmp(v, "tight");
+      tight = !strcmp(v, "tight");
+      ++i;
+    } else if (!strcmp(a, "-r")) {
+      root = atoi(v), ++i;
+    } else if (!strcmp(a, "-c")) {
+      csv = v, ++i;
+    } else if (!strcmp(a, "-l")) {
+      label = v, ++i;
+    } else {
+      if (g_rank == 0) fprintf(stderr, "coll_bench: unknown option %s\n", a);
+      be_finalize();
+      return 2;
+    }
+  }
+  if (min < 1) min = 1;
+  FILE* out = NULL;
+  if (csv && g_rank == 0) out = fopen(csv, "a");
+  double* all = malloc(sizeof(double) * (size_t)g_size);
+
+  for (int op = 0; op < OP_COUNT; ++op) {
+    if (!want[op]) continue;
+    if (g_rank == 0) {
+      printf("# %s %s, %d processes, %s timing\n", label, kOpNames[op], g_size,
+             tight ? "tight loop {op}" : loop_mode ? "loop {op; barrier}" : "per call (OSU)");
+      printf("%-10s %13s %13s %13s %10s\n", "# Size", "Avg Latency(us)", "Min(us)", "Max(us)", "Iterations");
+    }
+    for (size_t bytes = min; bytes <= max; bytes *= 2) {
+      if (op == OP_BARRIER && bytes != min) break;
+      size_t unit = is_reduction(op) ? sizeof(float) : 1;
+      if (bytes < unit) continue;
+      long n = (long)(bytes / unit);
+      size_t sb, rb;
+      sizes(op, bytes, &sb, &rb);
+      long iters = bytes <= 8192 ? iters_small : (long)(iters_small * 8192.0 / (double)bytes);
+      if (iters < 20) iters = 20;
+      long w = warm >= 0 ? warm : iters / 10;
+      /* Rotate through several buffers, at most 64 MiB of them per rank. */
+      int nbuf = 8;
+      while (nbuf > 1 && (double)nbuf * (double)(sb + rb) > 64.0 * 1024 * 1024) nbuf /= 2;
+      char* sbuf = malloc(sb * (size_t)nbuf + 64);
+      char* rbuf = malloc(rb * (size_t)nbuf + 64);
+      memset(sbuf, 1, sb * (size_t)nbuf + 64);
+      memset(rbuf, 0, rb * (size_t)nbuf + 64);
+      double total = 0;
+      for (long it = -w; it < iters; ++it) {
+        char* s = sbuf + (size_t)((it + w) % nbuf) * sb;
+        char* r = rbuf + (size_t)((it + w) % nbuf) * rb;
+        if (!loop_mode) {
+          be_barrier();
+          double t0 = now_us();
+          be_op(op, op == OP_BCAST ? s : s, r, n, root);
+          if (it >= 0) total += now_us() - t0;
+        } else {
+          if (it == 0) {
+            be_barrier();
+            total = now_us();
+          }
+          be_op(op, s, r, n, root);
+          if (!tight) be_barrier();
+        }
+      }
+      double mine = loop_mode ? (now_us() - total) / (double)iters : total / (double)iters;
+      be_gather_double(mine, all);
+      if (g_rank == 0) {
+        double lo = all[0], hi = all[0], sum = 0;
+        for (int q = 0; q < g_size; ++q) {
+          sum += all[q];
+          if (all[q] < lo) lo = all[q];
+          if (all[q] > hi) hi = all[q];
+        }
+        double avg = sum / g_size;
+        printf("%-10zu %13.2f %13.2f %13.2f %10ld\n", op == OP_BARRIER ? 0 : bytes, avg, lo, hi, iters);
+        if (out) {
+          fprintf(out, "%s,%s,%d,%zu,%.4f,%.4f,%.4f,%ld,%s\n", label, kOpNames[op], g_size,
+                  op == OP_BARRIER ? (size_t)0 : bytes, avg, lo, hi, iters, tight ? "tight" : loop_mode ? "loop" : "osu");
+        }
+        fflush(stdout);
+      }
+      free(sbuf);
+      free(rbuf);
+    }
+  }
+  if (out) fclose(out);
+  free(all);
+  be_finalize();
+  return 0;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""compare_report.py CSV OUT_DIR: the table of osmp / best-MPI latency ratios
+(and which MPI was best), a summary CSV, and one PNG per process count
+(latency against size, log-log, a line per library) drawn with gnuplot."""
+import collections
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+path, out = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(path)))
+data = collections.defaultdict(dict)  # (op, procs, bytes) -> {library: avg}
+for r in rows:
+    data[(r["op"], int(r["procs"]), int(r["bytes"]))][r["library"]] = float(r["avg_us"])
+
+OPS = ["barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter", "reduce_scatter"]
+SHOW = {0, 4, 8, 64, 1024, 8192, 65536, 1048576, 4194304}
+
+
+def size(b):
+    return "-" if b == 0 else (f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB" if b >= 1024 else f"{b} B")
+
+
+summary = []
+for procs in sorted({k[1] for k in data}):
+    print(f"\n### {procs} processes (latency in us; ratio = osmp / best MPI, < 1 is osmp faster)\n")
+    print("| op | size | osmp | best MPI | ratio | ompi tuned | ompi han | ompi sm | mpich |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for op in OPS:
+        for b in sorted(x[2] for x in data if x[0] == op and x[1] == procs):
+            libs = data[(op, procs, b)]
+            mpis = {k: v for k, v in libs.items() if k != "osmp"}
+            if "osmp" not in libs or not mpis:
+                continue
+            best = min(mpis, key=mpis.get)
+            ratio = libs["osmp"] / mpis[best]
+            summary.append([op, procs, b, libs["osmp"], best, mpis[best], ratio])
+            if b not in SHOW:
+                continue
+            cell = lambda k: f"{libs[k]:.2f}" if k in libs else ""
+            print(f"| {op} | {size(b)} | {libs['osmp']:.2f} | {mpis[best]:.2f} ({best}) | {ratio:.2f} | "
+                  f"{cell('ompi_tuned')} | {cell('ompi_han')} | {cell('ompi_sm')} | {cell('mpich')} |")
+
+with open(os.path.join(out, "ratios.csv"), "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["op", "procs", "bytes", "osmp_us", "best_mpi", "best_mpi_us", "ratio"])
+    w.writerows(summary)
+
+worse = [s for s in summary if s[6] > 1.0]
+print(f"\n{len(summary)} points, osmp faster or equal in {len(summary) - len(worse)}; "
+      f"geometric mean ratio {__import__('math').exp(sum(__import__('math').log(s[6]) for s in summary) / max(1, len(summary))):.2f}")
+
+if not shutil.which("gnuplot"):
+    sys.exit(0)
+for procs in sorted({k[1] for k in data}):
+    ops = [op for op in OPS if any(k[0] == op and k[1] == procs and k[2] > 0 for k in data)]
+    if not ops:
+        continue
+    libs = sorted({l for k, v in data.items() if k[1] == procs for l in v})
+    dat = os.path.join(out, f"plot-{procs}.dat")
+    with open(dat, "w") as f:
+        for op in ops:
+            for lib in libs:
+                f.write(f"# {op} {lib}\n")
+                for b in sorted(k[2] for k in data if k[0] == op and k[1] == procs and k[2] > 0):
+                    if lib in data[(op, procs, b)]:
+                        f.write(f"{b} {data[(op, procs, b)][lib]}\n")
+                f.write("\n\n")
+    cols = 4 if len(ops) > 2 else len(ops)
+    rowsn = (len(ops) + cols - 1) // cols
+    png = os.path.join(out, f"latency-{procs}procs.png")
+    script = [f"set terminal pngcairo size {420 * cols},{340 * rowsn} font ',9'", f"set output '{png}'",
+              "set logscale xy", "set format x '%.0s%cB'", "set xlabel 'bytes per rank'", "set ylabel 'us'",
+              "set key left top", f"set multiplot layout {rowsn},{cols} title 'osmp vs MPI, {procs} processes'"]
+    for i, op in enumerate(ops):
+        plots = []
+        for j, lib in enumerate(libs):
+            idx = i * len(libs) + j
+            plots.append(f"'{dat}' index {idx} with linespoints lw {3 if lib == 'osmp' else 1} title '{lib}'")
+        script += [f"set title '{op}'", "plot " + ", ".join(plots)]
+    script.append("unset multiplot")
+    subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=False)
+    print(f"plot: {png}")

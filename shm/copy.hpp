@@ -1,0 +1,20 @@
+// Copying into memory that other processes read.
+//
+// Overwriting lines that another core still holds (it read the last step's
+// data) costs an invalidation per line, and stores do not overlap them well:
+// measured here, 64 KiB took 40 us with memcpy and 5 us with non-temporal
+// stores, which skip the cache (bench_shm ntcopy). Below ~16 KiB the cache
+// path wins. Non-temporal stores are weakly ordered: copy_to_shared() ends
+// with a store fence, so a release store of a flag afterwards publishes them.
+#pragma once
+
+#include <cstddef>
+
+namespace osmp {
+
+// Sizes from which copy_to_shared() bypasses the cache (OSMP_NT_MIN).
+std::size_t nt_threshold();
+
+void copy_to_shared(void* dst, const void* src, std::size_t n);
+
+}  // namespace osmp
