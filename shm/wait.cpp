@@ -40,18 +40,22 @@ const char* to_string(WaitPolicy p) {
 
 WaitTuning tuning_for(WaitPolicy policy, bool oversubscribed) {
   switch (policy) {
-    case WaitPolicy::spin: return {kForever, 0, 20 * kMs, 20 * kUs, 100 * kMs};
-    case WaitPolicy::yield: return {0, kForever, 20 * kMs, 20 * kUs, 100 * kMs};
-    case WaitPolicy::futex: return {1 * kUs, 0, 20 * kMs, 20 * kUs, 100 * kMs};
+    case WaitPolicy::spin: return {kForever, 256, 0, 20 * kMs, 20 * kUs, 100 * kMs};
+    case WaitPolicy::yield: return {0, 0, kForever, 20 * kMs, 20 * kUs, 100 * kMs};
+    case WaitPolicy::futex: return {1 * kUs, oversubscribed ? 0 : 64, 0, 20 * kMs, 20 * kUs, 100 * kMs};
     case WaitPolicy::automatic:
       // With a core each, a peer is usually microseconds away: spin. With more
       // processes than CPUs the peer we wait for may need our CPU: yield at
-      // once, and sleep before long so the runnable ones get the cores.
-      if (oversubscribed) return {200, 100 * kUs, 20 * kMs, 20 * kUs, 100 * kMs};
+      // once, so it runs. Sleep only after 10 ms: a futex wake of an idle CPU
+      // costs 20-50 us here (bench_shm wakeup), a yield round trip 3-4 us, and
+      // sched_yield hands the CPU to any runnable peer anyway. Measured with 8
+      // processes on 2 cores: yielding gives barrier 19 us, sleeping after
+      // 100 us of yielding 67 us (Open MPI tuned with yield_when_idle: 53 us).
+      if (oversubscribed) return {0, 0, 10 * kMs, 20 * kMs, 20 * kUs, 100 * kMs};
       // Nobody wakes these sleepers (see may_sleep()): short slices.
-      return {50 * kUs, 2 * kMs, 500 * kUs, 20 * kUs, 100 * kMs};
+      return {50 * kUs, 256, 2 * kMs, 500 * kUs, 20 * kUs, 100 * kMs};
   }
-  return {kForever, 0, 20 * kMs, 20 * kUs, 100 * kMs};
+  return {kForever, 256, 0, 20 * kMs, 20 * kUs, 100 * kMs};
 }
 
 WaitStatus Waiter::sleep_once(const Flag& f, std::uint64_t target, std::uint64_t max_ns) {
@@ -72,7 +76,7 @@ WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std:
   // A peer one hop away answers in well under a microsecond: poll a while
   // before paying for the clock (a vDSO call, slower still in a VM).
   if (tuning_.spin_ns) {
-    for (int i = 0; i < 256; ++i) {
+    for (int i = 0; i < tuning_.quick_polls; ++i) {
       cpu_relax();
       if (poll(f, target)) return WaitStatus::ok;
     }

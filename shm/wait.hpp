@@ -29,6 +29,7 @@ const char* to_string(WaitPolicy p);
 // Phase lengths of a wait; derived from the policy, adjustable for tuning.
 struct WaitTuning {
   std::uint64_t spin_ns;         // busy-polling before yielding (UINT64_MAX: forever)
+  int quick_polls;               // polls before the clock is first read (0 when oversubscribed)
   std::uint64_t yield_ns;        // yielding before sleeping (UINT64_MAX: forever)
   std::uint64_t sleep_slice_ns;  // longest single futex sleep
   std::uint64_t abort_check_ns;  // how often the abort words are read while spinning
