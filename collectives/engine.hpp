@@ -84,6 +84,14 @@ class Engine {
   std::byte* staging() { return scratch(4); }
   std::size_t scratch_bytes() const { return scratch_bytes_; }
   bool cma() const { return cma_; }
+  // Single copy for `bytes` per rank: allowed by the kernel (probed at team
+  // creation), enabled, and inside [OSMP_CMA_MIN, OSMP_CMA_MAX].
+  bool use_cma(std::size_t bytes) const {
+    return cma_ && config_.cma && bytes >= config_.cma_min && bytes <= config_.cma_max;
+  }
+  // Team creation decides, collectively, whether every rank may read every
+  // other's memory (api/team.cpp).
+  void set_cma(bool ok) { cma_ = ok; }
 
   // The next step of the tree: every tree step passes through every group,
   // so each group sees an unbroken sequence (slot_free() relies on it).

@@ -19,6 +19,13 @@ class ReducePayload : public Payload {
   std::size_t uniform_up_len() const { return n_ * kernel_.esize; }
   std::size_t sym_max_len(const Lane&) const { return n_ * kernel_.esize; }
   void combine(Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out);
+  void combine_slice(Lane& l, const std::byte* const* src, std::size_t off, std::size_t n, std::byte* out) {
+    const void** in = l.ordered.data();
+    for (int u = 0; u < l.n(); ++u) in[u] = src[u] + off * kernel_.esize;
+    kernel_.all(out, in, l.n(), n);
+  }
+  std::size_t elements() const { return n_; }
+  std::size_t element_size() const { return kernel_.esize; }
 
  protected:
   Engine& e_;

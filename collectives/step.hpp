@@ -50,6 +50,13 @@ class Payload {
   // by default every unit's data combined in unit order (into the top output,
   // else `scratch`), then top_down() of it.
 
+  // Slices (StepKind::slices): combine elements [off, off + n) of every
+  // unit's data in unit order into `out`. Reductions only.
+  void combine_slice(Lane& /*l*/, const std::byte* const* /*src*/, std::size_t /*off*/, std::size_t /*n*/,
+                     std::byte* /*out*/) {}
+  std::size_t elements() const { return 0; }
+  std::size_t element_size() const { return 1; }
+
   // Down: bytes the local root of lane `l` sends (0: only the verdict).
   std::size_t down_len(const Lane& /*l*/) const { return 0; }
   // What the top local root sends down (may be the up result it just built).
@@ -65,6 +72,9 @@ class Payload {
 struct StepKind {
   bool header = false;  // headers go up and the verdict comes down (first step of an op)
   bool only = false;    // the whole operation is this one step (the symmetric top needs it)
+  // A reduction chunk: at a small top group, reduce-scatter then allgather
+  // among its members instead of one local root doing all the work.
+  bool slices = false;
   bool up = false;      // an up phase
   bool down = false;    // a down phase
   // Chunk steps after the first: up-only steps need the local root's ack

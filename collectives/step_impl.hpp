@@ -79,6 +79,9 @@ class StepRun {
     m_ = 0;
     while (m_ < k_ && lanes_[static_cast<std::size_t>(m_)].g->me == lanes_[static_cast<std::size_t>(m_)].lroot(root_)) ++m_;
     sym_ = symmetric();
+    slices_ = !sym_ && kind_.slices && kind_.up && kind_.down && k_ > 0 &&
+              lanes_.back().n() <= e_.config().sym_max;
+    sym_ = sym_ || slices_;
     top_member_ = sym_ && m_ >= k_ - 1;
     lroots_ = sym_ ? std::min(m_, k_ - 1) : m_;
   }
@@ -155,7 +158,7 @@ class StepRun {
     if (j + 1 < lroots_) return e_.scratch(j % 2);
     if (j + 1 < k_) {  // straight into my area in the next lane (a member or symmetric top there)
       Lane& next = lanes_[static_cast<std::size_t>(j + 1)];
-      std::size_t len = sym_ ? sym_len(next, next.g->me) : p_.up_len(next, next.g->me);
+      std::size_t len = sym_ && !slices_ ? sym_len(next, next.g->me) : p_.up_len(next, next.g->me);
       OSMP_RETURN_IF_ERROR(slot_free(next, len));
       shared_out_ = len > kInlineBytes;
       out_len_ = len;
@@ -200,7 +203,7 @@ class StepRun {
       l.up_ok = step_;
       mine = out;
     }
-    if (top_member_) return symmetric_top(mine);
+    if (top_member_) return slices_ ? symmetric_slices(mine) : symmetric_top(mine);
     if (m_ < k_) return arrive(lanes_[static_cast<std::size_t>(m_)], mine);
     result_ = mine;
     verdict_ = status_;
@@ -271,6 +274,46 @@ class StepRun {
       rel.ready.reserved = verdict_;
       publish(rel.ready, step_, sleepy_);
     }
+    return {};
+  }
+
+  // A reduction chunk at a small top group, every member doing a share:
+  // each puts its chunk in its slot; member i combines slice i of all of
+  // them (unit order, so the bits match a single combine) into the top's
+  // broadcast area; when every slice is there, all read the whole result.
+  // Slots and areas come round two steps later, after every member has
+  // waited for every other's arrival and ack of this step.
+  Status symmetric_slices(const std::byte* mine) {
+    Lane& top = lanes_.back();
+    const int n = top.n(), me = top.g->me;
+    const std::size_t len = p_.up_len(top, me), es = p_.element_size(), elems = p_.elements();
+    std::byte* slot = up_ptr(top, len, me, step_);
+    if (lroots_ == 0 && len) {  // nothing below me: my own data goes in
+      OSMP_RETURN_IF_ERROR(slot_free(top, len));
+      copy_to_shared(slot, mine, len);
+    }
+    CtrlLine& line = mline(top, me, step_);
+    publish(line.ready, step_, sleepy_);  // after my chunk
+    for (int u = 0; u < n; ++u) {
+      if (u != me) OSMP_RETURN_IF_ERROR(wait_flag(e_, mline(top, u, step_).ready, step_, actor(top, u)));
+      top.src[static_cast<std::size_t>(u)] = up_ptr(top, len, u, step_);
+    }
+    const std::size_t per = (elems + static_cast<std::size_t>(n) - 1) / static_cast<std::size_t>(n);
+    const std::size_t first = std::min(elems, per * static_cast<std::size_t>(me));
+    const std::size_t count = std::min(elems - first, per);
+    std::byte* area = top.bcast[parity(step_)];
+    if (count) {
+      std::byte* into = count * es >= nt_threshold() ? e_.staging() : area + first * es;
+      p_.combine_slice(top, top.src.data(), first, count, into);
+      if (into != area + first * es) copy_to_shared(area + first * es, into, count * es);
+    }
+    publish(line.ack, step_, sleepy_);  // after my slice
+    for (int u = 0; u < n; ++u) {
+      if (u != me) OSMP_RETURN_IF_ERROR(wait_flag(e_, mline(top, u, step_).ack, step_, actor(top, u)));
+    }
+    top.up_ok = step_;
+    if (me == top.lroot(root_)) publish(top.release->ack, step_, sleepy_);  // the ack moves on every step
+    result_ = area;
     return {};
   }
 
@@ -377,6 +420,7 @@ class StepRun {
   int m_ = 0;
   int lroots_ = 0;
   bool sym_ = false;
+  bool slices_ = false;
   bool top_member_ = false;
   StatusWord verdict_ = 0;
   const std::byte* result_ = nullptr;

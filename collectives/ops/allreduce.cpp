@@ -48,7 +48,7 @@ Status run_allreduce(Engine& e, const CollArgs& a, StatusWord local) {
   AllreducePayload p(e, chunk, a.dtype, a.op, in, out);
   return chunk_steps(e, ceil_div(n, chunk), true, true, -1, p, [&](std::size_t c) {
     p.set_chunk(c * chunk, std::min(chunk, n - c * chunk));
-  });
+  }, /*slices=*/true);
 }
 
 }  // namespace osmp

@@ -37,10 +37,12 @@ class NoPayload : public Payload {
 
 // Runs `chunks` chunk steps of the given kind; `make(c)` prepares chunk c.
 template <class P, class F>
-Status chunk_steps(Engine& e, std::size_t chunks, bool up, bool down, int root, P& p, F&& prepare) {
+Status chunk_steps(Engine& e, std::size_t chunks, bool up, bool down, int root, P& p, F&& prepare,
+                   bool slices = false) {
   StepKind k;
   k.up = up;
   k.down = down;
+  k.slices = slices;
   for (std::size_t c = 0; c < chunks; ++c) {
     std::uint64_t step = e.next_step();
     if (c == 0) k.first_chunk = step;

@@ -10,6 +10,7 @@
 
 #include "collectives/kernels.hpp"
 #include "collectives/ops/common.hpp"
+#include "shm/cma.hpp"
 #include "shm/copy.hpp"
 
 namespace osmp {
@@ -41,9 +42,56 @@ struct Flat {
   }
 };
 
+// Single copy: every rank that owns data says where it is (address, length in
+// its rank line), then publishes `arrive`; the readers read it with
+// process_vm_readv and publish `done`; the owners wait for their readers
+// before returning, since their buffers must stay put until then.
+struct Cma {
+  Engine& e;
+  TeamCore& t;
+  std::uint64_t s;
+  explicit Cma(Engine& eng) : e(eng), t(eng.team()), s(eng.next_flat_step()) {}
+  bool sleepy() { return t.waiter().may_sleep(); }
+  void offer(const void* p, std::size_t n) {
+    RankLine& l = t.rank_line(t.rank());
+    l.address.store(reinterpret_cast<std::uint64_t>(p), std::memory_order_relaxed);
+    l.length.store(n, std::memory_order_relaxed);
+    publish(l.arrive, s, sleepy());  // after the address
+  }
+  Status read(int q, void* dst, std::size_t off, std::size_t n) {
+    OSMP_RETURN_IF_ERROR(wait_on(e, t.rank_line(q).arrive, s, q));
+    RankLine& l = t.rank_line(q);  // acquired with `arrive`
+    std::uint64_t at = l.address.load(std::memory_order_relaxed);
+    if (off + n > l.length.load(std::memory_order_relaxed)) {
+      return Status(Errc::internal, cat("single copy: rank ", q, " offered fewer bytes than needed"));
+    }
+    return cma_read(t.pid_of(q), dst, at + off, n);
+  }
+  void done() { publish(t.rank_line(t.rank()).done, s, sleepy()); }
+  Status wait_done(int q) { return wait_on(e, t.rank_line(q).done, s, q); }
+};
+
 }  // namespace
 
 Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+  if (e.use_cma(block)) {
+    Cma c(e);
+    const int me = c.t.rank();
+    if (me != root) {
+      c.offer(send, block);
+      return c.wait_done(root);
+    }
+    for (int q = 0; q < c.t.size(); ++q) {
+      std::byte* dst = recv + static_cast<std::size_t>(q) * block;
+      if (q == me) {
+        if (send != dst) std::memmove(dst, send, block);
+      } else {
+        OSMP_RETURN_IF_ERROR(c.read(q, dst, 0, block));
+      }
+    }
+    c.done();
+    return {};
+  }
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(block, f.chunk());
@@ -72,6 +120,24 @@ Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_
 }
 
 Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+  if (e.use_cma(block)) {
+    Cma c(e);
+    const int me = c.t.rank(), n = c.t.size();
+    c.offer(send, block);
+    for (int i = 1; i <= n; ++i) {
+      int q = (me + i) % n;  // start with the next rank: spreads the readers
+      std::byte* dst = recv + static_cast<std::size_t>(q) * block;
+      if (q == me) {
+        if (send != dst) std::memmove(dst, send, block);
+      } else {
+        OSMP_RETURN_IF_ERROR(c.read(q, dst, 0, block));
+      }
+    }
+    c.done();
+    for (int q = 0; q < n; ++q)
+      if (q != me) OSMP_RETURN_IF_ERROR(c.wait_done(q));
+    return {};
+  }
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(block, f.chunk());
@@ -98,6 +164,20 @@ Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::si
 }
 
 Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+  if (e.use_cma(block)) {
+    Cma c(e);
+    const int me = c.t.rank(), n = c.t.size();
+    if (me == root) {
+      c.offer(send, block * static_cast<std::size_t>(n));
+      if (recv) std::memmove(recv, send + static_cast<std::size_t>(me) * block, block);
+      for (int q = 0; q < n; ++q)
+        if (q != me) OSMP_RETURN_IF_ERROR(c.wait_done(q));
+      return {};
+    }
+    OSMP_RETURN_IF_ERROR(c.read(root, recv, static_cast<std::size_t>(me) * block, block));
+    c.done();
+    return {};
+  }
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(block, f.chunk());
