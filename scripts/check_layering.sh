@@ -16,7 +16,8 @@ declare -A allowed=(
   [collectives]="core topology virtual_hier shm team"
   [launcher]="core topology virtual_hier shm team"
   [api]="core topology virtual_hier shm team collectives"
-  [tools]="core topology virtual_hier shm team collectives launcher api"
+  [mpi_glue]="core topology virtual_hier shm team collectives launcher api"
+  [tools]="core topology virtual_hier shm team collectives launcher api mpi_glue"
 )
 layers="core topology virtual_hier shm team collectives launcher api mpi_glue tools"
 bad=0
