@@ -1,0 +1,80 @@
+/* osmp_mpi.h: MPI communicators that follow the hardware (libosmp_mpi).
+ *
+ * Built against Open MPI (libosmp_mpi) and MPICH (libosmp_mpi_mpich) from the
+ * same sources; C and C++. Papers: "Hierarchical communicators" (hsplit) and
+ * "HSplit: functions". Every function is collective over its communicator
+ * unless said otherwise. Errors go through the communicator's error handler;
+ * with MPI_ERRORS_RETURN the code's MPI_Error_string names what was wrong and
+ * MPIX_Osmp_error_class() gives the standard class (MPI_ERR_ARG, ...).
+ */
+#ifndef OSMP_MPI_H
+#define OSMP_MPI_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* split_type for MPIX_Comm_split_type: a hardware domain. Without an info key
+ * (undirected) the highest level strictly below comm's span, so repeated calls
+ * walk down the hierarchy; with info key MPI_HW_DOMAIN_TYPE (directed) the
+ * named level. */
+#define MPIX_COMM_TYPE_HW_DOMAIN 0x6f6d
+#define MPIX_HW_DOMAIN_TYPE_KEY "MPI_HW_DOMAIN_TYPE"
+
+/* MPI-4 spellings, handled by osmp even where the MPI predates MPI-4. */
+#ifndef MPI_COMM_TYPE_HW_GUIDED
+#define MPI_COMM_TYPE_HW_GUIDED 0x6f6e
+#endif
+#ifndef MPI_COMM_TYPE_HW_UNGUIDED
+#define MPI_COMM_TYPE_HW_UNGUIDED 0x6f6f
+#endif
+#define MPIX_HW_RESOURCE_TYPE_KEY "mpi_hw_resource_type"
+
+/* Metrics for MPIX_Get_hw_domain_neighbours. */
+#define MPIX_HW_METRIC_TREE 0   /* hops over every level an undirected walk makes */
+#define MPIX_HW_METRIC_MEMORY 1 /* hops over memory levels: NUMANode, Package, node, all */
+
+/* MPI_Comm_split_type plus MPIX_COMM_TYPE_HW_DOMAIN, MPI_COMM_TYPE_HW_GUIDED
+ * (info "mpi_hw_resource_type" = a level or "mpi_shared_memory") and
+ * MPI_COMM_TYPE_HW_UNGUIDED (undirected; writes the chosen level back into
+ * info). Other split types go to the MPI's own MPI_Comm_split_type. */
+int MPIX_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+
+/* The hardware split of oldcomm (directed when info names a level) keeping
+ * oldcomm's rank order, plus rootscomm: the rank-0 processes of every newcomm
+ * made from oldcomm (MPI_COMM_NULL elsewhere). Paper Algorithm 2. */
+int MPIX_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info, MPI_Comm* newcomm, MPI_Comm* rootscomm);
+
+/* Local. The levels of this node's hardware, top-down, as info keys
+ * MPI_HW_LEVEL0 .. MPI_HW_LEVEL<n-1> (info may be MPI_INFO_NULL). */
+int MPIX_Get_hw_topology_info(int* numlevels, MPI_Info info);
+
+/* For a communicator made by a hardware split: how many were made from its
+ * parent, its index among them, its level (a string owned by osmp). Local for
+ * those; collective the first time on another communicator (its type is then
+ * the lowest level all its members share, 1 part, index 0). Also sets info
+ * keys MPI_HW_DOMAIN_TYPE, MPI_HW_DOMAIN_NUM, MPI_HW_DOMAIN_RANK when info is
+ * not MPI_INFO_NULL. */
+int MPIX_Get_hw_domain_info(MPI_Comm comm, int* num_subcomms, int* rank, char** type, MPI_Info info);
+
+/* The lowest level shared by the listed ranks of comm: a level name, "Cluster"
+ * when they span nodes, "Unknown" when the caller is not listed. Local on
+ * communicators made by osmp; collective the first time on another one. */
+int MPIX_Get_min_hw_domain(MPI_Comm comm, int size, int* ranks, char** type);
+
+/* The group of comm's processes within `hops` levels up from the caller's
+ * deepest domain (0: those sharing it; each hop one level up; beyond the top:
+ * all of comm). Same collectiveness as MPIX_Get_min_hw_domain. */
+int MPIX_Get_hw_domain_neighbours(MPI_Comm comm, int hops, int metric, MPI_Group* newgroup);
+
+/* The standard class (MPI_ERR_ARG, MPI_ERR_INFO_VALUE, MPI_ERR_INTERN, ...) of
+ * an error code returned by osmp, else MPI_Error_class's answer. */
+int MPIX_Osmp_error_class(int errorcode);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OSMP_MPI_H */
