@@ -111,12 +111,14 @@ extern "C" {
 int MPIX_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   if (!is_hw_type(split_type)) return MPI_Comm_split_type(comm, split_type, key, info, newcomm);
   return guarded(comm, "MPIX_Comm_split_type", [&]() -> Status {
-    if (!newcomm) return Status(Errc::invalid_argument, "newcomm is NULL");
-    *newcomm = MPI_COMM_NULL;
     if (comm == MPI_COMM_NULL) return Status(Errc::invalid_argument, "comm is MPI_COMM_NULL");
-    OSMP_ASSIGN_OR_RETURN(Made m, hw_split(comm, request_of(split_type, info), key));
+    if (newcomm) *newcomm = MPI_COMM_NULL;
+    // A bad argument on one rank travels with the exchange: every rank fails alike.
+    Result<Request> req = newcomm ? request_of(split_type, info)
+                                  : Result<Request>(Status(Errc::invalid_argument, "newcomm is NULL"));
+    OSMP_ASSIGN_OR_RETURN(Made m, hw_split(comm, req, key));
     *newcomm = m.comm;
-    if (request_of(split_type, info)->write_back && info != MPI_INFO_NULL && m.comm != MPI_COMM_NULL)
+    if (req->write_back && info != MPI_INFO_NULL && m.comm != MPI_COMM_NULL)
       MPI_Info_set(info, MPIX_HW_RESOURCE_TYPE_KEY, m.split.level.c_str());
     return {};
   });
@@ -124,12 +126,15 @@ int MPIX_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 
 int MPIX_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info, MPI_Comm* newcomm, MPI_Comm* rootscomm) {
   return guarded(oldcomm, "MPIX_Comm_hsplit_with_roots", [&]() -> Status {
-    if (!newcomm || !rootscomm) return Status(Errc::invalid_argument, "newcomm or rootscomm is NULL");
-    *newcomm = *rootscomm = MPI_COMM_NULL;
     if (oldcomm == MPI_COMM_NULL) return Status(Errc::invalid_argument, "oldcomm is MPI_COMM_NULL");
+    if (newcomm) *newcomm = MPI_COMM_NULL;
+    if (rootscomm) *rootscomm = MPI_COMM_NULL;
     int rank = 0;
     MPI_Comm_rank(oldcomm, &rank);
-    OSMP_ASSIGN_OR_RETURN(Made m, hw_split(oldcomm, request_of(MPIX_COMM_TYPE_HW_DOMAIN, info), rank));
+    Result<Request> req = newcomm && rootscomm
+                              ? request_of(MPIX_COMM_TYPE_HW_DOMAIN, info)
+                              : Result<Request>(Status(Errc::invalid_argument, "newcomm or rootscomm is NULL"));
+    OSMP_ASSIGN_OR_RETURN(Made m, hw_split(oldcomm, req, rank));
     *newcomm = m.comm;
     // Algorithm 2: the rank-0 process of every part joins the roots communicator.
     int newrank = -1;
@@ -154,7 +159,6 @@ int MPIX_Get_hw_topology_info(int* numlevels, MPI_Info info) {
 
 int MPIX_Get_hw_domain_info(MPI_Comm comm, int* num_subcomms, int* rank, char** type, MPI_Info info) {
   return guarded(comm, "MPIX_Get_hw_domain_info", [&]() -> Status {
-    if (!num_subcomms || !rank || !type) return Status(Errc::invalid_argument, "an output argument is NULL");
     if (comm == MPI_COMM_NULL) return Status(Errc::invalid_argument, "comm is MPI_COMM_NULL");
     std::string level;
     int parts = 1, index = 0;
@@ -169,6 +173,7 @@ int MPIX_Get_hw_domain_info(MPI_Comm comm, int* num_subcomms, int* rank, char** 
       for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
       OSMP_ASSIGN_OR_RETURN(level, hier::min_domain(g.members, all, g.me));
     }
+    if (!num_subcomms || !rank || !type) return Status(Errc::invalid_argument, "an output argument is NULL");
     *num_subcomms = parts;
     *rank = index;
     *type = intern(level);
@@ -183,10 +188,12 @@ int MPIX_Get_hw_domain_info(MPI_Comm comm, int* num_subcomms, int* rank, char** 
 
 int MPIX_Get_min_hw_domain(MPI_Comm comm, int size, int* ranks, char** type) {
   return guarded(comm, "MPIX_Get_min_hw_domain", [&]() -> Status {
+    // The collective part first, so that a rank with bad arguments never
+    // leaves the others waiting.
+    OSMP_ASSIGN_OR_RETURN(Gathered g, members_of(comm));
     if (!type) return Status(Errc::invalid_argument, "type is NULL");
     if (size < 0 || (size > 0 && !ranks))
       return Status(Errc::invalid_argument, cat("size = ", size, (size > 0 ? " with ranks NULL" : "")));
-    OSMP_ASSIGN_OR_RETURN(Gathered g, members_of(comm));
     OSMP_ASSIGN_OR_RETURN(std::string level,
                           hier::min_domain(g.members, std::span<const int>(ranks, static_cast<std::size_t>(size)), g.me));
     *type = intern(level);
@@ -196,11 +203,11 @@ int MPIX_Get_min_hw_domain(MPI_Comm comm, int size, int* ranks, char** type) {
 
 int MPIX_Get_hw_domain_neighbours(MPI_Comm comm, int hops, int metric, MPI_Group* newgroup) {
   return guarded(comm, "MPIX_Get_hw_domain_neighbours", [&]() -> Status {
+    OSMP_ASSIGN_OR_RETURN(Gathered g, members_of(comm));  // collective part first, as above
     if (!newgroup) return Status(Errc::invalid_argument, "newgroup is NULL");
     if (hops < 0) return Status(Errc::invalid_argument, cat("hops = ", hops, " (must be >= 0)"));
     if (metric != MPIX_HW_METRIC_TREE && metric != MPIX_HW_METRIC_MEMORY)
       return Status(Errc::invalid_argument, cat("metric = ", metric, " (MPIX_HW_METRIC_TREE or MPIX_HW_METRIC_MEMORY)"));
-    OSMP_ASSIGN_OR_RETURN(Gathered g, members_of(comm));
     std::vector<int> near = hier::neighbours(g.members, g.me, hops,
                                              metric == MPIX_HW_METRIC_MEMORY ? hier::Metric::memory : hier::Metric::tree);
     MPI_Group group;

@@ -430,6 +430,12 @@ void errors() {
   expect_error(MPIX_Get_hw_domain_neighbours(MPI_COMM_WORLD, -1, MPIX_HW_METRIC_TREE, &g), MPI_ERR_ARG, "hops = -1",
                "negative hops");
   expect_error(MPIX_Get_hw_domain_neighbours(MPI_COMM_WORLD, 1, 7, &g), MPI_ERR_ARG, "metric = 7", "bad metric");
+  expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL,
+                                    g_world == 1 ? nullptr : &c),
+               MPI_ERR_ARG, "newcomm is NULL", "one rank passes newcomm NULL");
+  int rc = MPIX_Get_hw_domain_neighbours(MPI_COMM_WORLD, g_world == 1 ? -1 : 1, MPIX_HW_METRIC_TREE, &g);
+  if (g_world == 1) expect_error(rc, MPI_ERR_ARG, "hops = -1", "negative hops on one rank");
+  else expect(rc == MPI_SUCCESS, "neighbours failed where another rank passed bad hops"), MPI_Group_free(&g);
   // Still usable.
   expect(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS,
          "a split after the errors failed");
