@@ -69,6 +69,40 @@ int MPIX_Get_min_hw_domain(MPI_Comm comm, int size, int* ranks, char** type);
  * all of comm). Same collectiveness as MPIX_Get_min_hw_domain. */
 int MPIX_Get_hw_domain_neighbours(MPI_Comm comm, int hops, int metric, MPI_Group* newgroup);
 
+/* ---- weighted, hardware-aware Cartesian topologies (cartesian-weighted paper) ---- */
+
+/* Pass as `weights` for equal weights. */
+extern const double osmp_mpix_weights_equal[1];
+#define MPIX_WEIGHTS_EQUAL ((const double*)osmp_mpix_weights_equal)
+
+/* Local. Fills the zero entries of dims[ndims] (non-zero entries are kept, as
+ * in MPI_Dims_create) with the factorization of nnodes minimising
+ * sum(w_i * d_i), ties broken by the smallest max-min difference, then the
+ * smallest largest factor. Equal weights: balanced (72 in 2-D gives 9 x 8). */
+int MPIX_Dims_create_weighted(int nnodes, int ndims, const double weights[], int dims[]);
+
+/* Local. Multi-level factorization for a machine the caller describes:
+ * level_sizes[nlevels] (e.g. {24 nodes, 4 packages, 8 cores}), factorized level
+ * by level from the top. dims[ndims] gets the final d_i (non-zero entries are
+ * presets of the final dims); level_dims, when not NULL, gets nlevels x ndims
+ * per-level factors, row by row. */
+int MPIX_Dims_create_ml(int nlevels, const int level_sizes[], int ndims, const double weights[], int dims[],
+                        int level_dims[]);
+
+/* Weights from a data mesh: w_i = prod_{j != i} mesh[j] (halo width 1). */
+int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]);
+
+/* Collective. A Cartesian communicator over comm_old's processes whose grid is
+ * factorized level by level over the hardware (node, then package, NUMA node,
+ * L3, then the processes below; info key "osmp_cart_levels" = "Machine,Package"
+ * names the levels instead) and whose ranks are reordered so that each node
+ * (and each package in it) holds one box of the grid. Levels where the
+ * hardware is not symmetric: see README (compact blocks by recursive
+ * bisection instead of plain MPI_Cart_create). The dims chosen are read back
+ * with MPI_Cart_get. */
+int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights[], const int periods[],
+                              MPI_Info info, MPI_Comm* comm_cart);
+
 /* The standard class (MPI_ERR_ARG, MPI_ERR_INFO_VALUE, MPI_ERR_INTERN, ...) of
  * an error code returned by osmp, else MPI_Error_class's answer. */
 int MPIX_Osmp_error_class(int errorcode);
