@@ -1,0 +1,189 @@
+#include "mpi_glue/pmpi/state.hpp"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/env.hpp"
+#include "core/log.hpp"
+#include "core/strings.hpp"
+#include "mpi_glue/pmpi/bootstrap.hpp"
+
+namespace osmp::pmpi {
+namespace {
+
+std::set<CommState*>& live() {
+  static std::set<CommState*> s;
+  return s;
+}
+
+int delete_state(MPI_Comm, int, void* value, void*) {
+  auto* st = static_cast<CommState*>(value);
+  if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
+  live().erase(st);
+  delete st;
+  return MPI_SUCCESS;
+}
+
+int keyval() {
+  static int kv = MPI_KEYVAL_INVALID;
+  // A duplicate gets its own state on first use: no copy.
+  if (kv == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &kv, nullptr);
+  return kv;
+}
+
+int world_rank() {
+  int r = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// This process's node communicator within comm: MPI_COMM_TYPE_SHARED, or the
+// simulated nodes of OSMP_SIM_RANKS_PER_NODE (as libosmp_mpi).
+MPI_Comm node_comm(MPI_Comm comm, int& node_id) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  MPI_Comm node;
+  auto rpn = env_int("OSMP_SIM_RANKS_PER_NODE", 0, 0, 1 << 24);
+  if (rpn.ok() && *rpn > 0) {
+    node_id = world_rank() / static_cast<int>(*rpn);
+    PMPI_Comm_split(comm, node_id, rank, &node);
+    return node;
+  }
+  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  node_id = world_rank();
+  PMPI_Bcast(&node_id, 1, MPI_INT, 0, node);
+  return node;
+}
+
+Result<Team> make_team(MPI_Comm node) {
+  OSMP_ASSIGN_OR_RETURN(Options options, Options::from_env());
+  options.team.topology = TopologySource::native();  // simulated nodes are only about grouping
+  options.team.place.reset();
+  MpiBootstrap boot(node);
+  return Team::create(boot, options);
+}
+
+void build(CommState& st, MPI_Comm comm) {
+  st.comm = comm;
+  int inter = 0, size = 0, rank = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  if (inter) {
+    st.declined_because = "intercommunicator";
+    return;
+  }
+  if (size == 1) {
+    st.declined_because = "one process";
+    return;
+  }
+  int node_id = 0;
+  MPI_Comm node = node_comm(comm, node_id);
+  Result<Team> team = make_team(node);  // agreed across the node by team creation
+  int local = 0;
+  PMPI_Comm_rank(node, &local);
+  PMPI_Comm_free(&node);
+  int failed = team.ok() ? 0 : 1, any = 0;
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) {
+    st.declined_because = team.ok() ? "team creation failed on another node" : team.status().to_string();
+    return;
+  }
+  st.team.emplace(std::move(*team));
+  int mine[2] = {node_id, local};
+  std::vector<int> all(static_cast<std::size_t>(2 * size));
+  PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm);
+  std::map<int, int> node_index;  // node id -> index, in order of first rank
+  for (int r = 0; r < size; ++r) node_index.emplace(all[static_cast<std::size_t>(2 * r)], 0);
+  int next = 0;
+  for (auto& [id, idx] : node_index) idx = next++;
+  st.leader_rank_of_node.assign(node_index.size(), -1);
+  int leaders_seen = 0;
+  for (int r = 0; r < size; ++r) {
+    int n = node_index[all[static_cast<std::size_t>(2 * r)]];
+    st.node_of.push_back(n);
+    st.local_of.push_back(all[static_cast<std::size_t>(2 * r + 1)]);
+    if (st.local_of.back() == 0) st.leader_rank_of_node[static_cast<std::size_t>(n)] = leaders_seen++;
+  }
+  st.my_node = st.node_of[static_cast<std::size_t>(rank)];
+  if (node_index.size() == 1) {
+    st.kind = CommState::Kind::node;
+    return;
+  }
+  PMPI_Comm_split(comm, local == 0 ? 0 : MPI_UNDEFINED, rank, &st.leaders);
+  st.kind = CommState::Kind::nodes;
+}
+
+}  // namespace
+
+CommState& state_of(MPI_Comm comm) {
+  void* value = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
+  if (flag) return *static_cast<CommState*>(value);
+  auto* st = new CommState;
+  build(*st, comm);
+  if (st->kind == CommState::Kind::declined) declined("communicator: " + st->declined_because);
+  live().insert(st);
+  PMPI_Comm_set_attr(comm, keyval(), st);
+  return *st;
+}
+
+void release_all() {
+  std::vector<CommState*> all(live().begin(), live().end());
+  for (CommState* st : all) PMPI_Comm_delete_attr(st->comm, keyval());  // runs delete_state
+}
+
+const Settings& settings() {
+  static const Settings s = [] {
+    Settings v;
+    auto on = env_bool("OSMP_PMPI", true);
+    auto stats = env_bool("OSMP_PMPI_STATS", false);
+    auto verbose = env_int("OSMP_VERBOSE", 1, 0, 3);
+    v.enabled = !on.ok() || *on;
+    v.stats = (stats.ok() && *stats) || (verbose.ok() && *verbose >= 2);
+    if (auto ops = env_get("OSMP_PMPI_OPS")) {
+      static const char* kNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather",
+                                     "allgather", "scatter", "reduce_scatter_block"};
+      v.ops = 0;
+      for (auto item : split(*ops, ','))
+        for (unsigned i = 0; i < 8; ++i)
+          if (iequals(trim(item), kNames[i]) || iequals(trim(item), "all")) v.ops |= 1u << i;
+    }
+    return v;
+  }();
+  return s;
+}
+
+namespace {
+struct Counters {
+  long long on_osmp = 0, fell_back = 0;
+  std::map<std::string, long long> reasons;
+};
+Counters& counters() {
+  static Counters c;
+  return c;
+}
+}  // namespace
+
+long long calls(bool on_osmp) { return on_osmp ? counters().on_osmp : counters().fell_back; }
+
+void count(bool on_osmp) { ++(on_osmp ? counters().on_osmp : counters().fell_back); }
+
+void declined(const std::string& reason) {
+  auto [it, fresh] = counters().reasons.emplace(reason, 0);
+  ++it->second;
+  if (fresh) log(LogLevel::info, "osmp_pmpi: using the MPI's own collective: ", reason);
+}
+
+void report(int world_rank) {
+  if (!settings().stats) return;
+  const Counters& c = counters();
+  std::string reasons;
+  for (auto& [r, n] : c.reasons) reasons += cat("; ", n, "x ", r);
+  std::fprintf(stderr, "osmp_pmpi: rank %d: %lld collectives on osmp, %lld by the MPI%s\n", world_rank, c.on_osmp,
+               c.fell_back, reasons.c_str());
+}
+
+}  // namespace osmp::pmpi

@@ -1,0 +1,49 @@
+// What the interposer knows about each communicator: whether osmp runs its
+// collectives, the node team, and for communicators that span nodes the node
+// layout and the leaders' communicator. Built at the first collective call on
+// the communicator (collective), freed with it (an attribute).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "osmp.hpp"
+
+namespace osmp::pmpi {
+
+struct CommState {
+  enum class Kind { declined, node, nodes } kind = Kind::declined;
+  std::string declined_because;
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::optional<Team> team;                 // this process's node (all of comm when kind == node)
+  MPI_Comm leaders = MPI_COMM_NULL;         // kind == nodes: local rank 0 of every node
+  std::vector<int> node_of, local_of;       // per comm rank
+  std::vector<int> leader_rank_of_node;     // rank in `leaders` of each node
+  int my_node = 0;
+};
+
+// The state of `comm`, built on first use (collective over comm).
+CommState& state_of(MPI_Comm comm);
+// Frees every state still alive (MPI_Finalize).
+void release_all();
+
+// Settings: OSMP_PMPI (0 turns the interposer off), OSMP_PMPI_OPS (which
+// collectives, default all), OSMP_PMPI_STATS / OSMP_VERBOSE >= 2 (report).
+struct Settings {
+  bool enabled = true;
+  unsigned ops = ~0u;
+  bool stats = false;
+};
+const Settings& settings();
+
+// Counters and the once-per-reason log.
+void count(bool on_osmp);
+long long calls(bool on_osmp);
+void declined(const std::string& reason);
+void report(int world_rank);
+
+}  // namespace osmp::pmpi

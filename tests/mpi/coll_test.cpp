@@ -1,0 +1,192 @@
+// MPI collectives through the PMPI interposer (CTest label mpi): a plain MPI
+// program, run with LD_PRELOAD=libosmp_pmpi.so, checking every result element
+// by element against a sequential reference. Also checks that osmp ran the
+// calls it should (osmp_pmpi_calls, found with dlsym) and that declined cases
+// (derived datatypes, user ops) still give right answers through the MPI.
+//
+// usage: coll_test [seed]
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+int g_rank = 0, g_size = 0, g_fail = 0;
+
+void fail(const std::string& what) {
+  if (g_fail++ < 20) std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
+}
+
+// Inputs are small integers, so float sums are exact in any order.
+template <class T>
+T value(int rank, std::size_t i) {
+  return static_cast<T>((rank * 7 + static_cast<int>(i % 13) + 1) % 11 + 1);
+}
+
+template <class T>
+MPI_Datatype mpi_type();
+template <> MPI_Datatype mpi_type<std::int32_t>() { return MPI_INT; }
+template <> MPI_Datatype mpi_type<std::int64_t>() { return MPI_INT64_T; }
+template <> MPI_Datatype mpi_type<std::uint8_t>() { return MPI_UINT8_T; }
+template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+
+template <class T>
+T combine(MPI_Op op, T a, T b) {
+  if (op == MPI_SUM) return static_cast<T>(a + b);
+  if (op == MPI_MAX) return a > b ? a : b;
+  if (op == MPI_MIN) return a < b ? a : b;
+  if (op == MPI_PROD) return static_cast<T>(a * b);
+  return a;
+}
+
+template <class T>
+T reduced(MPI_Op op, std::size_t i) {
+  T acc = value<T>(0, i);
+  for (int r = 1; r < g_size; ++r) acc = combine(op, acc, value<T>(r, i));
+  return acc;
+}
+
+template <class T>
+void check_equal(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i]) return fail(what + ": element " + std::to_string(i) + " differs");
+}
+
+template <class T>
+std::vector<T> mine(std::size_t n, int rank = -1) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = value<T>(rank < 0 ? g_rank : rank, i);
+  return v;
+}
+
+template <class T>
+void run_type(const char* tname) {
+  const MPI_Datatype t = mpi_type<T>();
+  const std::vector<std::size_t> sizes = {0, 1, 7, 1024, (1u << 20) / sizeof(T) + 3};
+  const std::vector<int> roots = {0, g_size - 1, g_size / 2};
+  std::vector<MPI_Op> ops = {MPI_SUM, MPI_MAX, MPI_MIN};
+  for (std::size_t n : sizes) {
+    const int cnt = static_cast<int>(n);
+    std::string at = std::string(tname) + " n=" + std::to_string(n);
+    for (MPI_Op op : ops) {
+      std::vector<T> want(n), got(n);
+      for (std::size_t i = 0; i < n; ++i) want[i] = reduced<T>(op, i);
+      auto in = mine<T>(n);
+      MPI_Allreduce(in.data(), got.data(), cnt, t, op, MPI_COMM_WORLD);
+      check_equal(got, want, "allreduce " + at);
+      got = in;
+      MPI_Allreduce(MPI_IN_PLACE, got.data(), cnt, t, op, MPI_COMM_WORLD);
+      check_equal(got, want, "allreduce in place " + at);
+      for (int root : roots) {
+        std::vector<T> out(n, T(0)), io = in;
+        MPI_Reduce(in.data(), out.data(), cnt, t, op, root, MPI_COMM_WORLD);
+        if (g_rank == root) check_equal(out, want, "reduce root " + std::to_string(root) + " " + at);
+        MPI_Reduce(g_rank == root ? MPI_IN_PLACE : io.data(), g_rank == root ? io.data() : nullptr, cnt, t, op, root,
+                   MPI_COMM_WORLD);
+        if (g_rank == root) check_equal(io, want, "reduce in place " + at);
+      }
+      // reduce_scatter_block: n elements per rank
+      std::vector<T> all(n * g_size), part(n), wantp(n);
+      for (std::size_t i = 0; i < all.size(); ++i) all[i] = value<T>(g_rank, i);
+      for (std::size_t i = 0; i < n; ++i) {
+        T acc = value<T>(0, g_rank * n + i);
+        for (int r = 1; r < g_size; ++r) acc = combine(op, acc, value<T>(r, g_rank * n + i));
+        wantp[i] = acc;
+      }
+      MPI_Reduce_scatter_block(all.data(), part.data(), cnt, t, op, MPI_COMM_WORLD);
+      check_equal(part, wantp, "reduce_scatter_block " + at);
+    }
+    for (int root : roots) {
+      std::vector<T> b = g_rank == root ? mine<T>(n) : std::vector<T>(n, T(0));
+      MPI_Bcast(b.data(), cnt, t, root, MPI_COMM_WORLD);
+      check_equal(b, mine<T>(n, root), "bcast root " + std::to_string(root) + " " + at);
+      std::vector<T> g(n * g_size, T(0)), wantg;
+      for (int r = 0; r < g_size; ++r) {
+        auto v = mine<T>(n, r);
+        wantg.insert(wantg.end(), v.begin(), v.end());
+      }
+      auto in = mine<T>(n);
+      MPI_Gather(in.data(), cnt, t, g.data(), cnt, t, root, MPI_COMM_WORLD);
+      if (g_rank == root) check_equal(g, wantg, "gather root " + std::to_string(root) + " " + at);
+      std::vector<T> sc(n, T(0));
+      MPI_Scatter(wantg.data(), cnt, t, sc.data(), cnt, t, root, MPI_COMM_WORLD);
+      check_equal(sc, in, "scatter root " + std::to_string(root) + " " + at);
+    }
+    std::vector<T> ag(n * g_size, T(0)), wantg;
+    for (int r = 0; r < g_size; ++r) {
+      auto v = mine<T>(n, r);
+      wantg.insert(wantg.end(), v.begin(), v.end());
+    }
+    auto in = mine<T>(n);
+    MPI_Allgather(in.data(), cnt, t, ag.data(), cnt, t, MPI_COMM_WORLD);
+    check_equal(ag, wantg, "allgather " + at);
+    std::copy(in.begin(), in.end(), ag.begin() + static_cast<std::ptrdiff_t>(g_rank * n));
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ag.data(), cnt, t, MPI_COMM_WORLD);
+    check_equal(ag, wantg, "allgather in place " + at);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void user_op(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+}
+
+// Cases osmp declines: the MPI must still give the right answers.
+void declined_cases() {
+  MPI_Op op;
+  MPI_Op_create(user_op, 1, &op);
+  int x = g_rank + 1, sum = 0;
+  MPI_Allreduce(&x, &sum, 1, MPI_INT, op, MPI_COMM_WORLD);
+  if (sum != g_size * (g_size + 1) / 2) fail("allreduce with a user op");
+  MPI_Op_free(&op);
+  MPI_Datatype every_other;
+  MPI_Type_vector(4, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  std::vector<int> v(8, -1);
+  if (g_rank == 0)
+    for (int i = 0; i < 8; ++i) v[static_cast<std::size_t>(i)] = i;
+  MPI_Bcast(v.data(), 1, every_other, 0, MPI_COMM_WORLD);
+  for (int i = 0; i < 8; ++i)
+    if (v[static_cast<std::size_t>(i)] != (i % 2 == 0 ? i : (g_rank == 0 ? i : -1))) fail("bcast of a vector type");
+  MPI_Type_free(&every_other);
+  // A sub-communicator (split) and its free: teams follow communicators.
+  for (int round = 0; round < 3; ++round) {
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &half);
+    int n = 0, one = 1;
+    MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, half);
+    if (n != (g_size + 1 - g_rank % 2) / 2) fail("allreduce on a split communicator");
+    MPI_Comm_free(&half);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  run_type<std::int32_t>("int32");
+  run_type<std::int64_t>("int64");
+  run_type<std::uint8_t>("uint8");
+  run_type<float>("float");
+  run_type<double>("double");
+  declined_cases();
+  auto calls = reinterpret_cast<long long (*)(int)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_calls"));
+  const bool want_osmp = !std::getenv("COLL_TEST_NO_OSMP");
+  if (want_osmp && (!calls || calls(1) == 0)) fail("the interposer is not loaded or ran nothing on osmp");
+  int total = 0;
+  MPI_Allreduce(&g_fail, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    std::printf("coll %d ranks: %s (%lld calls on osmp, %lld by the MPI on rank 0)\n", g_size, total ? "FAILED" : "ok",
+                calls ? calls(1) : 0LL, calls ? calls(0) : 0LL);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
