@@ -171,6 +171,38 @@ int MPIX_Dims_create_ml(int nlevels, const int level_sizes[], int ndims, const d
   });
 }
 
+namespace {
+Result<std::vector<std::vector<int>>> levels_of(int nlevels, int ndims, const int* level_dims) {
+  if (nlevels < 1 || ndims < 1 || !level_dims)
+    return Status(Errc::invalid_argument, cat("nlevels = ", nlevels, ", ndims = ", ndims, " or level_dims NULL"));
+  std::vector<std::vector<int>> levels;
+  for (int l = 0; l < nlevels; ++l) levels.emplace_back(level_dims + l * ndims, level_dims + (l + 1) * ndims);
+  return levels;
+}
+}  // namespace
+
+int MPIX_Cart_ml_coords(int nlevels, int ndims, const int level_dims[], const int level_index[], int coords[],
+                        int* rank) {
+  return guarded(MPI_COMM_WORLD, "MPIX_Cart_ml_coords", [&]() -> Status {
+    OSMP_ASSIGN_OR_RETURN(auto levels, levels_of(nlevels, ndims, level_dims));
+    if (!level_index || !coords || !rank) return Status(Errc::invalid_argument, "level_index, coords or rank is NULL");
+    OSMP_ASSIGN_OR_RETURN(cart::Place p, cart::place_of(levels, std::span<const int>(level_index, static_cast<std::size_t>(nlevels))));
+    std::copy(p.coords.begin(), p.coords.end(), coords);
+    *rank = p.rank;
+    return {};
+  });
+}
+
+int MPIX_Cart_ml_index(int nlevels, int ndims, const int level_dims[], int rank, int level_index[]) {
+  return guarded(MPI_COMM_WORLD, "MPIX_Cart_ml_index", [&]() -> Status {
+    OSMP_ASSIGN_OR_RETURN(auto levels, levels_of(nlevels, ndims, level_dims));
+    if (!level_index) return Status(Errc::invalid_argument, "level_index is NULL");
+    OSMP_ASSIGN_OR_RETURN(std::vector<int> idx, cart::level_index_of(levels, rank));
+    std::copy(idx.begin(), idx.end(), level_index);
+    return {};
+  });
+}
+
 int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]) {
   return guarded(MPI_COMM_WORLD, "MPIX_Weights_from_mesh", [&]() -> Status {
     if (ndims < 1 || !mesh || !weights) return Status(Errc::invalid_argument, cat("ndims = ", ndims, " or NULL arrays"));

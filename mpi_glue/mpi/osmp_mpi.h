@@ -89,6 +89,15 @@ int MPIX_Dims_create_weighted(int nnodes, int ndims, const double weights[], int
 int MPIX_Dims_create_ml(int nlevels, const int level_sizes[], int ndims, const double weights[], int dims[],
                         int level_dims[]);
 
+/* Local. Coordinates in a multi-level grid (level_dims as MPIX_Dims_create_ml
+ * writes it, nlevels x ndims): a process that is unit level_index[l] of level
+ * l (its node, its package in the node, ...) sits at coords[ndims], final
+ * c_i = sum_l c_i(l) * prod_{k>l} n_i(k), which is row-major rank *rank of
+ * the final grid. MPIX_Cart_ml_index is the inverse. */
+int MPIX_Cart_ml_coords(int nlevels, int ndims, const int level_dims[], const int level_index[], int coords[],
+                        int* rank);
+int MPIX_Cart_ml_index(int nlevels, int ndims, const int level_dims[], int rank, int level_index[]);
+
 /* Weights from a data mesh: w_i = prod_{j != i} mesh[j] (halo width 1). */
 int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]);
 

@@ -176,6 +176,18 @@ void local() {
   std::fill(d, d + 3, 0);
   MPIX_Dims_create_ml(3, levels, 3, w, d, per);
   expect(str({d, d + 3}) == "4x6x8" && str({per, per + 9}) == "1x2x4x2x1x1x2x3x2", "Table 1 mesh: " + str({d, d + 3}) + " " + str({per, per + 9}));
+  // Coordinates: node 5 of 8 (level 0), CPU 1, core 7 in the 4x6x8 grid, and back.
+  int idx[3] = {5, 1, 7}, coords[3], r = -1, back[3];
+  MPIX_Cart_ml_coords(3, 3, per, idx, coords, &r);
+  MPIX_Cart_ml_index(3, 3, per, r, back);
+  expect(std::equal(back, back + 3, idx), "ml coords round trip " + str({coords, coords + 3}));
+  int c8[3] = {0, 0, 0};
+  for (int node = 0; node < 8; ++node) {  // every node holds one 4x3x2 / ... box: distinct ranks overall
+    int i3[3] = {node, 0, 0};
+    MPIX_Cart_ml_coords(3, 3, per, i3, c8, &r);
+    expect(r >= 0 && r < 192, "ml rank in range");
+  }
+  expect_error(MPIX_Cart_ml_index(3, 3, per, 192, back), "", "rank out of range");
   int preset[2] = {5, 0};
   expect_error(MPIX_Dims_create_weighted(72, 2, MPIX_WEIGHTS_EQUAL, preset), "does not divide", "preset 5 of 72");
   expect_error(MPIX_Dims_create_weighted(72, 0, MPIX_WEIGHTS_EQUAL, preset), "ndims", "ndims 0");
