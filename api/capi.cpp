@@ -1,5 +1,9 @@
 // The C interface over osmp::Team. No exception crosses it: every entry
 // point turns a Status (or anything thrown) into an error code.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
 #include <new>
 #include <string>
 
@@ -47,9 +51,62 @@ osmp::Op op_of(osmp_op o) { return static_cast<osmp::Op>(o); }
 const void* in(const void* p) { return p == OSMP_IN_PLACE ? osmp::kInPlace : p; }
 void* out(void* p) { return p == OSMP_IN_PLACE ? const_cast<void*>(osmp::kInPlace) : p; }
 
+// A bootstrap over the caller's allgather and broadcast (osmp_init_with).
+class CallbackBootstrap final : public osmp::Bootstrap {
+ public:
+  CallbackBootstrap(int rank, int size, osmp_allgather_fn ag, osmp_bcast_fn bc, void* ctx)
+      : rank_(rank), size_(size), ag_(ag), bc_(bc), ctx_(ctx) {
+    // Unique on this machine: rank 0's pid and its count of teams so far.
+    static std::atomic<std::uint32_t> teams{0};
+    if (rank_ == 0) job_ = (static_cast<std::uint64_t>(::getpid()) << 24) | (0x400000u | (teams++ & 0x3fffffu));
+    if (bc_(&job_, sizeof(job_), 0, ctx_) != 0) failed_ = true;
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::uint64_t job_id() const override { return job_; }
+  osmp::Status allgather(const void* in, std::size_t len, void* out) override {
+    if (failed_ || ag_(in, len, out, ctx_) != 0) return osmp::Status(osmp::Errc::system, "the caller's allgather failed");
+    return {};
+  }
+  osmp::Status broadcast(void* buf, std::size_t len, int root) override {
+    if (failed_ || bc_(buf, len, root, ctx_) != 0) return osmp::Status(osmp::Errc::system, "the caller's broadcast failed");
+    return {};
+  }
+
+ private:
+  int rank_, size_;
+  osmp_allgather_fn ag_;
+  osmp_bcast_fn bc_;
+  void* ctx_;
+  std::uint64_t job_ = 0;
+  bool failed_ = false;
+};
+
 }  // namespace
 
 extern "C" {
+
+int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx,
+                   osmp_team** team, char* error, size_t error_len) {
+  auto fail = [&](int code, const std::string& msg) {
+    if (error && error_len > 0) std::snprintf(error, error_len, "%s", msg.c_str());
+    return code;
+  };
+  if (!team || !allgather || !bcast || size < 1 || rank < 0 || rank >= size)
+    return fail(OSMP_ERR_ARG, "osmp_init_with: bad rank, size, callback or team pointer");
+  *team = nullptr;
+  try {
+    CallbackBootstrap boot(rank, size, allgather, bcast, ctx);
+    auto options = osmp::Options::from_env();
+    if (!options.ok()) return fail(static_cast<int>(options.status().code()), options.status().to_string());
+    auto t = osmp::Team::create(boot, *options);
+    if (!t.ok()) return fail(static_cast<int>(t.status().code()), t.status().to_string());
+    *team = new osmp_team{std::move(t).value(), {}};
+    return OSMP_SUCCESS;
+  } catch (const std::exception& e) {
+    return fail(OSMP_ERR_INTERNAL, e.what());
+  }
+}
 
 int osmp_init(osmp_team** team) {
   if (!team) return OSMP_ERR_ARG;

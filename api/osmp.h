@@ -9,6 +9,7 @@
 #ifndef OSMP_H
 #define OSMP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -46,6 +47,16 @@ typedef enum { OSMP_SUM, OSMP_PROD, OSMP_MIN, OSMP_MAX, OSMP_BAND, OSMP_BOR, OSM
 
 /* Creates the team of the job osmprun started (collective). */
 int osmp_init(osmp_team** team);
+/* Creates a team over any launcher or library (collective over `size`
+ * processes): the caller supplies an allgather (every rank gives `len` bytes,
+ * `out` gets size * len in rank order; len 0 is a barrier) and a broadcast
+ * from `root`, each returning 0 on success. osmp calls them only inside this
+ * function. Settings come from the OSMP_* environment variables. On error,
+ * `error` (when not NULL) gets a message of at most error_len bytes. */
+typedef int (*osmp_allgather_fn)(const void* in, size_t len, void* out, void* ctx);
+typedef int (*osmp_bcast_fn)(void* buf, size_t len, int root, void* ctx);
+int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx,
+                   osmp_team** team, char* error, size_t error_len);
 /* Frees the team (collective in spirit: every rank should call it). */
 int osmp_finalize(osmp_team* team);
 int osmp_rank(const osmp_team* team);
