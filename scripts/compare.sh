@@ -2,7 +2,9 @@
 # compare.sh [--quick] [OUT_DIR]: osmp against Open MPI (default tuned,
 # coll_han_priority 100, coll_sm_priority 100) and MPICH, in one run, with the
 # same benchmark (bench/coll_bench.c built against each), process count and
-# binding. Prints the latency ratios osmp / best MPI, writes every number as
+# binding, and osmp through each MPI (Open MPI with the coll/osmp component,
+# MPICH with the PMPI interposer). Prints the latency ratios osmp / best MPI
+# and the cost of the MPI path per call, writes every number as
 # CSV and a PNG plot per process count into OUT_DIR (default
 # bench/results/<UTC time>).
 #
@@ -24,6 +26,8 @@ echo "library,op,procs,bytes,avg_us,min_us,max_us,iters,mode" > "$csv"
 ncpu=$(nproc)
 ompi=(mpirun.openmpi --allow-run-as-root)
 bench=$build/bin
+lib=$build/lib
+component=(--mca mca_base_component_path "$(ompi_info --path pkglibdir --parsable | cut -d: -f3):$lib/openmpi")
 
 run() {  # label np timeout command...
   local label=$1 np=$2 limit=$3; shift 3
@@ -43,6 +47,9 @@ sweep() {  # np binding-args... -- bench-args...
     run ompi_han "$np" 600 "${ompi[@]}" -np "$np" --bind-to core --mca coll_han_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_han "${args[@]}"
     run ompi_sm "$np" 600 "${ompi[@]}" -np "$np" --bind-to core --mca coll_sm_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_sm "${args[@]}"
     run mpich "$np" 600 mpirun.mpich -np "$np" -bind-to core "$bench/coll_bench_mpich" "${common[@]}" -l mpich "${args[@]}"
+    # osmp through MPI: the coll component inside Open MPI, the PMPI interposer under MPICH.
+    run ompi_osmp "$np" 600 "${ompi[@]}" -np "$np" --bind-to core "${component[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_osmp "${args[@]}"
+    run mpich_osmp "$np" 600 mpirun.mpich -np "$np" -bind-to core -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l mpich_osmp "${args[@]}"
   else
     local y=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
     run osmp "$np" 600 "$bench/osmprun" -n "$np" --oversubscribe --bind-to none "$bench/osmp-bench" "${common[@]}" -l osmp "${args[@]}"
@@ -52,6 +59,8 @@ sweep() {  # np binding-args... -- bench-args...
     local few=("${args[@]}")
     few+=(-i 20 -x 2)
     run mpich "$np" 900 mpirun.mpich -np "$np" "$bench/coll_bench_mpich" "${common[@]}" -l mpich "${few[@]}"
+    run ompi_osmp "$np" 600 "${ompi[@]}" -np "$np" "${y[@]}" "${component[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_osmp "${args[@]}"
+    run mpich_osmp "$np" 600 mpirun.mpich -np "$np" -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l mpich_osmp "${args[@]}"
   fi
 }
 

@@ -24,14 +24,19 @@ def size(b):
 
 
 summary = []
+overhead = {"ompi_osmp": [], "mpich_osmp": []}
 for procs in sorted({k[1] for k in data}):
-    print(f"\n### {procs} processes (latency in us; ratio = osmp / best MPI, < 1 is osmp faster)\n")
-    print("| op | size | osmp | best MPI | ratio | ompi tuned | ompi han | ompi sm | mpich |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"\n### {procs} processes (latency in us; ratio = osmp / best MPI, < 1 is osmp faster; "
+          f"ompi+osmp: Open MPI with coll/osmp, mpich+osmp: MPICH with the interposer)\n")
+    print("| op | size | osmp | best MPI | ratio | ompi tuned | ompi han | ompi sm | mpich | ompi+osmp | mpich+osmp |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for op in OPS:
         for b in sorted(x[2] for x in data if x[0] == op and x[1] == procs):
             libs = data[(op, procs, b)]
-            mpis = {k: v for k, v in libs.items() if k != "osmp"}
+            mpis = {k: v for k, v in libs.items() if "osmp" not in k}
+            for k in ("ompi_osmp", "mpich_osmp"):
+                if k in libs and "osmp" in libs:
+                    overhead[k].append(libs[k] - libs["osmp"])
             if "osmp" not in libs or not mpis:
                 continue
             best = min(mpis, key=mpis.get)
@@ -41,7 +46,8 @@ for procs in sorted({k[1] for k in data}):
                 continue
             cell = lambda k: f"{libs[k]:.2f}" if k in libs else ""
             print(f"| {op} | {size(b)} | {libs['osmp']:.2f} | {mpis[best]:.2f} ({best}) | {ratio:.2f} | "
-                  f"{cell('ompi_tuned')} | {cell('ompi_han')} | {cell('ompi_sm')} | {cell('mpich')} |")
+                  f"{cell('ompi_tuned')} | {cell('ompi_han')} | {cell('ompi_sm')} | {cell('mpich')} | "
+                  f"{cell('ompi_osmp')} | {cell('mpich_osmp')} |")
 
 with open(os.path.join(out, "ratios.csv"), "w", newline="") as f:
     w = csv.writer(f)
@@ -51,6 +57,11 @@ with open(os.path.join(out, "ratios.csv"), "w", newline="") as f:
 worse = [s for s in summary if s[6] > 1.0]
 print(f"\n{len(summary)} points, osmp faster or equal in {len(summary) - len(worse)}; "
       f"geometric mean ratio {__import__('math').exp(sum(__import__('math').log(s[6]) for s in summary) / max(1, len(summary))):.2f}")
+
+for k, v in overhead.items():
+    if v:
+        v = sorted(v)
+        print(f"MPI path cost ({k} - osmp), median over {len(v)} points: {v[len(v) // 2]:+.2f} us per call")
 
 if not shutil.which("gnuplot"):
     sys.exit(0)

@@ -173,6 +173,12 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  if (argc > 1 && std::strcmp(argv[1], "abort") == 0) {  // one rank aborts while the others wait in osmp
+    double x = 1, y = 0;
+    for (int i = 0; i < 5; ++i) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (g_rank == g_size - 1) MPI_Abort(MPI_COMM_WORLD, 7);
+    for (;;) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
   run_type<std::int32_t>("int32");
   run_type<std::int64_t>("int64");
   run_type<std::uint8_t>("uint8");
