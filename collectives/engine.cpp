@@ -173,6 +173,17 @@ Status Engine::run(const CollArgs& a) {
     }
     return {};
   }
+  // A call that failed its local checks still walks the tree (so every rank
+  // learns the verdict), but never with a root outside the team.
+  CollArgs safe = a;
+  if (!mine.ok() && (safe.root < 0 || safe.root >= team_.size())) safe.root = 0;
+  Status st = dispatch(safe, local);
+  // This rank's own argument error says more than the common verdict.
+  if (!mine.ok() && !st.ok() && st.code() == Errc::invalid_argument) return mine;
+  return st;
+}
+
+Status Engine::dispatch(const CollArgs& a, StatusWord local) {
   Status st;
   switch (a.kind) {
     case OpKind::barrier: st = run_barrier(*this, a, local); break;
@@ -185,8 +196,6 @@ Status Engine::run(const CollArgs& a) {
     case OpKind::reduce_scatter_block: st = run_reduce_scatter_block(*this, a, local); break;
     default: return Status(Errc::invalid_argument, cat("unknown collective ", static_cast<int>(a.kind)));
   }
-  // This rank's own argument error says more than the common verdict.
-  if (!mine.ok() && !st.ok() && st.code() == Errc::invalid_argument) return mine;
   return st;
 }
 

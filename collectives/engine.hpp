@@ -56,7 +56,9 @@ struct Lane {
   int n() const { return size; }
   // The unit that acts as local root in an operation rooted at `root`.
   int lroot(int root) const {
-    int u = root >= 0 ? g->unit_of_rank[static_cast<std::size_t>(root)] : -1;
+    // A root out of range only reaches here in a call that fails anyway.
+    int u = root >= 0 && static_cast<std::size_t>(root) < g->unit_of_rank.size()
+                ? g->unit_of_rank[static_cast<std::size_t>(root)] : -1;
     return u >= 0 ? u : 0;
   }
 };
@@ -71,6 +73,8 @@ class Engine {
   // Runs one collective, blocking. Collective over the team, same arguments
   // on every rank (checked).
   Status run(const CollArgs& args);
+  // The walk itself, once run() has checked the arguments.
+  Status dispatch(const CollArgs& args, StatusWord local);
 
   TeamCore& team() { return team_; }
   const CollectiveConfig& config() const { return config_; }
