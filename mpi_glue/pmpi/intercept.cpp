@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -113,6 +114,47 @@ Outcome outcome(const Call& c, const Status& st) {
   return Outcome::failed;
 }
 
+// Blocks of B bytes per rank, grouped by node in the leaders' order: the
+// comm ranks of each node (node-local order) and the byte counts and
+// displacements the leaders' *v calls take. Nothing when a count passes int.
+struct Layout {
+  std::vector<std::vector<int>> members;  // [leaders rank] -> comm ranks
+  std::vector<int> counts, displs;        // bytes, per leaders rank
+};
+std::optional<Layout> layout(const CommState& st, std::int64_t block) {
+  Layout l;
+  const std::size_t nodes = st.leader_rank_of_node.size();
+  l.members.resize(nodes);
+  for (std::size_t r = 0; r < st.node_of.size(); ++r)
+    l.members[static_cast<std::size_t>(st.leader_rank_of_node[static_cast<std::size_t>(st.node_of[r])])].push_back(
+        static_cast<int>(r));
+  std::int64_t at = 0;
+  for (const auto& m : l.members) {
+    const std::int64_t bytes = block * static_cast<std::int64_t>(m.size());
+    if (at + bytes > INT32_MAX) return std::nullopt;
+    l.counts.push_back(static_cast<int>(bytes));
+    l.displs.push_back(static_cast<int>(at));
+    at += bytes;
+  }
+  return l;
+}
+
+// Between comm-rank order and the leaders' node-grouped order.
+void to_grouped(const Layout& l, std::int64_t block, const unsigned char* by_rank, unsigned char* grouped) {
+  for (std::size_t g = 0; g < l.members.size(); ++g)
+    for (std::size_t i = 0; i < l.members[g].size(); ++i)
+      std::memcpy(grouped + l.displs[g] + static_cast<std::int64_t>(i) * block,
+                  by_rank + static_cast<std::int64_t>(l.members[g][i]) * block, static_cast<std::size_t>(block));
+}
+void to_ranks(const Layout& l, std::int64_t block, const unsigned char* grouped, unsigned char* by_rank) {
+  for (std::size_t g = 0; g < l.members.size(); ++g)
+    for (std::size_t i = 0; i < l.members[g].size(); ++i)
+      std::memcpy(by_rank + static_cast<std::int64_t>(l.members[g][i]) * block,
+                  grouped + l.displs[g] + static_cast<std::int64_t>(i) * block, static_cast<std::size_t>(block));
+}
+
+constexpr int kTag = 0x6f73;
+
 const void* in_of(const void* p) { return p == MPI_IN_PLACE ? kInPlace : p; }
 void* out_of(void* p) { return p == MPI_IN_PLACE ? const_cast<void*>(kInPlace) : p; }
 
@@ -210,29 +252,110 @@ int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int
 int MPI_Gather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
   Call c(comm, kGather);
   if (!c.take) return PMPI_Gather(s, sc, st_, r, rc, rt, root, comm);
-  int me = 0;
+  int me = 0, n = 0;
   PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &n);
   auto bytes = (me == root && s == MPI_IN_PLACE) ? bytes_of(rt, rc) : bytes_of(st_, sc);
-  if (c.nodes() || !bytes) return decline("gather: spans nodes or non-contiguous datatype"), PMPI_Gather(s, sc, st_, r, rc, rt, root, comm);
-  OSMP_PMPI_RESULT(c.st->team->gather(in_of(s), r, *bytes, Datatype::uint8, root), PMPI_Gather(s, sc, st_, r, rc, rt, root, comm));
+  if (!bytes || root < 0 || root >= n) return decline("gather: non-contiguous datatype or bad root"), PMPI_Gather(s, sc, st_, r, rc, rt, root, comm);
+  if (!c.nodes()) { OSMP_PMPI_RESULT(c.st->team->gather(in_of(s), r, *bytes, Datatype::uint8, root), PMPI_Gather(s, sc, st_, r, rc, rt, root, comm)); }
+  // Across nodes: gather in each node, Gatherv among the leaders, reorder at the root.
+  const std::int64_t b = *bytes;
+  auto l = layout(*c.st, b);
+  if (!l || b * n > INT32_MAX) return decline("gather: too large for the leaders' Gatherv"), PMPI_Gather(s, sc, st_, r, rc, rt, root, comm);
+  const bool lead = c.leader();
+  const int root_node = c.st->node_of[static_cast<std::size_t>(root)];
+  const bool root_leads = c.st->local_of[static_cast<std::size_t>(root)] == 0;
+  const void* in = s == MPI_IN_PLACE ? static_cast<const unsigned char*>(r) + me * b : s;
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b) * c.st->team->size() : 0);
+  Status st = c.st->team->gather(in, node.data(), b, Datatype::uint8, 0);
+  if (st.ok() && lead) {
+    int lme = 0;
+    PMPI_Comm_rank(c.st->leaders, &lme);
+    const int lroot = c.st->leader_rank_of_node[static_cast<std::size_t>(root_node)];
+    std::vector<unsigned char> grouped(lme == lroot ? static_cast<std::size_t>(b * n) : 0);
+    PMPI_Gatherv(node.data(), l->counts[static_cast<std::size_t>(lme)], MPI_BYTE, grouped.data(), l->counts.data(),
+                 l->displs.data(), MPI_BYTE, lroot, c.st->leaders);
+    if (lme == lroot) {
+      std::vector<unsigned char> tmp(me == root ? 0 : static_cast<std::size_t>(b * n));
+      unsigned char* out = me == root ? static_cast<unsigned char*>(r) : tmp.data();
+      to_ranks(*l, b, grouped.data(), out);
+      if (me != root) PMPI_Send(out, static_cast<int>(b * n), MPI_BYTE, root, kTag, comm);
+    }
+  }
+  if (st.ok() && me == root && !root_leads)
+    PMPI_Recv(r, static_cast<int>(b * n), MPI_BYTE, c.leader_comm_rank(root_node), kTag, comm, MPI_STATUS_IGNORE);
+  OSMP_PMPI_RESULT(st, PMPI_Gather(s, sc, st_, r, rc, rt, root, comm));
 }
 
 int MPI_Allgather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
   Call c(comm, kAllgather);
   if (!c.take) return PMPI_Allgather(s, sc, st_, r, rc, rt, comm);
   auto bytes = s == MPI_IN_PLACE ? bytes_of(rt, rc) : bytes_of(st_, sc);
-  if (c.nodes() || !bytes) return decline("allgather: spans nodes or non-contiguous datatype"), PMPI_Allgather(s, sc, st_, r, rc, rt, comm);
-  OSMP_PMPI_RESULT(c.st->team->allgather(in_of(s), r, *bytes, Datatype::uint8), PMPI_Allgather(s, sc, st_, r, rc, rt, comm));
+  if (!bytes) return decline("allgather: non-contiguous datatype"), PMPI_Allgather(s, sc, st_, r, rc, rt, comm);
+  if (!c.nodes()) { OSMP_PMPI_RESULT(c.st->team->allgather(in_of(s), r, *bytes, Datatype::uint8), PMPI_Allgather(s, sc, st_, r, rc, rt, comm)); }
+  // Across nodes: gather in each node, Allgatherv among the leaders, bcast in each node.
+  int me = 0, n = 0;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &n);
+  const std::int64_t b = *bytes;
+  auto l = layout(*c.st, b);
+  if (!l || b * n > INT32_MAX) return decline("allgather: too large for the leaders' Allgatherv"), PMPI_Allgather(s, sc, st_, r, rc, rt, comm);
+  const bool lead = c.leader();
+  const void* in = s == MPI_IN_PLACE ? static_cast<const unsigned char*>(r) + me * b : s;
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b) * c.st->team->size() : 0);
+  Status st = c.st->team->gather(in, node.data(), b, Datatype::uint8, 0);
+  if (st.ok() && lead) {
+    int lme = 0;
+    PMPI_Comm_rank(c.st->leaders, &lme);
+    std::vector<unsigned char> grouped(static_cast<std::size_t>(b * n));
+    PMPI_Allgatherv(node.data(), l->counts[static_cast<std::size_t>(lme)], MPI_BYTE, grouped.data(), l->counts.data(),
+                    l->displs.data(), MPI_BYTE, c.st->leaders);
+    to_ranks(*l, b, grouped.data(), static_cast<unsigned char*>(r));
+  }
+  if (st.ok()) st = c.st->team->bcast(r, b * n, Datatype::uint8, 0);
+  OSMP_PMPI_RESULT(st, PMPI_Allgather(s, sc, st_, r, rc, rt, comm));
 }
 
 int MPI_Scatter(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
   Call c(comm, kScatter);
   if (!c.take) return PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm);
-  int me = 0;
+  int me = 0, n = 0;
   PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &n);
   auto bytes = (me == root && r == MPI_IN_PLACE) ? bytes_of(st_, sc) : bytes_of(rt, rc);
-  if (c.nodes() || !bytes) return decline("scatter: spans nodes or non-contiguous datatype"), PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm);
-  OSMP_PMPI_RESULT(c.st->team->scatter(s, out_of(r), *bytes, Datatype::uint8, root), PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm));
+  if (!bytes || root < 0 || root >= n) return decline("scatter: non-contiguous datatype or bad root"), PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm);
+  if (!c.nodes()) { OSMP_PMPI_RESULT(c.st->team->scatter(s, out_of(r), *bytes, Datatype::uint8, root), PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm)); }
+  // Across nodes: the root's node leader regroups, Scatterv among the leaders, scatter in each node.
+  const std::int64_t b = *bytes;
+  auto l = layout(*c.st, b);
+  if (!l || b * n > INT32_MAX) return decline("scatter: too large for the leaders' Scatterv"), PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm);
+  const bool lead = c.leader();
+  const int root_node = c.st->node_of[static_cast<std::size_t>(root)];
+  const bool root_leads = c.st->local_of[static_cast<std::size_t>(root)] == 0;
+  if (me == root && !root_leads)
+    PMPI_Send(s, static_cast<int>(b * n), MPI_BYTE, c.leader_comm_rank(root_node), kTag, comm);
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b) * c.st->team->size() : 0);
+  if (lead) {
+    int lme = 0;
+    PMPI_Comm_rank(c.st->leaders, &lme);
+    const int lroot = c.st->leader_rank_of_node[static_cast<std::size_t>(root_node)];
+    std::vector<unsigned char> grouped(lme == lroot ? static_cast<std::size_t>(b * n) : 0), from_root;
+    if (lme == lroot) {
+      const unsigned char* src = static_cast<const unsigned char*>(s);
+      if (me != root) {
+        from_root.resize(static_cast<std::size_t>(b * n));
+        PMPI_Recv(from_root.data(), static_cast<int>(b * n), MPI_BYTE, root, kTag, comm, MPI_STATUS_IGNORE);
+        src = from_root.data();
+      }
+      to_grouped(*l, b, src, grouped.data());
+    }
+    PMPI_Scatterv(grouped.data(), l->counts.data(), l->displs.data(), MPI_BYTE, node.data(),
+                  l->counts[static_cast<std::size_t>(lme)], MPI_BYTE, lroot, c.st->leaders);
+  }
+  std::vector<unsigned char> discard(me == root && r == MPI_IN_PLACE ? static_cast<std::size_t>(b) : 0);
+  void* out = me == root && r == MPI_IN_PLACE ? discard.data() : r;  // in place: the root's block stays put
+  Status st = c.st->team->scatter(node.data(), out, b, Datatype::uint8, 0);
+  OSMP_PMPI_RESULT(st, PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm));
 }
 
 int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
