@@ -117,7 +117,10 @@ void build(CommState& st, MPI_Comm comm) {
 
 }  // namespace
 
+int g_world_rank = -1;
+
 CommState& state_of(MPI_Comm comm) {
+  if (g_world_rank < 0) g_world_rank = world_rank();
   void* value = nullptr;
   int flag = 0;
   PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
@@ -176,6 +179,8 @@ void declined(const std::string& reason) {
   ++it->second;
   if (fresh) log(LogLevel::info, "osmp_pmpi: using the MPI's own collective: ", reason);
 }
+
+int reporting_rank() { return g_world_rank < 0 ? 0 : g_world_rank; }
 
 void report(int world_rank) {
   if (!settings().stats) return;

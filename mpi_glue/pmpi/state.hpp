@@ -45,5 +45,7 @@ void count(bool on_osmp);
 long long calls(bool on_osmp);
 void declined(const std::string& reason);
 void report(int world_rank);
+// This process's MPI_COMM_WORLD rank as seen at its first collective.
+int reporting_rank();
 
 }  // namespace osmp::pmpi

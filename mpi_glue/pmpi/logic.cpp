@@ -1,12 +1,14 @@
-// libosmp_pmpi: MPI's collectives on osmp through the PMPI profiling
-// interface (LD_PRELOAD it, or link it before the MPI library). Communicators
-// on one node run the whole operation on osmp; communicators spanning nodes
-// run barrier, bcast, reduce and allreduce as osmp inside each node plus the
-// MPI's own call among node leaders. Everything else, and every case osmp
+// MPI's collectives on osmp, shared by the PMPI interposer (interpose.cpp)
+// and the Open MPI component (mpi_glue/ompi_coll). Communicators on one node
+// run the whole operation on osmp; communicators spanning nodes run osmp
+// inside each node and the MPI's own call among node leaders
+// (reduce_scatter_block across nodes goes to the MPI). Everything else, and every case osmp
 // declines (derived or non-contiguous datatypes, user ops, MINLOC/MAXLOC,
 // intercommunicators, a failed team creation), goes to the MPI's own
 // collective; the reason is logged once (OSMP_VERBOSE=2).
 #include <mpi.h>
+
+#include "mpi_glue/pmpi/logic.h"
 
 #include <cstdint>
 #include <cstring>
@@ -174,7 +176,7 @@ using namespace osmp::pmpi;
 
 extern "C" {
 
-int MPI_Barrier(MPI_Comm comm) {
+int osmp_pmpi_barrier(MPI_Comm comm) {
   Call c(comm, kBarrier);
   if (!c.take) return PMPI_Barrier(comm);
   if (!c.nodes()) { OSMP_PMPI_RESULT(c.st->team->barrier(), PMPI_Barrier(comm)); }
@@ -184,7 +186,7 @@ int MPI_Barrier(MPI_Comm comm) {
   OSMP_PMPI_RESULT(st, PMPI_Barrier(comm));
 }
 
-int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   Call c(comm, kBcast);
   if (!c.take) return PMPI_Bcast(buf, count, t, root, comm);
   auto bytes = bytes_of(t, count);
@@ -199,7 +201,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   OSMP_PMPI_RESULT(st, PMPI_Bcast(buf, count, t, root, comm));
 }
 
-int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   Call c(comm, kAllreduce);
   if (!c.take) return PMPI_Allreduce(s, r, count, t, op, comm);
   auto dt = arith_type(t);
@@ -215,7 +217,7 @@ int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, 
   OSMP_PMPI_RESULT(st, PMPI_Allreduce(s, r, count, t, op, comm));
 }
 
-int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
   Call c(comm, kReduce);
   if (!c.take) return PMPI_Reduce(s, r, count, t, op, root, comm);
   auto dt = arith_type(t);
@@ -249,7 +251,7 @@ int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int
   OSMP_PMPI_RESULT(st, PMPI_Reduce(s, r, count, t, op, root, comm));
 }
 
-int MPI_Gather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
   Call c(comm, kGather);
   if (!c.take) return PMPI_Gather(s, sc, st_, r, rc, rt, root, comm);
   int me = 0, n = 0;
@@ -287,7 +289,7 @@ int MPI_Gather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Dat
   OSMP_PMPI_RESULT(st, PMPI_Gather(s, sc, st_, r, rc, rt, root, comm));
 }
 
-int MPI_Allgather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
+int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
   Call c(comm, kAllgather);
   if (!c.take) return PMPI_Allgather(s, sc, st_, r, rc, rt, comm);
   auto bytes = s == MPI_IN_PLACE ? bytes_of(rt, rc) : bytes_of(st_, sc);
@@ -316,7 +318,7 @@ int MPI_Allgather(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_
   OSMP_PMPI_RESULT(st, PMPI_Allgather(s, sc, st_, r, rc, rt, comm));
 }
 
-int MPI_Scatter(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
   Call c(comm, kScatter);
   if (!c.take) return PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm);
   int me = 0, n = 0;
@@ -358,7 +360,7 @@ int MPI_Scatter(const void* s, int sc, MPI_Datatype st_, void* r, int rc, MPI_Da
   OSMP_PMPI_RESULT(st, PMPI_Scatter(s, sc, st_, r, rc, rt, root, comm));
 }
 
-int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   Call c(comm, kReduceScatter);
   if (!c.take) return PMPI_Reduce_scatter_block(s, r, rc, t, op, comm);
   auto dt = arith_type(t);
@@ -368,17 +370,21 @@ int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI
   OSMP_PMPI_RESULT(c.st->team->reduce_scatter_block(in_of(s), r, rc, *dt, *o), PMPI_Reduce_scatter_block(s, r, rc, t, op, comm));
 }
 
-int MPI_Finalize(void) {
-  int rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  release_all();
-  report(rank);
-  return PMPI_Finalize();
-}
 
 }  // extern "C"
 
 extern "C" {
 // For tests and tools: how many collectives this process ran on osmp / the MPI.
 __attribute__((visibility("default"))) long long osmp_pmpi_calls(int on_osmp) { return calls(on_osmp != 0); }
+
+void osmp_pmpi_report(void) { report(reporting_rank()); }
+
+void osmp_pmpi_finalize(void) {
+  int rank = 0, finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (finalized) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  release_all();
+  report(rank);
+}
 }

@@ -1,0 +1,36 @@
+// libosmp_pmpi: the MPI_ entry points, for LD_PRELOAD (or linking before the
+// MPI library); each hands its call to logic.cpp, which uses PMPI_ itself.
+#include <mpi.h>
+
+#include "mpi_glue/pmpi/logic.h"
+
+extern "C" {
+
+int MPI_Barrier(MPI_Comm comm) { return osmp_pmpi_barrier(comm); }
+int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  return osmp_pmpi_bcast(buf, count, t, root, comm);
+}
+int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return osmp_pmpi_allreduce(s, r, count, t, op, comm);
+}
+int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+  return osmp_pmpi_reduce(s, r, count, t, op, root, comm);
+}
+int MPI_Gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+  return osmp_pmpi_gather(s, sc, st, r, rc, rt, root, comm);
+}
+int MPI_Allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
+  return osmp_pmpi_allgather(s, sc, st, r, rc, rt, comm);
+}
+int MPI_Scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+  return osmp_pmpi_scatter(s, sc, st, r, rc, rt, root, comm);
+}
+int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return osmp_pmpi_reduce_scatter_block(s, r, rc, t, op, comm);
+}
+int MPI_Finalize(void) {
+  osmp_pmpi_finalize();
+  return PMPI_Finalize();
+}
+
+}  // extern "C"
