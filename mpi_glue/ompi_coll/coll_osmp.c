@@ -26,7 +26,7 @@
 
 /* ---- parameters ------------------------------------------------------- */
 /* 1: per rank at MPI_Finalize, how many calls ran where, and why osmp
- *    declined; 2: also every decision as it happens. */
+ *    declined (each reason once); 2: also the path of every call. */
 
 static int osmp_priority = 90;  /* above tuned (30): chosen whenever it is loaded */
 static int osmp_verbose = 0;
@@ -182,7 +182,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   setting("OSMP_CMA_MIN", osmp_cma_min);
   setting("OSMP_SLOT_SIZE", osmp_slot_size);
   if (osmp_verbose >= 1) setenv("OSMP_PMPI_STATS", "1", 1);
-  if (osmp_verbose >= 2) setenv("OSMP_VERBOSE", "2", 1);
+  osmp_pmpi_set_verbose(osmp_verbose);
   return OMPI_SUCCESS;
 }
 

@@ -66,11 +66,20 @@ std::optional<std::int64_t> bytes_of(MPI_Datatype t, int count) {
 }
 
 // One intercepted call: whether osmp takes it.
+const char* op_name(unsigned bit) {
+  static const char* kNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
+                                 "reduce_scatter_block"};
+  for (unsigned i = 0; i < 8; ++i)
+    if (bit == 1u << i) return kNames[i];
+  return "?";
+}
+
 struct Call {
   CommState* st = nullptr;
   bool take = false;
-  Call(MPI_Comm comm, unsigned bit) {
-    if (!settings().enabled || !(settings().ops & bit) || comm == MPI_COMM_NULL) return;
+  unsigned bit = 0;
+  Call(MPI_Comm comm, unsigned op) : bit(op) {
+    if (!settings().enabled || !(settings().ops & op) || comm == MPI_COMM_NULL) return;
     int finalized = 0;
     PMPI_Finalized(&finalized);
     if (finalized) return;
@@ -103,6 +112,8 @@ enum class Outcome { done, fall_back, failed };
 Outcome outcome(const Call& c, const Status& st) {
   if (st.ok()) {
     count(true);
+    // OSMP_VERBOSE=3 (coll_osmp_verbose 2): the path of every call.
+    log(LogLevel::debug, "osmp_pmpi: ", op_name(c.bit), c.nodes() ? ": osmp per node + the MPI among leaders" : ": osmp");
     return Outcome::done;
   }
   const Errc e = st.code();
@@ -378,6 +389,11 @@ extern "C" {
 __attribute__((visibility("default"))) long long osmp_pmpi_calls(int on_osmp) { return calls(on_osmp != 0); }
 
 void osmp_pmpi_report(void) { report(reporting_rank()); }
+
+void osmp_pmpi_set_verbose(int level) {
+  if (level >= 2) set_log_level(LogLevel::debug);
+  else if (level >= 1) set_log_level(LogLevel::info);
+}
 
 void osmp_pmpi_finalize(void) {
   int rank = 0, finalized = 0;

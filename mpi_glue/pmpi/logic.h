@@ -25,6 +25,8 @@ void osmp_pmpi_finalize(void);
 long long osmp_pmpi_calls(int on_osmp);
 /* Only prints the counters (no MPI calls): for the component's close. */
 void osmp_pmpi_report(void);
+/* 1: reasons for declining (once each); 2: also every call's path. */
+void osmp_pmpi_set_verbose(int level);
 
 #ifdef __cplusplus
 }

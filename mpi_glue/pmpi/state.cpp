@@ -178,6 +178,7 @@ void declined(const std::string& reason) {
   auto [it, fresh] = counters().reasons.emplace(reason, 0);
   ++it->second;
   if (fresh) log(LogLevel::info, "osmp_pmpi: using the MPI's own collective: ", reason);
+  else log(LogLevel::debug, "osmp_pmpi: the MPI's own collective: ", reason);
 }
 
 int reporting_rank() { return g_world_rank < 0 ? 0 : g_world_rank; }
