@@ -14,12 +14,13 @@ declare -A allowed=(
   [shm]="core"
   [team]="core topology virtual_hier shm"
   [collectives]="core topology virtual_hier shm team"
+  [tuning]="core topology virtual_hier shm team collectives"
   [launcher]="core topology virtual_hier shm team"
-  [api]="core topology virtual_hier shm team collectives"
-  [mpi_glue]="core topology virtual_hier shm team collectives launcher api"
-  [tools]="core topology virtual_hier shm team collectives launcher api mpi_glue"
+  [api]="core topology virtual_hier shm team collectives tuning"
+  [mpi_glue]="core topology virtual_hier shm team collectives tuning launcher api"
+  [tools]="core topology virtual_hier shm team collectives tuning launcher api mpi_glue"
 )
-layers="core topology virtual_hier shm team collectives launcher api mpi_glue tools"
+layers="core topology virtual_hier shm team collectives tuning launcher api mpi_glue tools"
 bad=0
 for dir in "${!allowed[@]}"; do
   [ -d "$dir" ] || continue

@@ -10,6 +10,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev
   python3 gnuplot-nox
+  nlohmann-json3-dev librsvg2-bin
 )
 
 missing=()

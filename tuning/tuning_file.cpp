@@ -1,0 +1,1 @@
+#include "tuning/tuning_file.hpp"

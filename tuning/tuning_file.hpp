@@ -1,0 +1,4 @@
+// The tuning file (helper in progress).
+#pragma once
+
+#include "tuning/costs.hpp"
