@@ -24,6 +24,9 @@ static_assert(OSMP_ERR_PEER_DEAD == static_cast<int>(osmp::Errc::peer_dead));
 static_assert(OSMP_ERR_INTERNAL == static_cast<int>(osmp::Errc::internal));
 static_assert(static_cast<int>(OSMP_DOUBLE) == static_cast<int>(osmp::Datatype::float64));
 static_assert(static_cast<int>(OSMP_LOR) == static_cast<int>(osmp::Op::lor));
+static_assert(static_cast<int>(OSMP_COLL_BARRIER) == static_cast<int>(osmp::OpKind::barrier));
+static_assert(static_cast<int>(OSMP_COLL_REDUCE_SCATTER_BLOCK) ==
+              static_cast<int>(osmp::OpKind::reduce_scatter_block));
 
 int code(osmp_team* t, const osmp::Status& st) {
   if (!st.ok()) {
@@ -163,6 +166,25 @@ int osmp_scatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datat
 int osmp_reduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type,
                               osmp_op op) {
   return guarded(t, [&](osmp::Team& team) { return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
+  return guarded(t, [&](osmp::Team& team) -> osmp::Status {
+    if (!name || !value) return osmp::Status(osmp::Errc::invalid_argument, "osmp_set: null name or value");
+    if (which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK)
+      return osmp::Status(osmp::Errc::invalid_argument, osmp::cat("osmp_set: unknown operation ", static_cast<int>(which)));
+    if (which == OSMP_COLL_ALL) return team.configure({{name, value}});
+    return team.configure({}, {{static_cast<osmp::OpKind>(which), {{name, value}}}});
+  });
+}
+
+int osmp_set_vh(osmp_team* t, osmp_coll which, const char* spec) { return osmp_set(t, which, "OSMP_VH", spec); }
+
+int osmp_get_vh(const osmp_team* t, osmp_coll which, char* buf, size_t len) {
+  if (!t || which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK) return -1;
+  std::string vh = t->team.vh(which == OSMP_COLL_ALL ? osmp::OpKind::barrier : static_cast<osmp::OpKind>(which));
+  if (buf && len) std::snprintf(buf, len, "%s", vh.c_str());
+  return static_cast<int>(vh.size());
 }
 
 const char* osmp_strerror(int c) {

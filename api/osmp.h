@@ -76,6 +76,24 @@ int osmp_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t co
 int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count,
                               osmp_datatype type, osmp_op op);
 
+/* Runtime tuning. Each call is collective over the team: every rank passes
+ * the same values, and all switch between the same two collectives; a bad or
+ * different value on any rank is an error on every rank and changes nothing.
+ * `which` names one operation, or OSMP_COLL_ALL for every one. */
+typedef enum {
+  OSMP_COLL_ALL = 0, OSMP_COLL_BARRIER, OSMP_COLL_BCAST, OSMP_COLL_REDUCE, OSMP_COLL_ALLREDUCE,
+  OSMP_COLL_GATHER, OSMP_COLL_ALLGATHER, OSMP_COLL_SCATTER, OSMP_COLL_REDUCE_SCATTER_BLOCK
+} osmp_coll;
+/* The virtual hierarchy, e.g. "Package:7" (the OSMP_VH syntax; "" for none). */
+int osmp_set_vh(osmp_team* team, osmp_coll which, const char* spec);
+/* Any setting by its variable's name: OSMP_VH, OSMP_BASE_CASE, OSMP_FLAT_MAX,
+ * OSMP_KNOMIAL_RADIX (per operation or all); OSMP_SYMMETRIC_MAX, OSMP_CMA,
+ * OSMP_CMA_MIN, OSMP_CMA_MAX (all only). */
+int osmp_set(osmp_team* team, osmp_coll which, const char* name, const char* value);
+/* The spec `which` runs with now (OSMP_COLL_ALL: barrier's), NUL-terminated in
+ * at most `len` bytes of `buf`; returns its full length, or -1. */
+int osmp_get_vh(const osmp_team* team, osmp_coll which, char* buf, size_t len);
+
 /* "OSMP_ERR_MISMATCH: ranks passed different ..." */
 const char* osmp_strerror(int code);
 /* The message of this team's last failed call on this rank ("" if none). */

@@ -8,8 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "collectives/config.hpp"
@@ -21,12 +26,26 @@
 namespace osmp {
 
 class TeamCore;
-class Engine;
+class Views;
+struct CollArgs;
+
+// Settings by the names of their environment variables: {"OSMP_VH", "Package:7"}.
+using Settings = std::map<std::string, std::string>;
 
 struct Options {
   TeamOptions team;
   CollectiveConfig collectives;
-  // Defaults overridden by the OSMP_* environment variables (see README).
+  // Settings for single operations, over the team-wide ones: OSMP_VH,
+  // OSMP_BASE_CASE, OSMP_FLAT_MAX, OSMP_KNOMIAL_RADIX (from the environment:
+  // OSMP_VH_REDUCE, OSMP_BASE_CASE_BCAST, ...).
+  std::map<OpKind, Settings> per_op;
+  // A tuning file (osmp-tune) to apply when it was made for this machine and
+  // placement; "" for none. It fills in every setting not named in `given`.
+  std::string tuning_file;
+  std::set<std::string> given;
+  // Defaults overridden by the OSMP_* environment variables (see README);
+  // tuning_file from OSMP_TUNING_FILE or the default location, `given` the
+  // variables that are set.
   static Result<Options> from_env();
 };
 
@@ -59,8 +78,27 @@ class Team {
 
   int rank() const;
   int size() const;
-  TeamCore& core() { return *core_; }
-  const TeamCore& core() const { return *core_; }
+  // The team every operation runs on unless configured otherwise.
+  TeamCore& core();
+  const TeamCore& core() const;
+
+  // Runtime tuning, collective over the team: every rank passes the same
+  // settings; all switch between the same two collectives. A bad or
+  // different setting on any rank is an error on every rank, and the team
+  // goes on unchanged. `all` applies to every operation, `per_op` then to
+  // single ones (OSMP_VH, OSMP_BASE_CASE, OSMP_FLAT_MAX, OSMP_KNOMIAL_RADIX).
+  Status configure(const Settings& all, const std::map<OpKind, Settings>& per_op = {});
+  // The virtual hierarchy of every operation, or of one.
+  Status set_vh(std::string_view spec);
+  Status set_vh(OpKind op, std::string_view spec);
+  // The spec an operation runs with now; the settings of its profile.
+  std::string vh(OpKind op) const;
+  std::string settings_text(OpKind op) const;
+  // Reconfigurations so far, and how many collectives had run before the last.
+  std::uint64_t generation() const;
+  std::uint64_t switched_after() const;
+  // Distinct trees (teams of segments) the operations use now.
+  int views() const;
 
   Status barrier();
   Status bcast(void* buf, std::int64_t count, Datatype type, int root);
@@ -98,8 +136,9 @@ class Team {
  private:
   Team();
   static Status size_error(const char* op);
-  std::unique_ptr<TeamCore> core_;
-  std::unique_ptr<Engine> engine_;
+  Status run(const CollArgs& args);
+  Status apply_initial(const Options& options);
+  std::unique_ptr<Views> views_;
 };
 
 }  // namespace osmp

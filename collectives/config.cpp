@@ -54,24 +54,69 @@ Status CollectiveConfig::set_base_cases(const std::string& spec) {
   return {};
 }
 
+namespace {
+
+// Every setting of the collectives: name, and whether it may differ per
+// operation (the base-case choice does; the size thresholds are team-wide).
+struct Known {
+  const char* name;
+  bool per_op;
+};
+constexpr Known kSettings[] = {
+    {"OSMP_BASE_CASE", true},     {"OSMP_FLAT_MAX", true}, {"OSMP_KNOMIAL_RADIX", true},
+    {"OSMP_SYMMETRIC_MAX", false}, {"OSMP_CMA", false},     {"OSMP_CMA_MIN", false},
+    {"OSMP_CMA_MAX", false},
+};
+
+}  // namespace
+
+bool CollectiveConfig::known(std::string_view name) {
+  for (const auto& k : kSettings)
+    if (name == k.name) return true;
+  return false;
+}
+
+bool CollectiveConfig::per_op(std::string_view name) {
+  for (const auto& k : kSettings)
+    if (name == k.name) return k.per_op;
+  return false;
+}
+
+Status CollectiveConfig::set(std::string_view name, std::string_view value) {
+  const std::string what(name);
+  auto number = [&](long long lo, long long hi, int& out) -> Status {
+    OSMP_ASSIGN_OR_RETURN(long long v, parse_int(trim(value), lo, hi, what));
+    out = static_cast<int>(v);
+    return {};
+  };
+  auto size = [&](std::size_t& out) -> Status {
+    OSMP_ASSIGN_OR_RETURN(auto v, parse_size(trim(value), what));
+    out = static_cast<std::size_t>(v);
+    return {};
+  };
+  if (name == "OSMP_BASE_CASE") return Status(set_base_cases(std::string(value))).prefix(what);
+  if (name == "OSMP_FLAT_MAX") return number(1, 1 << 20, flat_max);
+  if (name == "OSMP_KNOMIAL_RADIX") return number(2, 64, radix);
+  if (name == "OSMP_SYMMETRIC_MAX") return number(0, 1 << 20, sym_max);
+  if (name == "OSMP_CMA_MIN") return size(cma_min);
+  if (name == "OSMP_CMA_MAX") return size(cma_max);
+  if (name == "OSMP_CMA") {
+    std::string_view v = trim(value);
+    if (v == "1" || iequals(v, "on") || iequals(v, "yes") || iequals(v, "true")) return cma = true, Status{};
+    if (v == "0" || iequals(v, "off") || iequals(v, "no") || iequals(v, "false")) return cma = false, Status{};
+    return Status(Errc::invalid_argument, cat(what, ": '", value, "' is not a boolean (1/0, on/off)"));
+  }
+  return Status(Errc::invalid_argument, cat("unknown collective setting '", name, "'"));
+}
+
 Result<CollectiveConfig> CollectiveConfig::from_env() {
   CollectiveConfig c;
-  if (auto v = env_get("OSMP_BASE_CASE")) {
-    Status st = c.set_base_cases(*v);
-    if (!st.ok()) return st.prefix("environment variable OSMP_BASE_CASE");
+  for (const auto& k : kSettings) {
+    auto v = env_get(k.name);
+    if (!v || (v->empty() && std::string_view(k.name) != "OSMP_BASE_CASE")) continue;
+    Status st = c.set(k.name, *v);  // its message starts with the name
+    if (!st.ok()) return Status(st.code(), cat("environment variable ", st.message()));
   }
-  OSMP_ASSIGN_OR_RETURN(long long fm, env_int("OSMP_FLAT_MAX", c.flat_max, 1, 1 << 20));
-  OSMP_ASSIGN_OR_RETURN(long long k, env_int("OSMP_KNOMIAL_RADIX", c.radix, 2, 64));
-  OSMP_ASSIGN_OR_RETURN(long long sym, env_int("OSMP_SYMMETRIC_MAX", c.sym_max, 0, 1 << 20));
-  c.sym_max = static_cast<int>(sym);
-  OSMP_ASSIGN_OR_RETURN(bool cma, env_bool("OSMP_CMA", c.cma));
-  OSMP_ASSIGN_OR_RETURN(auto cmin, env_size("OSMP_CMA_MIN", c.cma_min));
-  OSMP_ASSIGN_OR_RETURN(auto cmax, env_size("OSMP_CMA_MAX", c.cma_max));
-  c.flat_max = static_cast<int>(fm);
-  c.radix = static_cast<int>(k);
-  c.cma = cma;
-  c.cma_min = cmin;
-  c.cma_max = cmax;
   return c;
 }
 

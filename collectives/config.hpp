@@ -20,6 +20,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "core/status.hpp"
 
@@ -42,6 +43,12 @@ struct CollectiveConfig {
   std::size_t cma_max = std::size_t{64} << 20;
 
   static Result<CollectiveConfig> from_env();
+  // Sets one of the OSMP_* settings above by name, from its text (the same
+  // syntax as the environment variable); the error names the setting.
+  Status set(std::string_view name, std::string_view value);
+  // The settings set() knows, and those that may differ per operation.
+  static bool known(std::string_view name);
+  static bool per_op(std::string_view name);
   static Result<BaseCase> parse_base_case(const std::string& text);
   Status set_base_cases(const std::string& spec);  // "flat" or "L3=flat,*=knomial:2"
   // The base case a group of `members` at `level` uses: flat or knomial(k).

@@ -146,6 +146,7 @@ struct TeamCore::Builder {
     OSMP_RETURN_IF_ERROR(boot.agree(local));
     OSMP_RETURN_IF_ERROR(boot.broadcast(&this_system, 1, 0));
     OSMP_RETURN_IF_ERROR(boot.broadcast_string(xml, 0));
+    t.this_system_ = this_system != 0;
     if (boot.rank() != 0) {
       auto imported = Topology::load(TopologySource::xml_buffer(xml, this_system != 0));
       local = imported.status();
@@ -155,7 +156,10 @@ struct TeamCore::Builder {
                                       this_system ? "" : " (not this system: bindings are virtual)");
       }
     }
-    return boot.agree(local);
+    OSMP_RETURN_IF_ERROR(boot.agree(local));
+    t.machine_ = topo->machine();
+    t.topology_xml_ = std::move(xml);
+    return {};
   }
 
   Result<CpuSet> my_place() const {
@@ -414,6 +418,25 @@ Status TeamCore::fail(WaitStatus ws) {
 
 void TeamCore::abort(AbortCode code) {
   raise_abort(control_.at<ControlBlock>(control_layout_.control)->abort, code, rank_);
+}
+
+TeamOptions TeamCore::rebuild_options(std::string vh, std::string protocol) const {
+  TeamOptions o = options_;
+  o.topology = TopologySource::xml_buffer(topology_xml_, this_system_);
+  o.place = tree_.place(rank_);
+  o.vh = std::move(vh);
+  o.protocol = std::move(protocol);
+  return o;
+}
+
+void TeamCore::stop_like(const TeamCore& other) {
+  auto& theirs = other.control_.at<ControlBlock>(other.control_layout_.control)->abort;
+  auto& mine = control_.at<ControlBlock>(control_layout_.control)->abort;
+  // Acquire pairs with the compare-exchange that raised `theirs`; the copy is
+  // published the same way raise_abort() publishes (first reason wins).
+  std::uint64_t w = theirs.load(std::memory_order_acquire);
+  std::uint64_t none = 0;
+  if (w) mine.compare_exchange_strong(none, w, std::memory_order_acq_rel, std::memory_order_acquire);
 }
 
 Status TeamCore::usable() const {

@@ -18,6 +18,7 @@
 #include "shm/wait.hpp"
 #include "team/bootstrap.hpp"
 #include "team/options.hpp"
+#include "topology/machine_tree.hpp"
 #include "topology/tree.hpp"
 
 namespace osmp {
@@ -77,6 +78,17 @@ class TeamCore {
   const TeamOptions& options() const { return options_; }
   bool oversubscribed() const { return oversubscribed_; }
   const std::string& topology_description() const { return topology_description_; }
+  // The machine the tree was built on, and its XML as rank 0 loaded it: a
+  // team rebuilt with another virtual hierarchy starts from these, without
+  // loading the topology again.
+  const MachineTree& machine() const { return machine_; }
+  const std::string& topology_xml() const { return topology_xml_; }
+  bool topology_is_this_system() const { return this_system_; }
+  // The options that rebuild this team on the same machine and places with
+  // another virtual hierarchy (and collective settings, `protocol`).
+  TeamOptions rebuild_options(std::string vh, std::string protocol) const;
+  // A rebuilt team keeps describing the topology as the user gave it.
+  void set_topology_description(std::string d) { topology_description_ = std::move(d); }
   // The groups on this process's path through the tree, bottom-up.
   std::vector<Group>& groups() { return groups_; }
   const std::vector<Group>& groups() const { return groups_; }
@@ -103,6 +115,11 @@ class TeamCore {
   void abort(AbortCode code = AbortCode::user);
   // ok while the team can run collectives; afterwards the reason it cannot.
   Status usable() const;
+  // Stops this team for the reason another team of the same processes was
+  // stopped (its abort word), unless it is already stopped.
+  void stop_like(const TeamCore& other);
+  // The launcher's job-wide abort word, when there is one.
+  const std::atomic<std::uint64_t>* job_abort() const { return job_abort_; }
 
  private:
   TeamCore() = default;
@@ -114,6 +131,9 @@ class TeamCore {
   TeamOptions options_;
   Tree tree_;
   std::string topology_description_;
+  MachineTree machine_;
+  std::string topology_xml_;
+  bool this_system_ = false;
   bool oversubscribed_ = false;
   std::uint64_t shm_bytes_ = 0;
   ControlLayout control_layout_;

@@ -5,10 +5,16 @@
 //   mp_coll random SEED N      N mixed collectives with seeded random ops, sizes and roots
 //   mp_coll determinism        allreduce of random doubles: same bits on every rank and run
 //   mp_coll loop               allreduce until an error (for kill tests)
+//   mp_coll reconfigure SEED N SPECS
+//                              N random collectives with a random change of the
+//                              virtual hierarchy (from the ';'-separated SPECS),
+//                              per operation or for all, every few calls; then
+//                              back to the start: the same mappings, the same bits
 //
 // Prints "rank R ok" at the end, or "rank R: error: ..." and exits 3.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +22,7 @@
 #include <string>
 
 #include "osmp.hpp"
+#include "core/strings.hpp"
 #include "support/collective_suite.hpp"
 
 namespace {
@@ -80,6 +87,68 @@ std::vector<osmp::test::CollCase> random_cases(int n, std::uint32_t seed, int co
   return out;
 }
 
+// Bits of an allreduce of random doubles: depend on the tree's combine order.
+std::uint64_t sum_bits(osmp::Team& t) {
+  std::mt19937_64 rng(99 + static_cast<std::uint64_t>(t.rank()));
+  std::uniform_real_distribution<double> d(-1e6, 1e6);
+  std::vector<double> in(30011), out(in.size());
+  for (auto& x : in) x = d(rng);
+  if (auto st = t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), osmp::Datatype::float64,
+                            osmp::Op::sum); !st.ok()) die(st.to_string());
+  std::uint64_t h = 1469598103934665603ULL;
+  for (double x : out) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    h = (h ^ b) * 1099511628211ULL;
+  }
+  return h;
+}
+
+int osmp_mappings() {
+  int n = 0;
+  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, f))
+      if (std::strstr(buf, "/osmp-")) ++n;
+    std::fclose(f);
+  }
+  return n;
+}
+
+void reconfigure(osmp::Team& t, std::uint32_t seed, int count, const std::string& spec_list) {
+  std::vector<std::string> specs;
+  for (auto s : osmp::split(spec_list, ';')) specs.emplace_back(s);
+  if (auto st = t.set_vh(specs.front()); !st.ok()) die(st.to_string());
+  const int maps = osmp_mappings();
+  const std::uint64_t bits = sum_bits(t);
+  auto cases = random_cases(t.size(), seed, count);
+  std::mt19937 rng(seed * 7 + 1);  // the same on every rank: the changes are collective
+  int changes = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (rng() % 16 == 0) {
+      const std::string& spec = specs[rng() % specs.size()];
+      osmp::Status st = rng() % 2 ? t.set_vh(spec)
+                                  : t.set_vh(static_cast<osmp::OpKind>(1 + rng() % 8), spec);
+      if (!st.ok()) die(osmp::cat("change ", changes, " to '", spec, "': ", st.to_string()));
+      ++changes;
+    }
+    std::string bad = osmp::test::run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
+    if (!bad.empty()) die(osmp::cat("case ", i, " ", cases[i].name(), " (after ", changes, " changes): ", bad));
+  }
+  if (auto st = t.configure({{"OSMP_VH", specs.front()}}); !st.ok()) die(st.to_string());
+  if (t.views() != 1) die(osmp::cat(t.views(), " views after setting every operation"));
+  if (osmp_mappings() != maps) die(osmp::cat(osmp_mappings(), " osmp mappings at the end, ", maps, " at the start"));
+  if (sum_bits(t) != bits) die("allreduce bits differ after going back to the first spec");
+  line(osmp::cat("rank ", g_rank, ": ", changes, " changes, generation ", t.generation()));
+  // The cost of a change: a few round trips to a tree rebuilt from scratch.
+  const char* a = specs.size() > 1 ? specs[1].c_str() : "";
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i)
+    if (auto st = t.set_vh(i % 2 ? specs.front() : a); !st.ok()) die(st.to_string());
+  auto us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 10;
+  if (g_rank == 0) line(osmp::cat("a change takes ", static_cast<long>(us), " us"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,6 +199,9 @@ int main(int argc, char** argv) {
       auto cases = random_cases(t.size(), static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)), std::atoi(argv[3]));
       for (std::size_t i = std::strtoul(argv[4], nullptr, 10); i < cases.size(); ++i) line(osmp::cat(i, " ", cases[i].name()));
     }
+  } else if (mode == "reconfigure") {
+    reconfigure(t, static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)), std::atoi(argv[3]),
+                argc > 4 ? argv[4] : "");
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {

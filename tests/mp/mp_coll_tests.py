@@ -84,6 +84,22 @@ def case_random():
     expect_ok("random on rome", 8, rc, out, err)
 
 
+def case_reconfigure():
+    """Degree changes in the middle of long random runs, oversubscribed."""
+    runs = [
+        (["-n", "8", "--oversubscribe"], "1", "1000", ";?2;?3;auto;Machine:2;Machine:4"),
+        (["-n", "16", "--oversubscribe", "--topology", "cascadelake"], "2", "800",
+         "Package:4;Package:2;Package:7;;?3;auto"),
+        (["-n", "11", "--oversubscribe", "--topology", "rome", "--map-by", "scatter"], "3", "800",
+         ";NUMANode:2;Package:3;?2;auto"),
+    ]
+    for args, seed, count, specs in runs:
+        rc, out, err, dt = run(args + [COLL, "reconfigure", seed, count, specs])
+        expect_ok(f"reconfigure {args}", nprocs(args), rc, out, err)
+        changes = re.findall(r"^rank 0: (\d+) changes", out, re.M)
+        print(f"{' '.join(args)}: {count} collectives, {changes[0] if changes else '?'} changes in {dt:.1f} s")
+
+
 def case_determinism():
     sums = set()
     for args in (["-n", "4", "--oversubscribe"], ["-n", "4", "--oversubscribe"]):

@@ -1,0 +1,236 @@
+#include "api/views.hpp"
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstring>
+
+#include "core/log.hpp"
+#include "shm/cma.hpp"
+#include "virtual_hier/spec.hpp"
+#include "virtual_hier/split.hpp"
+
+namespace osmp {
+namespace {
+
+constexpr OpKind kKinds[kOpKinds] = {OpKind::barrier, OpKind::bcast, OpKind::reduce, OpKind::allreduce,
+                                     OpKind::gather, OpKind::allgather, OpKind::scatter,
+                                     OpKind::reduce_scatter_block};
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+// Can every rank read its neighbour's memory with process_vm_readv? Each
+// rank publishes a word's address, reads its right neighbour's, and all
+// agree: single copy is used only if it works everywhere.
+Result<bool> probe_cma(Bootstrap& boot) {
+  struct Probe {
+    std::int64_t pid;
+    std::uint64_t address;
+  };
+  static const std::uint64_t kMagic = 0x0c3a0c3a0c3a0c3aULL;
+  Probe mine{::getpid(), reinterpret_cast<std::uint64_t>(&kMagic)};
+  std::vector<Probe> all(static_cast<std::size_t>(boot.size()));
+  OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
+  const Probe& right = all[static_cast<std::size_t>((boot.rank() + 1) % boot.size())];
+  std::uint64_t got = 0;
+  Status st = cma_read(static_cast<pid_t>(right.pid), &got, right.address, sizeof got);
+  std::uint8_t ok = st.ok() && got == kMagic ? 1 : 0;
+  std::vector<std::uint8_t> oks(all.size());
+  OSMP_RETURN_IF_ERROR(boot.allgather(&ok, 1, oks.data()));
+  for (auto o : oks)
+    if (!o) return false;
+  return true;
+}
+
+// A spec names levels of this machine (checked on the tree it would build):
+// an error here, on one rank, becomes every rank's error with its words.
+Status check_spec(const TeamCore& team, const std::string& vh) {
+  OSMP_ASSIGN_OR_RETURN(VhSpec spec, parse_spec(vh));
+  BuildOptions bo;
+  bo.allow_oversubscribe = team.options().allow_oversubscribe;
+  return build_tree(team.machine(), team.tree().places(), bo, spec).status();
+}
+
+// For messages: the virtual hierarchy and base cases, per operation where
+// they differ from the rest.
+std::string describe(const std::array<Profile, kOpKinds>& table, const Profile& base) {
+  auto one = [](const Profile& p) {
+    return cat("vh '", p.vh, "'", p.coll.per_level.empty() && p.coll.default_case.kind == BaseCase::Kind::automatic
+                                      ? "" : ", base cases set");
+  };
+  std::string s = one(base);
+  for (int i = 0; i < kOpKinds; ++i)
+    if (table[static_cast<std::size_t>(i)].key() != base.key())
+      s += cat("; ", to_string(kKinds[i]), ": ", one(table[static_cast<std::size_t>(i)]));
+  return s;
+}
+
+// The whole table as text: what the ranks must agree on.
+std::string table_text(const std::array<Profile, kOpKinds>& table, const Profile& base) {
+  std::string s = cat("*=", base.key());
+  for (int i = 0; i < kOpKinds; ++i) s += cat(";", to_string(kKinds[i]), "=", table[static_cast<std::size_t>(i)].key());
+  return s;
+}
+
+}  // namespace
+
+OpKind op_kind_at(int i) { return kKinds[i]; }
+int op_index(OpKind k) { return static_cast<int>(k) - static_cast<int>(OpKind::barrier); }
+
+Status Profile::set(const std::string& name, const std::string& value, bool per_op_only) {
+  if (name == "OSMP_VH") {
+    OSMP_RETURN_IF_ERROR(Status(parse_spec(value).status()));
+    vh = value;
+    return {};
+  }
+  if (!CollectiveConfig::known(name)) {
+    return Status(Errc::invalid_argument, cat("unknown setting '", name, "' (OSMP_VH, OSMP_BASE_CASE, OSMP_FLAT_MAX, "
+                                              "OSMP_KNOMIAL_RADIX, OSMP_SYMMETRIC_MAX, OSMP_CMA, OSMP_CMA_MIN, "
+                                              "OSMP_CMA_MAX)"));
+  }
+  if (per_op_only && !CollectiveConfig::per_op(name)) {
+    return Status(Errc::invalid_argument, cat(name, " is team-wide; it cannot be set for one operation"));
+  }
+  return coll.set(name, value);
+}
+
+Status EngineBootstrap::allgather(const void* in, std::size_t len, void* out) {
+  if (len == 0) return e_.run({OpKind::barrier});
+  return e_.run({OpKind::allgather, in, out, static_cast<std::int64_t>(len), Datatype::uint8});
+}
+
+Status EngineBootstrap::broadcast(void* buf, std::size_t len, int root) {
+  return e_.run({OpKind::bcast, nullptr, buf, static_cast<std::int64_t>(len), Datatype::uint8, Op::sum, root});
+}
+
+Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions& team, const Profile& base,
+                                             bool probe) {
+  TeamOptions to = team;
+  to.vh = base.vh;
+  to.protocol = base.coll.fingerprint();
+  auto v = std::make_unique<View>();
+  v->profile = base;
+  OSMP_ASSIGN_OR_RETURN(v->core, TeamCore::create(boot, to));
+  OSMP_ASSIGN_OR_RETURN(v->engine, Engine::create(*v->core, base.coll));
+  std::unique_ptr<Views> out(new Views());
+  if (probe && base.coll.cma) {
+    OSMP_ASSIGN_OR_RETURN(out->cma_, probe_cma(boot));
+  }
+  v->engine->set_cma(out->cma_);
+  out->views_.push_back(std::move(v));
+  out->profiles_.fill(base);
+  return out;
+}
+
+Result<std::unique_ptr<Views::View>> Views::build(const Profile& p) {
+  TeamCore& cur = base_core();
+  EngineBootstrap boot(base_engine());
+  auto v = std::make_unique<View>();
+  v->profile = p;
+  OSMP_ASSIGN_OR_RETURN(v->core, TeamCore::create(boot, cur.rebuild_options(p.vh, p.coll.fingerprint())));
+  v->core->set_topology_description(cur.topology_description());
+  OSMP_ASSIGN_OR_RETURN(v->engine, Engine::create(*v->core, p.coll));
+  v->engine->set_cma(cma_);
+  return v;
+}
+
+Status Views::agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local) {
+  EngineBootstrap boot(base_engine());
+  OSMP_RETURN_IF_ERROR(boot.agree(local));
+  const std::string text = table_text(table, base);
+  std::uint64_t mine = fnv1a(text);
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(boot.size()));
+  OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
+  for (int r = 0; r < boot.size(); ++r) {
+    if (all[static_cast<std::size_t>(r)] != all[0]) {
+      return Status(Errc::mismatch, cat("configure: ranks 0 and ", r, " asked for different settings (here: ",
+                                        describe(table, base), ")"));
+    }
+  }
+  return {};
+}
+
+Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
+  OSMP_RETURN_IF_ERROR(base_core().usable());
+  // The new table, checked locally first.
+  Profile base = base_profile();
+  std::array<Profile, kOpKinds> table = profiles_;
+  Status local;
+  for (const auto& [name, value] : all) {
+    if (local.ok()) local = base.set(name, value, false);
+    for (auto& p : table)
+      if (local.ok()) local = p.set(name, value, false);
+  }
+  for (const auto& [kind, settings] : per_op) {
+    for (const auto& [name, value] : settings) {
+      if (local.ok() && op_index(kind) >= 0 && op_index(kind) < kOpKinds) {
+        local = table[static_cast<std::size_t>(op_index(kind))].set(name, value, true);
+        if (!local.ok()) local.prefix(cat("configure ", to_string(kind)));
+      } else if (local.ok()) {
+        local = Status(Errc::invalid_argument, cat("configure: unknown operation ", static_cast<int>(kind)));
+      }
+    }
+  }
+  if (local.ok()) local = check_spec(base_core(), base.vh);
+  for (const auto& p : table)
+    if (local.ok() && p.vh != base.vh) local = check_spec(base_core(), p.vh);
+  OSMP_RETURN_IF_ERROR(agree_on_table(table, base, local));
+
+  // The profiles the new table needs, base first, each once.
+  std::vector<const Profile*> needed{&base};
+  auto index_of = [&](const Profile& p) {
+    for (std::size_t i = 0; i < needed.size(); ++i)
+      if (needed[i]->key() == p.key()) return static_cast<int>(i);
+    return -1;
+  };
+  std::array<int, kOpKinds> of_op{};
+  for (int i = 0; i < kOpKinds; ++i) {
+    const Profile& p = table[static_cast<std::size_t>(i)];
+    if (index_of(p) < 0) needed.push_back(&p);
+    of_op[static_cast<std::size_t>(i)] = index_of(p);
+  }
+  // Build what no current view runs (every rank decides alike: same history,
+  // same agreed table); a failure drops what was built and changes nothing.
+  auto current = [&](const Profile& p) -> std::unique_ptr<View>* {
+    for (auto& v : views_)
+      if (v->profile.key() == p.key()) return &v;
+    return nullptr;
+  };
+  std::vector<std::unique_ptr<View>> built(needed.size());
+  for (std::size_t i = 0; i < needed.size(); ++i) {
+    if (current(*needed[i])) continue;
+    auto v = build(*needed[i]);
+    if (!v.ok()) return Status(v.status()).prefix("configure: building the new views");
+    built[i] = std::move(v).value();
+  }
+  std::vector<std::unique_ptr<View>> next;
+  for (std::size_t i = 0; i < needed.size(); ++i) {
+    auto* cur = current(*needed[i]);
+    next.push_back(cur ? std::move(*cur) : std::move(built[i]));
+    if (cur) views_.erase(views_.begin() + (cur - views_.data()));
+  }
+  views_ = std::move(next);
+  profiles_ = table;
+  of_op_ = of_op;
+  ++generation_;
+  switched_after_ = calls_;
+  log(LogLevel::debug, "configure: generation ", generation_, ", ", views_.size(), " view(s), base vh '",
+      views_.front()->profile.vh, "'");
+  return {};
+}
+
+void Views::propagate_stop(const Status& st) {
+  if (st.code() != Errc::peer_dead && st.code() != Errc::aborted) return;
+  for (auto& from : views_) {
+    if (from->core->usable().ok()) continue;
+    for (auto& to : views_)
+      if (to != from) to->core->stop_like(*from->core);
+    return;
+  }
+}
+
+}  // namespace osmp

@@ -1,0 +1,107 @@
+// The views of a team: one team of the same processes per distinct profile
+// (virtual hierarchy + collective settings), and which operation runs on
+// which. A Team starts with one view; Team::configure() changes profiles
+// collectively, building the views it needs over the current one and freeing
+// those no operation uses any more.
+//
+// Switching is a collective call, agreed in two steps before anything is
+// built: every rank's local verdict on the settings (a bad spec on one rank is
+// every rank's error), then a hash of the whole resulting profile table (ranks
+// that asked for different settings all get Errc::mismatch). The new views are
+// built over the current base view's own collectives (EngineBootstrap), so
+// every rank switches between the same two collectives of the sequence; on any
+// failure the old table stays in use, unchanged.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/config.hpp"
+#include "collectives/engine.hpp"
+#include "collectives/types.hpp"
+#include "team/bootstrap.hpp"
+#include "team/team.hpp"
+
+namespace osmp {
+
+// Settings by the names of their environment variables: {"OSMP_VH", "Package:7"}.
+using Settings = std::map<std::string, std::string>;
+
+// What may differ between operations.
+struct Profile {
+  std::string vh;         // virtual-hierarchy spec text
+  CollectiveConfig coll;  // base cases and thresholds
+  // Identical keys run on one view.
+  std::string key() const { return vh + "|" + coll.fingerprint(); }
+  // OSMP_VH or one of CollectiveConfig's settings; `per_op_only` refuses the
+  // team-wide thresholds (they cannot differ per operation).
+  Status set(const std::string& name, const std::string& value, bool per_op_only);
+};
+
+// Operation names as the settings spell them: "reduce", "bcast", ...
+inline constexpr int kOpKinds = 8;
+OpKind op_kind_at(int i);  // i in 0..kOpKinds-1
+int op_index(OpKind k);
+
+// A Bootstrap over a running team's own collectives.
+class EngineBootstrap final : public Bootstrap {
+ public:
+  explicit EngineBootstrap(Engine& e) : e_(e) {}
+  int rank() const override { return e_.team().rank(); }
+  int size() const override { return e_.team().size(); }
+  std::uint64_t job_id() const override { return e_.team().job_id(); }
+  Status allgather(const void* in, std::size_t len, void* out) override;
+  Status broadcast(void* buf, std::size_t len, int root) override;
+  const std::atomic<std::uint64_t>* job_abort() const override { return e_.team().job_abort(); }
+
+ private:
+  Engine& e_;
+};
+
+class Views {
+ public:
+  // The first view, collective over `boot`; `cma` says whether single copy may be used.
+  static Result<std::unique_ptr<Views>> create(Bootstrap& boot, const TeamOptions& team, const Profile& base,
+                                               bool probe_cma);
+
+  Engine& engine(OpKind k) { return *views_[static_cast<std::size_t>(of_op_[static_cast<std::size_t>(op_index(k))])]->engine; }
+  TeamCore& base_core() { return *views_.front()->core; }
+  const TeamCore& base_core() const { return *views_.front()->core; }
+  Engine& base_engine() { return *views_.front()->engine; }
+  const Profile& profile(OpKind k) const { return profiles_[static_cast<std::size_t>(op_index(k))]; }
+  const Profile& base_profile() const { return views_.front()->profile; }
+  int view_count() const { return static_cast<int>(views_.size()); }
+  // How many reconfigurations took effect, and after how many collectives
+  // each rank had run when the last did (the same on every rank).
+  std::uint64_t generation() const { return generation_; }
+  std::uint64_t switched_after() const { return switched_after_; }
+  void count_call() { ++calls_; }
+
+  // Collective: `all` applies to every operation, then `per_op` to each named
+  // one. Unknown names, bad values, or ranks that disagree: an error on every
+  // rank, and nothing changes.
+  Status configure(const Settings& all, const std::map<OpKind, Settings>& per_op);
+
+  // After a failed call: a dead peer or an abort seen on one view stops all.
+  void propagate_stop(const Status& st);
+
+ private:
+  struct View {
+    Profile profile;
+    std::unique_ptr<TeamCore> core;
+    std::unique_ptr<Engine> engine;
+  };
+  Result<std::unique_ptr<View>> build(const Profile& p);
+  Status agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local);
+
+  std::vector<std::unique_ptr<View>> views_;  // [0]: the base view
+  std::array<Profile, kOpKinds> profiles_;
+  std::array<int, kOpKinds> of_op_{};         // index into views_
+  bool cma_ = false;
+  std::uint64_t generation_ = 0, calls_ = 0, switched_after_ = 0;
+};
+
+}  // namespace osmp
