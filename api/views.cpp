@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/log.hpp"
+#include "core/strings.hpp"
 #include "shm/cma.hpp"
 #include "virtual_hier/spec.hpp"
 #include "virtual_hier/split.hpp"
@@ -83,8 +84,8 @@ int op_index(OpKind k) { return static_cast<int>(k) - static_cast<int>(OpKind::b
 
 Status Profile::set(const std::string& name, const std::string& value, bool per_op_only) {
   if (name == "OSMP_VH") {
-    OSMP_RETURN_IF_ERROR(Status(parse_spec(value).status()));
-    vh = value;
+    OSMP_ASSIGN_OR_RETURN(VhSpec spec, parse_spec(value));
+    vh = spec.empty() ? "" : std::string(trim(value));  // "none" and "" are one profile
     return {};
   }
   if (!CollectiveConfig::known(name)) {

@@ -22,6 +22,7 @@
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/coll.h"
 #include "opal/mca/base/mca_base_var.h"
+#include "opal/util/info_subscriber.h"
 #include "mpi_glue/pmpi/logic.h"
 
 /* ---- parameters ------------------------------------------------------- */
@@ -35,6 +36,12 @@ static char* osmp_wait = NULL;
 static char* osmp_base_case = NULL;
 static char* osmp_cma_min = NULL;
 static char* osmp_slot_size = NULL;
+static char* osmp_tuning_file = NULL;
+/* Per operation (as OSMP_VH_<OP>): barrier, bcast, reduce, allreduce, gather,
+ * allgather, scatter, reduce_scatter_block. */
+static const char* const osmp_ops[8] = {"barrier", "bcast", "reduce", "allreduce",
+                                        "gather", "allgather", "scatter", "reduce_scatter_block"};
+static char* osmp_vh_op[8] = {NULL};
 
 typedef struct {
   mca_coll_base_module_t super;
@@ -143,6 +150,22 @@ static int coll_reduce_scatter_block_fn(const void* s, void* r, int rc, struct o
 #undef OSMP_CALL
 #undef M
 
+/* ---- info hints ---------------------------------------------------------
+ * osmp_vh and osmp_vh_<op> on a communicator (MPI_Comm_set_info, or given at
+ * creation): Open MPI tells subscribers of a key when it changes. The logic
+ * applies it collectively (MPI_Comm_set_info is collective) and returns the
+ * value, or NULL when osmp refused it: Open MPI then leaves the key out of
+ * MPI_Comm_get_info (a hint not used). An empty value (the default at
+ * subscription) asks nothing and is not stored. */
+static char* hint_changed(opal_infosubscriber_t* obj, char* key, char* value) {
+  if (!value || !value[0]) return NULL;
+  int saved = bypass;
+  bypass = 1;
+  const char* v = osmp_pmpi_hint_changed((struct ompi_communicator_t*)obj, key, value);
+  bypass = saved;
+  return (char*)v;
+}
+
 /* ---- module and component --------------------------------------------- */
 
 static int module_enable(mca_coll_base_module_t* module, struct ompi_communicator_t* comm) {
@@ -165,6 +188,8 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
   OSMP_SAVE(scatter)
   OSMP_SAVE(reduce_scatter_block)
 #undef OSMP_SAVE
+  for (const char* const* k = osmp_pmpi_hint_keys(); *k; ++k)
+    opal_infosubscribe_subscribe(&comm->super, (char*)*k, "", hint_changed);
   return OMPI_SUCCESS;
 }
 
@@ -181,6 +206,13 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   setting("OSMP_BASE_CASE", osmp_base_case);
   setting("OSMP_CMA_MIN", osmp_cma_min);
   setting("OSMP_SLOT_SIZE", osmp_slot_size);
+  setting("OSMP_TUNING_FILE", osmp_tuning_file);
+  for (int i = 0; i < 8; ++i) {
+    char env[64];
+    snprintf(env, sizeof env, "OSMP_VH_%s", osmp_ops[i]);
+    for (char* c = env; *c; ++c) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    setting(env, osmp_vh_op[i]);
+  }
   if (osmp_verbose >= 1) setenv("OSMP_PMPI_STATS", "1", 1);
   osmp_pmpi_set_verbose(osmp_verbose);
   return OMPI_SUCCESS;
@@ -241,5 +273,13 @@ static int register_params(void) {
                &osmp_base_case);
   string_param("cma_min", "Single-copy (process_vm_readv) threshold per rank (as OSMP_CMA_MIN)", &osmp_cma_min);
   string_param("slot_size", "Bytes per member data slot (as OSMP_SLOT_SIZE)", &osmp_slot_size);
+  string_param("tuning_file", "Tuning file written by osmp-tune (as OSMP_TUNING_FILE; empty: the default location)",
+               &osmp_tuning_file);
+  for (int i = 0; i < 8; ++i) {
+    static char names[8][40], helps[8][96];
+    snprintf(names[i], sizeof names[i], "vh_%s", osmp_ops[i]);
+    snprintf(helps[i], sizeof helps[i], "Virtual hierarchy of %s only (as OSMP_VH_%s)", osmp_ops[i], osmp_ops[i]);
+    string_param(names[i], helps[i], &osmp_vh_op[i]);
+  }
   return OMPI_SUCCESS;
 }

@@ -28,6 +28,25 @@ int MPI_Scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Dat
 int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   return osmp_pmpi_reduce_scatter_block(s, r, rc, t, op, comm);
 }
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  int rc = PMPI_Comm_set_info(comm, info);
+  return rc == MPI_SUCCESS ? osmp_pmpi_set_info(comm, info) : rc;
+}
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+  if (rc == MPI_SUCCESS) osmp_pmpi_created_with(*newcomm, info);
+  return rc;
+}
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  int rc = PMPI_Comm_split_type(comm, type, key, info, newcomm);
+  if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) osmp_pmpi_created_with(*newcomm, info);
+  return rc;
+}
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info) {
+  int rc = PMPI_Comm_get_info(comm, info);
+  if (rc == MPI_SUCCESS) osmp_pmpi_get_info(comm, *info);
+  return rc;
+}
 int MPI_Finalize(void) {
   osmp_pmpi_finalize();
   return PMPI_Finalize();

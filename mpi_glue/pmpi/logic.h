@@ -20,6 +20,17 @@ int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc,
 int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                       MPI_Comm comm);
 int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
+/* Info hints osmp_vh, osmp_vh_<op> (hints.cpp). The interposer calls
+ * set_info after PMPI_Comm_set_info (collective) and get_info after
+ * PMPI_Comm_get_info; the component subscribes to the keys and calls
+ * hint_changed, which returns the value, or NULL when refused. */
+int osmp_pmpi_set_info(MPI_Comm comm, MPI_Info info);
+/* Keeps the hints of `info` for comm, created with it (MPI_Comm_dup_with_info,
+ * MPI_Comm_split_type): applied when its osmp state is built. */
+void osmp_pmpi_created_with(MPI_Comm comm, MPI_Info info);
+void osmp_pmpi_get_info(MPI_Comm comm, MPI_Info info);
+const char* osmp_pmpi_hint_changed(MPI_Comm comm, const char* key, const char* value);
+const char* const* osmp_pmpi_hint_keys(void);
 /* Frees every team and prints the counters (OSMP_PMPI_STATS). */
 void osmp_pmpi_finalize(void);
 long long osmp_pmpi_calls(int on_osmp);

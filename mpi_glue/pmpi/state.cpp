@@ -130,7 +130,15 @@ CommState& state_of(MPI_Comm comm) {
   if (st->kind == CommState::Kind::declined) declined("communicator: " + st->declined_because);
   live().insert(st);
   PMPI_Comm_set_attr(comm, keyval(), st);
+  if (st->kind != CommState::Kind::declined) apply_creation_hints(*st);
   return *st;
+}
+
+CommState* existing_state(MPI_Comm comm) {
+  void* value = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
+  return flag ? static_cast<CommState*>(value) : nullptr;
 }
 
 void release_all() {

@@ -28,6 +28,10 @@ struct CommState {
 
 // The state of `comm`, built on first use (collective over comm).
 CommState& state_of(MPI_Comm comm);
+// The state of `comm` if it was built, else null (not collective).
+CommState* existing_state(MPI_Comm comm);
+// The osmp_vh hints of comm's info, applied to a state just built (hints.cpp).
+int apply_creation_hints(CommState& st);
 // Frees every state still alive (MPI_Finalize).
 void release_all();
 

@@ -1,0 +1,203 @@
+// Info hints that tune osmp on one communicator, for both routes:
+//
+//   osmp_vh            the virtual hierarchy of every collective ("Package:7",
+//                      "none" for no virtual levels)
+//   osmp_vh_<op>       of one: osmp_vh_reduce, osmp_vh_bcast, ... (after osmp_vh;
+//                      reduce_scatter_block is osmp_vh_reduce_scatter: Open MPI
+//                      keeps keys it tells components about under 28 characters)
+//
+// Set with MPI_Comm_set_info (collective) or given at creation
+// (MPI_Comm_dup_with_info, MPI_Comm_split_type with info): read when the
+// communicator's osmp state is built, applied at once when it already is. Each
+// node's team switches collectively (team/ agreement); then every rank of the
+// communicator learns whether all nodes did. MPI_Comm_get_info reports the
+// specs in effect.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "core/log.hpp"
+#include "core/strings.hpp"
+#include "mpi_glue/pmpi/logic.h"
+#include "mpi_glue/pmpi/state.hpp"
+
+namespace osmp::pmpi {
+namespace {
+
+const char* const kKeys[] = {"osmp_vh",           "osmp_vh_barrier", "osmp_vh_bcast",
+                             "osmp_vh_reduce",    "osmp_vh_allreduce", "osmp_vh_gather",
+                             "osmp_vh_allgather", "osmp_vh_scatter", "osmp_vh_reduce_scatter",
+                             nullptr};
+
+struct Hints {
+  osmp::Settings all;
+  std::map<OpKind, osmp::Settings> per_op;
+  bool empty() const { return all.empty() && per_op.empty(); }
+};
+
+// One key: false when it is not ours or asks nothing ("").
+bool add_hint(const char* key, const char* value, Hints& h) {
+  if (!value || !value[0]) return false;
+  const std::string v = iequals(trim(value), "none") ? "" : std::string(trim(value));
+  if (std::strcmp(key, "osmp_vh") == 0) {
+    h.all["OSMP_VH"] = v;
+    return true;
+  }
+  for (int i = 0; i < 8; ++i) {
+    if (std::strcmp(key, kKeys[i + 1]) == 0) {
+      h.per_op[static_cast<OpKind>(i + 1)]["OSMP_VH"] = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+Hints hints_of(MPI_Info info) {
+  Hints h;
+  if (info == MPI_INFO_NULL) return h;
+  for (int i = 0; kKeys[i]; ++i) {
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int flag = 0;
+    PMPI_Info_get(info, kKeys[i], MPI_MAX_INFO_VAL, value, &flag);
+    if (flag) add_hint(kKeys[i], value, h);
+  }
+  return h;
+}
+
+std::string text_of(const Hints& h) {
+  std::string s;
+  for (const auto& [k, v] : h.all) s += cat(k, "=", v, ";");
+  for (const auto& [op, set] : h.per_op)
+    for (const auto& [k, v] : set) s += cat(to_string(op), ".", k, "=", v, ";");
+  return s;
+}
+
+// Did every rank of comm ask for the same? (MPI_Comm_set_info is collective;
+// the hints of different ranks must match, as for any MPI hint.)
+bool same_everywhere(const Hints& h, MPI_Comm comm) {
+  std::uint64_t x = 1469598103934665603ULL;
+  for (unsigned char c : text_of(h)) x = (x ^ c) * 1099511628211ULL;
+  long long v[2] = {static_cast<long long>(x >> 1), -static_cast<long long>(x >> 1)}, m[2] = {0, 0};
+  PMPI_Allreduce(v, m, 2, MPI_LONG_LONG, MPI_MAX, comm);
+  return m[0] == v[0] && m[1] == v[1];
+}
+
+// The specs `team` runs now, as hints (to undo a change other nodes refused).
+Hints current(const Team& team) {
+  Hints h;
+  h.all["OSMP_VH"] = team.vh(OpKind::barrier);
+  for (int i = 0; i < 8; ++i) h.per_op[static_cast<OpKind>(i + 1)]["OSMP_VH"] = team.vh(static_cast<OpKind>(i + 1));
+  return h;
+}
+
+// Every node's team switches, or none does; every rank of comm gets the
+// same verdict.
+int apply(CommState& st, const Hints& h) {
+  if (st.kind == CommState::Kind::declined) {
+    declined("info osmp_vh on a communicator osmp does not run: " + st.declined_because);
+    return MPI_SUCCESS;
+  }
+  const bool lead = st.team->rank() == 0;
+  if (!same_everywhere(h, st.comm)) {
+    if (lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_vh: the ranks of the communicator gave different values");
+    return MPI_ERR_INFO_VALUE;
+  }
+  const Hints before = current(*st.team);
+  Status s = st.team->configure(h.all, h.per_op);
+  int bad = s.ok() ? 0 : 1, any = 0;
+  PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, st.comm);
+  if (!s.ok() && lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_vh: ", s.to_string());
+  if (!any) return MPI_SUCCESS;
+  if (s.ok()) {  // this node switched, another could not: back to where all were
+    Status back = st.team->configure(before.all, before.per_op);
+    if (lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_vh refused on another node; kept the previous specs",
+                  back.ok() ? "" : cat(" (", back.to_string(), ")").c_str());
+  }
+  return MPI_ERR_INFO_VALUE;
+}
+
+bool has_state(MPI_Comm comm) { return existing_state(comm) != nullptr; }
+
+}  // namespace
+
+namespace {
+
+// Hints given at creation, kept on the new communicator until its state is
+// built: MPICH's MPI_Comm_get_info drops keys it does not know.
+int creation_keyval() {
+  static int kv = MPI_KEYVAL_INVALID;
+  auto drop = [](MPI_Comm, int, void* value, void*) -> int {
+    delete static_cast<Hints*>(value);
+    return MPI_SUCCESS;
+  };
+  if (kv == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop, &kv, nullptr);
+  return kv;
+}
+
+}  // namespace
+
+int apply_creation_hints(CommState& st) {
+  Hints h;
+  void* kept = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(st.comm, creation_keyval(), &kept, &flag);
+  if (flag) {
+    h = *static_cast<Hints*>(kept);
+    PMPI_Comm_delete_attr(st.comm, creation_keyval());
+  } else {
+    MPI_Info info = MPI_INFO_NULL;
+    if (PMPI_Comm_get_info(st.comm, &info) != MPI_SUCCESS) return MPI_SUCCESS;
+    h = hints_of(info);
+    PMPI_Info_free(&info);
+  }
+  return h.empty() ? MPI_SUCCESS : apply(st, h);
+}
+
+}  // namespace osmp::pmpi
+
+using namespace osmp;
+using namespace osmp::pmpi;
+
+extern "C" {
+
+int osmp_pmpi_set_info(MPI_Comm comm, MPI_Info info) {
+  Hints h = hints_of(info);
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (h.empty() || finalized || comm == MPI_COMM_NULL || !settings().enabled) return MPI_SUCCESS;
+  // A state not built yet reads the hints itself (from the comm's info) when
+  // it is; the interposer only sees what MPI kept, so build it now.
+  int rc = has_state(comm) ? apply(state_of(comm), h) : (state_of(comm), MPI_SUCCESS);
+  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, rc);
+  return rc;
+}
+
+void osmp_pmpi_created_with(MPI_Comm comm, MPI_Info info) {
+  Hints h = hints_of(info);
+  if (h.empty() || comm == MPI_COMM_NULL) return;
+  PMPI_Comm_set_attr(comm, creation_keyval(), new Hints(std::move(h)));
+}
+
+void osmp_pmpi_get_info(MPI_Comm comm, MPI_Info info) {
+  CommState* st = existing_state(comm);
+  if (!st || !st->team || info == MPI_INFO_NULL) return;
+  const std::string all = st->team->vh(OpKind::barrier);
+  PMPI_Info_set(info, "osmp_vh", all.empty() ? "none" : all.c_str());
+  for (int i = 0; i < 8; ++i) {
+    const std::string v = st->team->vh(static_cast<OpKind>(i + 1));
+    if (v != all) PMPI_Info_set(info, kKeys[i + 1], v.empty() ? "none" : v.c_str());
+  }
+}
+
+const char* osmp_pmpi_hint_changed(MPI_Comm comm, const char* key, const char* value) {
+  Hints h;
+  CommState* st = existing_state(comm);
+  if (!add_hint(key, value, h) || !st) return value;  // read from the comm's info when built
+  return apply(*st, h) == MPI_SUCCESS ? value : nullptr;
+}
+
+const char* const* osmp_pmpi_hint_keys(void) { return kKeys; }
+
+}  // extern "C"
