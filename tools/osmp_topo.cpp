@@ -1,7 +1,15 @@
 // osmp-topo: prints the communication tree osmp builds for a topology, a
-// process count, a placement and a virtual-hierarchy spec.
+// process count, a placement and a virtual-hierarchy spec, as text, JSON or a
+// picture (SVG, or PNG through rsvg-convert).
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -27,6 +35,10 @@ const char* kUsage =
     "  --vh SPEC          virtual hierarchy: LEVEL:DEGREE,..., LEVEL?MAX, ?MAX, auto\n"
     "                     (default: OSMP_VH)\n"
     "  --json             machine-readable output\n"
+    "  --svg FILE         also draw the tree as an SVG picture\n"
+    "  --png FILE         also draw it as a PNG picture (runs rsvg-convert, librsvg2-bin)\n"
+    "                     The text (or --json) still goes to stdout, unless FILE is '-':\n"
+    "                     then the picture goes there instead.\n"
     "  --list-presets     print the paper machines and their synthetic strings\n";
 
 struct Options {
@@ -39,6 +51,8 @@ struct Options {
   std::string vh;
   bool vh_given = false;
   bool json = false;
+  std::string svg;  // "" when not asked for; "-" is stdout
+  std::string png;
 };
 
 int fail(const std::string& msg) {
@@ -69,12 +83,15 @@ int parse(int argc, char** argv, Options& o) {
     } else if (a == "--oversubscribe") {
       o.oversubscribe = true;
     } else if (a == "--topology" || a == "--map-by" || a == "--bind-to" || a == "--vh" ||
-               a == "-n" || a == "--np") {
+               a == "-n" || a == "--np" || a == "--svg" || a == "--png") {
       if ((v = value(a.c_str())) == nullptr) return fail(a + " needs a value"), 2;
       if (a == "--topology") o.topology = v, o.topology_given = true;
       if (a == "--map-by") o.map_by = v;
       if (a == "--bind-to") o.bind_to = v;
       if (a == "--vh") o.vh = v, o.vh_given = true;
+      if ((a == "--svg" || a == "--png") && *v == '\0') return fail(a + " needs a file name"), 2;
+      if (a == "--svg") o.svg = v;
+      if (a == "--png") o.png = v;
       if (a == "-n" || a == "--np") {
         auto n = osmp::parse_int(v, 1, 1 << 20, "process count (-n)");
         if (!n.ok()) return fail(n.status().message()), 2;
@@ -84,7 +101,62 @@ int parse(int argc, char** argv, Options& o) {
       return fail("unknown option '" + a + "'\n" + kUsage), 2;
     }
   }
+  if (o.svg == "-" && o.png == "-")
+    return fail("--svg and --png cannot both go to stdout ('-')"), 2;
   return 0;
+}
+
+// Writes `data` to `path` ("-": stdout). Returns "" or a message naming the file.
+std::string write_file(const std::string& path, const std::string& data) {
+  std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return osmp::cat("cannot write '", path, "': ", std::strerror(errno));
+  bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  int err = errno;
+  if ((f == stdout ? std::fflush(f) : std::fclose(f)) != 0 && ok) ok = false, err = errno;
+  return ok ? "" : osmp::cat("cannot write '", path, "': ", std::strerror(err));
+}
+
+// Runs rsvg-convert on `svg_path` (argv, no shell). `png_path` "-": stdout.
+std::string run_rsvg_convert(const std::string& svg_path, const std::string& png_path) {
+  const char* cmd = "rsvg-convert";
+  std::vector<std::string> args{cmd, "--format", "png"};
+  if (png_path != "-") args.insert(args.end(), {"--output", png_path});
+  args.push_back(svg_path);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  pid_t pid = 0;
+  if (int rc = posix_spawnp(&pid, cmd, nullptr, nullptr, argv.data(), environ); rc != 0)
+    return osmp::cat("cannot run '", cmd, "' for --png: ", std::strerror(rc),
+                     " (it comes with librsvg2-bin)");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return osmp::cat("waiting for '", cmd, "': ", std::strerror(errno));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  return osmp::cat("'", cmd, "' failed to write ",
+                   png_path == "-" ? "the PNG to stdout" : "'" + png_path + "'", " (",
+                   WIFEXITED(status) ? osmp::cat("exit status ", WEXITSTATUS(status))
+                                     : osmp::cat("signal ", WTERMSIG(status)),
+                   ")");
+}
+
+// The SVG goes to a temporary file that rsvg-convert turns into `path`.
+std::string write_png(const std::string& path, const std::string& svg) {
+  // Creating `path` here reports a bad path the same way --svg does.
+  if (path != "-")
+    if (auto err = write_file(path, ""); !err.empty()) return err;
+  std::error_code ec;
+  auto dir = std::filesystem::temp_directory_path(ec);
+  std::string tmp = ((ec ? std::filesystem::path("/tmp") : dir) / "osmp-topo-XXXXXX.svg").string();
+  int fd = mkstemps(tmp.data(), 4);
+  if (fd < 0) return osmp::cat("cannot create '", tmp, "': ", std::strerror(errno));
+  ::close(fd);
+  std::string err = write_file(tmp, svg);
+  if (err.empty()) err = run_rsvg_convert(tmp, path);
+  std::remove(tmp.c_str());
+  if (!err.empty() && path != "-") std::remove(path.c_str());
+  return err;
 }
 
 }  // namespace
@@ -126,6 +198,14 @@ int main(int argc, char** argv) {
   ctx.placement = osmp::cat("map-by ", osmp::to_string(req.map_by), ", bind-to ",
                             osmp::to_string(req.bind_to));
   ctx.spec = spec->text;
+  if (!o.svg.empty() || !o.png.empty()) {
+    std::string svg = osmp::render_svg(*tree, ctx);
+    if (!o.svg.empty())
+      if (auto err = write_file(o.svg, svg); !err.empty()) return fail(err);
+    if (!o.png.empty())
+      if (auto err = write_png(o.png, svg); !err.empty()) return fail(err);
+    if (o.svg == "-" || o.png == "-") return 0;
+  }
   std::string out = o.json ? osmp::render_json(*tree, ctx) : osmp::render_text(*tree, ctx);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
