@@ -1,1 +1,587 @@
 #include "tuning/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "collectives/protocol.hpp"
+#include "core/strings.hpp"
+#include "virtual_hier/split.hpp"
+
+namespace osmp {
+namespace {
+
+double kib(double bytes) { return bytes / 1024.0; }
+// Up to kInlineBytes ride in the flag's own line: the hand-off carries them.
+double wire_kib(double bytes) { return bytes <= static_cast<double>(kInlineBytes) ? 0.0 : kib(bytes); }
+bool is_cache(std::string_view level) { return level.size() > 6 && level[0] == 'L' && ends_with(level, "Cache"); }
+double dbl(std::size_t v) { return static_cast<double>(v); }
+
+// A group as the model sees it.
+struct Group {
+  int domain = 0;
+  int depth = 0;
+  int p = 0;               // units
+  std::vector<int> units;  // ranks in each unit, group order (unit 0 leads)
+  BaseCase base;
+  LevelCost cost;
+};
+
+enum class Up { flags, reduce, gather };
+enum class Down { flags, same, scatter };
+enum class Top { normal, symmetric, slices };
+
+// What one step moves: `up_m` per unit (gather: per rank), `down_m` per member.
+struct Step {
+  Up up = Up::flags;
+  double up_m = 0;
+  Down down = Down::flags;
+  double down_m = 0;
+  Top top = Top::normal;
+};
+
+struct GroupTime {
+  double us = 0;
+  double bytes = 0;
+  std::string base;
+};
+
+struct Ctx {
+  const Tree& tree;
+  const Calibration& cal;
+  const CollectiveConfig& cfg;
+  ModelOptions opt;
+  std::vector<Group> groups;  // tree order: the root's first
+  int max_depth = 0;
+
+  const Group& top() const { return groups.front(); }
+  double crowd(int readers) const { return 1.0 + cal.contention * std::max(0, readers - 1); }
+};
+
+std::string base_name(const BaseCase& b) {
+  return b.kind == BaseCase::Kind::knomial ? cat("knomial:", b.radix) : std::string("flat");
+}
+
+// Children of the k-nomial root, one round after the other (the engine's
+// Knomial::children for v = 0): round s has min(k-1, ceil(n/k^s) - 1).
+int knomial_root_reads(int n, int k) {
+  int reads = 0;
+  for (long s = 1; s < n; s *= k) reads += static_cast<int>(std::min<long>(k - 1, (n + s - 1) / s - 1));
+  return reads;
+}
+
+Result<Ctx> make_ctx(const Tree& tree, const Calibration& cal, const CollectiveConfig& cfg,
+                     const ModelOptions& opt) {
+  Ctx x{tree, cal, cfg, opt, {}, 0};
+  for (int id = 0; id < static_cast<int>(tree.domains().size()); ++id) {
+    const Domain& d = tree.domain(id);
+    if (!d.has_group()) continue;
+    Group g;
+    g.domain = id;
+    g.depth = d.depth;
+    g.p = static_cast<int>(d.group.size());
+    for (int leader : d.group) {
+      int size = 1;  // a rank placed directly in d
+      for (int c : d.children)
+        if (tree.domain(c).leader == leader) size = static_cast<int>(tree.domain(c).members.size());
+      g.units.push_back(size);
+    }
+    g.base = cfg.choose(d.level, g.p);  // as Engine::create chooses
+    OSMP_ASSIGN_OR_RETURN(g.cost, level_cost(tree, id, cal));
+    x.max_depth = std::max(x.max_depth, g.depth);
+    x.groups.push_back(std::move(g));
+  }
+  return x;
+}
+
+GroupTime up_time(const Ctx& x, const Group& g, Up kind, double m) {
+  const double a = g.cost.alpha_us, b = g.cost.beta_us_per_kib;
+  const double gamma = kind == Up::reduce ? x.cal.gamma_us_per_kib : 0.0;
+  if (kind == Up::gather) {  // concatenating payloads are flat only (payloads.hpp)
+    GroupTime t{(g.p - 1) * a, 0, "flat"};
+    for (int u = 1; u < g.p; ++u) {
+      const double part = g.units[static_cast<std::size_t>(u)] * m;
+      t.us += wire_kib(part) * b;
+      t.bytes += part;
+    }
+    return t;
+  }
+  if (kind == Up::flags) m = 0;
+  const double one = a + wire_kib(m) * b + kib(m) * gamma;
+  const int reads = g.base.kind == BaseCase::Kind::knomial ? knomial_root_reads(g.p, std::max(2, g.base.radix))
+                                                           : g.p - 1;
+  return {reads * one, reads * m, base_name(g.base)};
+}
+
+// Contention (Calibration::contention = c): r processes reading from one
+// source (a flag, an area, a slot) at once. Requests for one line are served
+// one after the other at its home, so the last reader's hand-off waits
+// c (r-1) alpha more; once served the readers stay staggered, so a sequence
+// of such reads pays this once. Each reader gets 1 / (1 + c (r-1)) of the
+// source's bandwidth.
+GroupTime down_time(const Ctx& x, const Group& g, Down kind, double m) {
+  const double a = g.cost.alpha_us, b = g.cost.beta_us_per_kib, crowd = x.crowd(g.p - 1);
+  if (kind == Down::scatter) {  // each member reads its own part of one area
+    double part = 0;
+    for (int u = 1; u < g.p; ++u) part = std::max(part, g.units[static_cast<std::size_t>(u)] * m);
+    return {(a + wire_kib(part) * b) * crowd, part, "flat"};
+  }
+  if (kind == Down::flags) m = 0;
+  return {(a + wire_kib(m) * b) * crowd, m, "flat"};
+}
+
+// The top group's own way for small one-step calls and large allreduce
+// chunks: every member reads the others' lines in the same order (unit 0
+// first), so they collide on the first one only.
+GroupTime top_time(const Ctx& x, const Group& g, const Step& s) {
+  const double a = g.cost.alpha_us, b = g.cost.beta_us_per_kib;
+  const double gamma = s.up == Up::reduce ? x.cal.gamma_us_per_kib : 0.0;
+  const double others = g.p - 1, reads = others * a + (x.crowd(g.p - 1) - 1) * a;
+  if (s.top == Top::symmetric) {  // data in the lines
+    const double m = s.up == Up::reduce ? s.up_m : 0.0;
+    return {reads + others * kib(m) * gamma, others * s.up_m, "symmetric"};
+  }
+  // Slices: ready flags; my slice of every member's chunk combined; acks;
+  // every other slice read back. Every slot and slice is read by all the
+  // other members at once.
+  const double slice = wire_kib(s.up_m / g.p), crowd = x.crowd(g.p - 1);
+  const double us = 2 * reads + others * slice * (b * crowd + gamma) + others * slice * b * crowd;
+  return {us, 2 * others * s.up_m / g.p, "slices"};
+}
+
+// One row per depth: the slowest group there (they run in parallel).
+template <class F>
+void add_rows(const Ctx& x, std::vector<LevelTerm>& out, const std::string& phase, bool bottom_up,
+              bool skip_top, F&& time) {
+  for (int i = 0; i <= x.max_depth; ++i) {
+    const int depth = bottom_up ? x.max_depth - i : i;
+    LevelTerm row;
+    bool any = false;
+    for (const Group& g : x.groups) {
+      if (g.depth != depth || (skip_top && g.domain == x.top().domain)) continue;
+      GroupTime t = time(g);
+      ++row.groups;
+      if (any && t.us <= row.us) continue;
+      any = true;
+      row.level = x.tree.domain(g.domain).level;
+      row.cost_level = g.cost.level;
+      row.group_size = g.p;
+      row.base = t.base;
+      row.bytes = t.bytes;
+      row.us = t.us;
+    }
+    if (!any) continue;
+    row.phase = phase;
+    row.depth = depth;
+    out.push_back(std::move(row));
+  }
+}
+
+std::vector<LevelTerm> step_rows(const Ctx& x, const Step& s, const std::string& label) {
+  std::vector<LevelTerm> rows;
+  const bool own_top = s.top != Top::normal;
+  add_rows(x, rows, label + "up", true, own_top, [&](const Group& g) { return up_time(x, g, s.up, s.up_m); });
+  if (own_top) {
+    const Group& g = x.top();
+    GroupTime t = top_time(x, g, s);
+    rows.push_back({label + "top", 0, x.tree.root().level, g.cost.level, 1, g.p, t.base, t.bytes, t.us});
+  }
+  add_rows(x, rows, label + "down", false, own_top, [&](const Group& g) { return down_time(x, g, s.down, s.down_m); });
+  return rows;
+}
+
+double sum_us(const std::vector<LevelTerm>& rows) {
+  double s = 0;
+  for (const auto& r : rows) s += r.us;
+  return s;
+}
+
+std::size_t slowest(const std::vector<LevelTerm>& rows) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].us > rows[best].us) best = i;
+  return best;
+}
+
+// Up-only (reduce) or down-only (bcast) chunk steps: the first chunk goes
+// through every level, each later one adds the slowest level's time (the
+// double-buffered areas let the levels work on consecutive chunks at once).
+std::vector<LevelTerm> pipeline(const Ctx& x, Step s, std::size_t total, std::size_t chunk) {
+  const std::size_t chunks = (total + chunk - 1) / chunk, last = total - (chunks - 1) * chunk;
+  auto rows_for = [&](std::size_t bytes) {
+    Step c = s;
+    (c.up == Up::flags ? c.down_m : c.up_m) = dbl(bytes);
+    std::vector<LevelTerm> r;
+    if (c.up == Up::flags) {
+      add_rows(x, r, "chunks down", false, false, [&](const Group& g) { return down_time(x, g, c.down, c.down_m); });
+    } else {
+      add_rows(x, r, "chunks up", true, false, [&](const Group& g) { return up_time(x, g, c.up, c.up_m); });
+    }
+    return r;
+  };
+  std::vector<LevelTerm> rows = rows_for(std::min(chunk, total));
+  if (chunks >= 2) {
+    std::vector<LevelTerm> full = rows_for(chunk), tail = rows_for(last);
+    rows[slowest(full)].us += dbl(chunks - 2) * full[slowest(full)].us;
+    rows[slowest(tail)].us += tail[slowest(tail)].us;
+  }
+  return rows;
+}
+
+// Allreduce chunk steps: each a full round trip (a rank takes the next chunk
+// up only once the last one's release reached it).
+std::vector<LevelTerm> round_trips(const Ctx& x, Step s, std::size_t total, std::size_t chunk) {
+  const std::size_t chunks = (total + chunk - 1) / chunk, last = total - (chunks - 1) * chunk;
+  s.up_m = s.down_m = dbl(chunk);
+  std::vector<LevelTerm> rows = step_rows(x, s, "chunks ");
+  for (auto& r : rows) r.us *= dbl(chunks - 1);
+  s.up_m = s.down_m = dbl(last);
+  std::vector<LevelTerm> tail = step_rows(x, s, "chunks ");
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].us += tail[i].us;
+  return rows;
+}
+
+// Ranks that rank r meets first at each domain of its path (their lowest
+// common domain with r), bottom-up.
+struct Peers {
+  int domain;
+  int count;
+  LevelCost cost;
+};
+
+Result<std::vector<Peers>> peers_of(const Ctx& x, int r) {
+  std::vector<Peers> out;
+  int below = 1;  // r itself
+  for (int d : x.tree.path(r)) {
+    const int here = static_cast<int>(x.tree.domain(d).members.size());
+    if (here > below) {
+      OSMP_ASSIGN_OR_RETURN(LevelCost c, level_cost(x.tree, d, x.cal));
+      out.push_back({d, here - below, c});
+    }
+    below = here;
+  }
+  return out;
+}
+
+// The flat paths over the whole team (collectives/ops/flat.cpp), seen from
+// rank r: one row per distance. `crowd`: the bandwidth share of a source read
+// by every rank at once.
+Result<std::vector<LevelTerm>> flat_rows(const Ctx& x, int r, double chunks, double block, double gamma_kib,
+                                         double crowd) {
+  OSMP_ASSIGN_OR_RETURN(std::vector<Peers> peers, peers_of(x, r));
+  std::vector<LevelTerm> rows;
+  for (const Peers& p : peers) {
+    const double one = chunks * p.cost.alpha_us + wire_kib(block) * p.cost.beta_us_per_kib * crowd + gamma_kib;
+    rows.push_back({"flat", x.tree.domain(p.domain).depth, x.tree.domain(p.domain).level, p.cost.level, 1, p.count,
+                    "flat", p.count * block, p.count * one});
+  }
+  return rows;
+}
+
+// Large gather, allgather, scatter, reduce_scatter_block, in outbox chunks.
+// The single copy (CMA) the engine may use instead is costed the same: the
+// model has no figure for process_vm_readv's cost per call. Gather and
+// scatter: the root reads or writes every other rank's box. Allgather: each
+// rank reads every other, starting with the next (no two read one box at
+// once). Reduce-scatter: each rank reads a piece of every other's box, all
+// in rank order, every step. The slowest rank counts.
+Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t block) {
+  const double n = x.tree.size(), outbox = dbl(x.opt.slot_bytes);
+  if (op == OpKind::gather || op == OpKind::scatter) {
+    return flat_rows(x, 0, std::ceil(dbl(block) / outbox), dbl(block), 0, 1.0);
+  }
+  const bool rs = op == OpKind::reduce_scatter_block;
+  const double chunks = std::ceil(dbl(block) * (rs ? n : 1.0) / outbox);
+  const double gamma = rs ? kib(dbl(block)) * x.cal.gamma_us_per_kib : 0.0;
+  const double crowd = rs ? x.crowd(x.tree.size() - 1) : 1.0;
+  std::vector<LevelTerm> worst;
+  for (int r = 0; r < x.tree.size(); ++r) {
+    OSMP_ASSIGN_OR_RETURN(auto rows, flat_rows(x, r, chunks, dbl(block), gamma, crowd));
+    if (worst.empty() || sum_us(rows) > sum_us(worst)) worst = std::move(rows);
+  }
+  if (rs && !worst.empty()) {  // every step, all ranks collide on rank 0's flag first
+    OSMP_ASSIGN_OR_RETURN(LevelCost top, level_cost(x.tree, 0, x.cal));
+    worst.back().us += chunks * (crowd - 1) * top.alpha_us;
+  }
+  return worst;
+}
+
+bool symmetric_ok(const Ctx& x, double line_bytes) {
+  return x.top().p <= x.cfg.sym_max && line_bytes <= static_cast<double>(kInlineBytes);
+}
+
+// The largest part a top unit publishes in a gather of `block` per rank.
+double top_part(const Ctx& x, double block) {
+  return block * *std::max_element(x.top().units.begin(), x.top().units.end());
+}
+
+// The calls that fit the areas: one step, as in collectives/ops/*.cpp.
+std::optional<Step> one_step(const Ctx& x, OpKind op, double m) {
+  const double n = x.tree.size(), slot = dbl(x.opt.slot_bytes), bc = dbl(x.opt.bcast_bytes);
+  const double area = std::min(slot, bc);
+  auto sym = [&](double line) { return symmetric_ok(x, line) ? Top::symmetric : Top::normal; };
+  switch (op) {
+    case OpKind::barrier: return Step{Up::flags, 0, Down::flags, 0, sym(0)};
+    case OpKind::bcast: if (m <= bc) return Step{Up::flags, 0, Down::same, m, sym(m)}; break;
+    case OpKind::reduce: if (m <= slot) return Step{Up::reduce, m, Down::flags, 0, sym(m)}; break;
+    case OpKind::allreduce: if (m <= area) return Step{Up::reduce, m, Down::same, m, sym(m)}; break;
+    case OpKind::gather: if (n * m <= slot) return Step{Up::gather, m, Down::flags, 0, sym(top_part(x, m))}; break;
+    case OpKind::allgather:
+      if (n * m <= area) return Step{Up::gather, m, Down::same, n * m, sym(top_part(x, m))};
+      break;
+    case OpKind::scatter: if (n * m <= bc) return Step{Up::flags, 0, Down::scatter, m, Top::normal}; break;
+    case OpKind::reduce_scatter_block:
+      if (n * m <= area) return Step{Up::reduce, n * m, Down::scatter, m, sym(n * m)};
+      break;
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<LevelTerm>> chunked(const Ctx& x, OpKind op, std::size_t m, std::string& path) {
+  const std::size_t area = std::min(x.opt.slot_bytes, x.opt.bcast_bytes);
+  auto count = [&](std::size_t chunk) { return (m + chunk - 1) / chunk; };
+  switch (op) {
+    case OpKind::bcast:
+      path = cat("header step + ", count(x.opt.bcast_bytes), " pipelined chunks");
+      return pipeline(x, Step{Up::flags, 0, Down::same, 0, Top::normal}, m, x.opt.bcast_bytes);
+    case OpKind::reduce:
+      path = cat("header step + ", count(x.opt.slot_bytes), " pipelined chunks");
+      return pipeline(x, Step{Up::reduce, 0, Down::flags, 0, Top::normal}, m, x.opt.slot_bytes);
+    case OpKind::allreduce: {
+      const Top top = x.top().p <= x.cfg.sym_max ? Top::slices : Top::normal;
+      path = cat("header step + ", count(area), " chunk round trips");
+      return round_trips(x, Step{Up::reduce, 0, Down::same, 0, top}, m, area);
+    }
+    default:
+      path = "header step + flat over the team";
+      return flat_team(x, op, m);
+  }
+}
+
+}  // namespace
+
+Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& cal) {
+  int d = domain;
+  while (d >= 0 && tree.domain(d).is_virtual) d = tree.domain(d).parent;
+  for (; d >= 0; d = tree.domain(d).parent) {
+    const auto& aliases = tree.domain(d).aliases;  // top-down
+    for (int pass = 0; pass < 2; ++pass) {
+      for (auto it = aliases.rbegin(); it != aliases.rend(); ++it) {
+        if (is_cache(it->name) != (pass == 0)) continue;
+        if (const LevelCost* c = cal.find(it->name)) return *c;
+      }
+    }
+  }
+  return Status(Errc::not_found, cat("no cost for level ", tree.domain(domain).level,
+                                     " or any level above it in the calibration (", cal.source, ")"));
+}
+
+Result<Prediction> predict(const Tree& tree, const Calibration& cal, const CollectiveConfig& config, OpKind op,
+                           std::size_t bytes, const ModelOptions& options) {
+  Prediction p;
+  p.op = op;
+  p.bytes = bytes;
+  if (tree.size() <= 1) {
+    p.path = "team of one: local copies only";
+    return p;
+  }
+  OSMP_ASSIGN_OR_RETURN(Ctx x, make_ctx(tree, cal, config, options));
+  if (x.groups.empty() || x.top().domain != 0) {
+    return Status(Errc::internal, "predict: the root domain of a tree of two or more ranks has no group");
+  }
+  if (auto s = one_step(x, op, dbl(bytes))) {
+    p.path = "one step";
+    p.terms = step_rows(x, *s, "");
+  } else {
+    p.terms = step_rows(x, Step{}, "header ");
+    OSMP_ASSIGN_OR_RETURN(auto rest, chunked(x, op, bytes, p.path));
+    p.terms.insert(p.terms.end(), rest.begin(), rest.end());
+  }
+  p.us = sum_us(p.terms);
+  return p;
+}
+
+// ---------------------------------------------------------------------------
+// recommend()
+
+namespace {
+
+struct SplitLevel {
+  std::string name;
+  int max_degree;
+};
+
+std::string spec_text(const std::vector<SplitLevel>& levels, const std::vector<int>& degrees) {
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < levels.size(); ++i)
+    if (degrees[i] > 1) items.push_back(cat(levels[i].name, ":", degrees[i]));
+  return items.empty() ? "none" : join(items, ",");
+}
+
+// Two specs that give the same groups give the same predictions.
+std::string signature(const Tree& t) {
+  std::string s;
+  for (const Domain& d : t.domains()) {
+    s += d.level + ":";
+    for (int r : d.group) s += cat(r, ",");
+    s += ";";
+  }
+  return s;
+}
+
+double geomean(const std::vector<double>& v) {
+  double logs = 0;
+  for (double x : v) {
+    if (x <= 0) return 0;
+    logs += std::log(x);
+  }
+  return v.empty() ? 0 : std::exp(logs / dbl(v.size()));
+}
+
+// Scores equal to the picosecond are ties (summation order must not decide).
+long long quantum(double us) { return std::llround(us * 1e6); }
+
+long long degree_product(const Candidate& c) {
+  long long p = 1;
+  for (int d : c.degrees) p *= d;
+  return p;
+}
+
+bool better(double a, double b, const Candidate& x, const Candidate& y) {
+  if (quantum(a) != quantum(b)) return quantum(a) < quantum(b);
+  if (x.levels != y.levels) return x.levels < y.levels;
+  if (degree_product(x) != degree_product(y)) return degree_product(x) < degree_product(y);
+  return x.degrees < y.degrees;
+}
+
+int group_levels(const Tree& t) {
+  int n = 0;
+  for (const auto& l : t.levels()) n += l.groups > 0;
+  return n;
+}
+
+class Search {
+ public:
+  Search(const TreeBuilder& build, const Calibration& cal, const CollectiveConfig& cfg, const Workload& work,
+         const ModelOptions& opt)
+      : build_(build), cal_(cal), cfg_(cfg), work_(work), opt_(opt) {}
+
+  std::vector<SplitLevel> levels;
+  std::vector<Candidate> found;
+
+  // Predicts the candidate with these degrees (once): its index in `found`,
+  // or -1 when its tree is one seen before.
+  Result<int> evaluate(const std::vector<int>& degrees) {
+    if (auto it = by_degrees_.find(degrees); it != by_degrees_.end()) return it->second;
+    by_degrees_[degrees] = -1;
+    Candidate c;
+    c.spec = spec_text(levels, degrees);
+    c.degrees = degrees;
+    OSMP_ASSIGN_OR_RETURN(VhSpec spec, parse_spec(c.spec));
+    OSMP_ASSIGN_OR_RETURN(Tree tree, build_(spec));
+    if (!seen_.insert(signature(tree)).second) return -1;
+    c.levels = group_levels(tree);
+    std::vector<double> all;
+    for (OpKind op : work_.ops) {
+      c.us.emplace_back();
+      for (std::size_t bytes : work_.sizes) {
+        OSMP_ASSIGN_OR_RETURN(Prediction p, predict(tree, cal_, cfg_, op, bytes, opt_));
+        c.us.back().push_back(p.us);
+        all.push_back(p.us);
+      }
+      c.op_us.push_back(geomean(c.us.back()));
+    }
+    c.score_us = geomean(all);
+    found.push_back(std::move(c));
+    return by_degrees_[degrees] = static_cast<int>(found.size()) - 1;
+  }
+
+  Status exhaustive() {
+    std::vector<int> d(levels.size(), 1);
+    while (true) {
+      OSMP_RETURN_IF_ERROR(evaluate(d).status());
+      std::size_t i = levels.size();
+      while (i > 0 && d[i - 1] == levels[i - 1].max_degree) d[--i] = 1;
+      if (i == 0) return {};
+      ++d[i - 1];
+    }
+  }
+
+  // Top-down, each level's best degree with the levels above fixed.
+  Status greedy() {
+    std::vector<int> d(levels.size(), 1);
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      int best = 1, best_c = -1;
+      for (int k = 1; k <= levels[i].max_degree; ++k) {
+        d[i] = k;
+        OSMP_ASSIGN_OR_RETURN(int c, evaluate(d));
+        if (c < 0) continue;
+        const Candidate& x = found[static_cast<std::size_t>(c)];
+        if (best_c < 0 || better(x.score_us, found[static_cast<std::size_t>(best_c)].score_us, x,
+                                 found[static_cast<std::size_t>(best_c)]))
+          best = k, best_c = c;
+      }
+      d[i] = best;
+    }
+    return {};
+  }
+
+ private:
+  const TreeBuilder& build_;
+  const Calibration& cal_;
+  const CollectiveConfig& cfg_;
+  const Workload& work_;
+  ModelOptions opt_;
+  std::map<std::vector<int>, int> by_degrees_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace
+
+Result<Recommendation> recommend(const TreeBuilder& build, const Calibration& cal, const CollectiveConfig& config,
+                                 const Workload& work, const ModelOptions& options) {
+  if (work.ops.empty() || work.sizes.empty()) {
+    return Status(Errc::invalid_argument, "recommend: no operation or no size to weigh");
+  }
+  OSMP_ASSIGN_OR_RETURN(Tree base, build(VhSpec{}));
+  Search s(build, cal, config, work, options);
+  std::size_t combos = 1;
+  for (const LevelInfo& l : base.levels()) {
+    if (l.is_virtual || l.max_group < kMinSplitMembers) continue;
+    s.levels.push_back({l.name, std::min(l.max_group - 1, kMaxDegree)});
+    combos = std::min<std::size_t>(combos * static_cast<std::size_t>(s.levels.back().max_degree), kMaxExhaustive + 1);
+  }
+  Recommendation r;
+  r.exhaustive = combos <= kMaxExhaustive;
+  OSMP_RETURN_IF_ERROR(r.exhaustive ? s.exhaustive() : s.greedy());
+  for (const auto& l : s.levels) r.levels.push_back(l.name);
+  r.candidates = std::move(s.found);
+  std::sort(r.candidates.begin(), r.candidates.end(),
+            [](const Candidate& a, const Candidate& b) { return better(a.score_us, b.score_us, a, b); });
+  r.best = r.candidates.front().spec;
+  for (std::size_t op = 0; op < work.ops.size(); ++op) {
+    const Candidate* best = &r.candidates.front();
+    for (const Candidate& c : r.candidates)
+      if (better(c.op_us[op], best->op_us[op], c, *best)) best = &c;
+    r.best_per_op.push_back(best->spec);
+  }
+  return r;
+}
+
+Result<Recommendation> recommend(const MachineTree& machine, std::span<const CpuSet> places,
+                                 const BuildOptions& build_options, const Calibration& cal,
+                                 const CollectiveConfig& config, const Workload& work, const ModelOptions& options) {
+  TreeBuilder build = [&](const VhSpec& spec) { return build_tree(machine, places, build_options, spec); };
+  return recommend(build, cal, config, work, options);
+}
+
+Calibration default_calibration(const MachineTree& machine) {
+  Calibration cal;
+  for (const std::string& level : machine.level_names()) cal.levels.push_back(typical_level_cost(level));
+  cal.gamma_us_per_kib = kTypicalGammaUsPerKib;
+  cal.source = "typical figures (not measured)";
+  return cal;
+}
+
+}  // namespace osmp
