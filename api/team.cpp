@@ -6,8 +6,10 @@
 #include "collectives/engine.hpp"
 #include "core/env.hpp"
 #include "core/log.hpp"
+#include "core/strings.hpp"
 #include "team/shm_bootstrap.hpp"
 #include "team/team.hpp"
+#include "tuning/tuning_file.hpp"
 
 namespace osmp {
 namespace {
@@ -39,6 +41,48 @@ Status per_op_from_env(Options& o) {
   return {};
 }
 
+// The settings of a tuning file this team should apply, as decided on rank 0
+// (its environment wins over the file), in a text every rank can parse:
+// "op\tname\tvalue\n" lines, op "*" for every operation.
+std::string tuning_from_file(const Options& o, const TeamCore& core) {
+  auto look = load_for(o.tuning_file, fingerprint(core.machine(), core.tree().places()));
+  if (!look.ok()) {
+    log(LogLevel::warn, look.status().message(), "; running without it");
+    return "";
+  }
+  if (look->outcome == TuningLookup::Outcome::mismatch) log(LogLevel::warn, look->note);
+  if (look->outcome != TuningLookup::Outcome::loaded) return "";
+  const TuningFile& f = *look->file;
+  std::string text;
+  for (const auto& [name, value] : f.settings)
+    if (!o.given.count(name)) text += cat("*\t", name, "\t", value, "\n");
+  for (const auto& [op, settings] : f.ops) {
+    for (const auto& [name, value] : settings) {
+      bool mine = false;
+      for (const auto& [k, s] : o.per_op) mine = mine || (to_string(k) == op && s.count(name));
+      if (!o.given.count(name) && !mine) text += cat(op, "\t", name, "\t", value, "\n");
+    }
+  }
+  log(LogLevel::info, "tuning file ", o.tuning_file, " (", f.created, ", ", f.machine, ")");
+  return text;
+}
+
+Status parse_tuning_text(const std::string& text, Settings& all, std::map<OpKind, Settings>& per_op) {
+  for (std::string_view line : split(text, '\n')) {
+    if (line.empty()) continue;
+    auto f = split(line, '\t');
+    if (f.size() != 3) return Status(Errc::internal, cat("tuning settings line '", line, "'"));
+    if (f[0] == "*") {
+      all[std::string(f[1])] = std::string(f[2]);
+      continue;
+    }
+    auto k = parse_op_kind(f[0]);
+    if (!k.ok()) return k.status();
+    per_op[*k][std::string(f[1])] = std::string(f[2]);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Options> Options::from_env() {
@@ -48,6 +92,7 @@ Result<Options> Options::from_env() {
   OSMP_RETURN_IF_ERROR(per_op_from_env(o));
   for (const char* name : kTeamWideNames)
     if (env_get(name)) o.given.insert(name);
+  o.tuning_file = default_tuning_path();
   return o;
 }
 
@@ -74,7 +119,24 @@ Result<Team> Team::create(Bootstrap& bootstrap, const Options& options) {
   return t;
 }
 
+// The per-operation settings and a tuning file made for this machine and
+// placement: one collective configure after the first view is up.
 Status Team::apply_initial(const Options& options) {
+  Settings all;
+  std::map<OpKind, Settings> per_op;
+  if (!options.tuning_file.empty()) {
+    std::string text = rank() == 0 ? tuning_from_file(options, core()) : "";
+    EngineBootstrap boot(views_->base_engine());
+    OSMP_RETURN_IF_ERROR(boot.broadcast_string(text, 0));
+    OSMP_RETURN_IF_ERROR(parse_tuning_text(text, all, per_op));
+  }
+  for (const auto& [k, s] : options.per_op)
+    for (const auto& [name, value] : s) per_op[k][name] = value;
+  if (all.empty() && per_op.empty()) return {};
+  Status st = views_->configure(all, per_op);
+  if (st.ok() || per_op == options.per_op) return st.prefix("applying the per-operation settings");
+  // The file's settings were refused (every rank knows): say so, run without them.
+  if (rank() == 0) log(LogLevel::warn, "the tuning file's settings were refused (", st.message(), "); ignored");
   if (options.per_op.empty()) return {};
   return Status(views_->configure({}, options.per_op)).prefix("applying the per-operation settings");
 }

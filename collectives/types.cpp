@@ -47,4 +47,10 @@ Result<Op> parse_op(std::string_view s) {
   return Status(Errc::invalid_argument, cat("unknown reduction op '", s, "'"));
 }
 
+Result<OpKind> parse_op_kind(std::string_view s) {
+  for (int k = static_cast<int>(OpKind::barrier); k <= static_cast<int>(OpKind::reduce_scatter_block); ++k)
+    if (iequals(s, to_string(static_cast<OpKind>(k)))) return static_cast<OpKind>(k);
+  return Status(Errc::invalid_argument, cat("unknown operation '", s, "'"));
+}
+
 }  // namespace osmp

@@ -34,6 +34,8 @@ const char* to_string(Op op);
 const char* to_string(OpKind k);
 Result<Datatype> parse_datatype(std::string_view s);
 Result<Op> parse_op(std::string_view s);
+// "reduce", "reduce_scatter_block", ...: the names to_string(OpKind) gives.
+Result<OpKind> parse_op_kind(std::string_view s);
 
 // The MPI_IN_PLACE of osmp: pass it as the send (or, for scatter, receive)
 // buffer where the data is already in the other buffer.

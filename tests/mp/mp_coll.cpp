@@ -5,6 +5,7 @@
 //   mp_coll random SEED N      N mixed collectives with seeded random ops, sizes and roots
 //   mp_coll determinism        allreduce of random doubles: same bits on every rank and run
 //   mp_coll loop               allreduce until an error (for kill tests)
+//   mp_coll settings           rank 0 prints each operation's spec, then random collectives
 //   mp_coll reconfigure SEED N SPECS
 //                              N random collectives with a random change of the
 //                              virtual hierarchy (from the ';'-separated SPECS),
@@ -202,6 +203,12 @@ int main(int argc, char** argv) {
   } else if (mode == "reconfigure") {
     reconfigure(t, static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)), std::atoi(argv[3]),
                 argc > 4 ? argv[4] : "");
+  } else if (mode == "settings") {  // what each operation runs with (tuning file tests)
+    if (g_rank == 0)
+      for (int k = 1; k <= 8; ++k)
+        line(osmp::cat("op ", osmp::to_string(static_cast<osmp::OpKind>(k)), " vh '",
+                       t.vh(static_cast<osmp::OpKind>(k)), "' views ", t.views()));
+    run(t, random_cases(t.size(), 5, 300), 5);
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {
