@@ -12,6 +12,8 @@
 #   4 and 8 processes on this machine's cores (oversubscribed, unbound): the
 #   loop timing {op; barrier} that stays honest when ranks share cores, fewer
 #   sizes and iterations (MPICH takes milliseconds per call there).
+#   Every library runs twice, in turn and then in reverse order; the report
+#   keeps each one's better run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 quick=0
@@ -37,31 +39,41 @@ run() {  # label np timeout command...
   fi
 }
 
-sweep() {  # np binding-args... -- bench-args...
-  local np=$1; shift
-  local args=("$@")
-  local common=(-c "$csv")
-  if [ "$np" -le "$ncpu" ]; then
-    run osmp "$np" 600 "$bench/osmprun" -n "$np" "$bench/osmp-bench" "${common[@]}" -l osmp "${args[@]}"
-    run ompi_tuned "$np" 600 "${ompi[@]}" -np "$np" --bind-to core "$bench/coll_bench_ompi" "${common[@]}" -l ompi_tuned "${args[@]}"
-    run ompi_han "$np" 600 "${ompi[@]}" -np "$np" --bind-to core --mca coll_han_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_han "${args[@]}"
-    run ompi_sm "$np" 600 "${ompi[@]}" -np "$np" --bind-to core --mca coll_sm_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_sm "${args[@]}"
-    run mpich "$np" 600 mpirun.mpich -np "$np" -bind-to core "$bench/coll_bench_mpich" "${common[@]}" -l mpich "${args[@]}"
-    # osmp through MPI: the coll component inside Open MPI, the PMPI interposer under MPICH.
-    run ompi_osmp "$np" 600 "${ompi[@]}" -np "$np" --bind-to core "${component[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_osmp "${args[@]}"
-    run mpich_osmp "$np" 600 mpirun.mpich -np "$np" -bind-to core -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l mpich_osmp "${args[@]}"
-  else
-    local y=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
-    run osmp "$np" 600 "$bench/osmprun" -n "$np" --oversubscribe --bind-to none "$bench/osmp-bench" "${common[@]}" -l osmp "${args[@]}"
-    run ompi_tuned "$np" 600 "${ompi[@]}" -np "$np" "${y[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_tuned "${args[@]}"
-    run ompi_sm "$np" 600 "${ompi[@]}" -np "$np" "${y[@]}" --mca coll_sm_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_sm "${args[@]}"
-    # MPICH busy-polls whole scheduler slices when oversubscribed: few iterations.
-    local few=("${args[@]}")
-    few+=(-i 20 -x 2)
-    run mpich "$np" 900 mpirun.mpich -np "$np" "$bench/coll_bench_mpich" "${common[@]}" -l mpich "${few[@]}"
-    run ompi_osmp "$np" 600 "${ompi[@]}" -np "$np" "${y[@]}" "${component[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_osmp "${args[@]}"
-    run mpich_osmp "$np" 600 mpirun.mpich -np "$np" -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l mpich_osmp "${args[@]}"
+# One library's run: lib NAME NP bench-args...
+lib() {
+  local name=$1 np=$2; shift 2
+  local args=("$@") common=(-c "$csv")
+  local bind_ompi=(--bind-to core) bind_mpich=(-bind-to core) bind_osmp=()
+  local over=0
+  if [ "$np" -gt "$ncpu" ]; then
+    over=1
+    bind_ompi=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+    bind_mpich=()
+    bind_osmp=(--oversubscribe --bind-to none)
   fi
+  case $name in
+    osmp) run osmp "$np" 600 "$bench/osmprun" -n "$np" "${bind_osmp[@]}" "$bench/osmp-bench" "${common[@]}" -l osmp "${args[@]}" ;;
+    ompi_tuned) run ompi_tuned "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_tuned "${args[@]}" ;;
+    ompi_han) run ompi_han "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" --mca coll_han_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_han "${args[@]}" ;;
+    ompi_sm) run ompi_sm "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" --mca coll_sm_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_sm "${args[@]}" ;;
+    mpich)
+      # MPICH busy-polls whole scheduler slices when oversubscribed: few iterations.
+      if [ "$over" = 1 ]; then args+=(-i 20 -x 2); fi
+      run mpich "$np" 900 mpirun.mpich -np "$np" "${bind_mpich[@]}" "$bench/coll_bench_mpich" "${common[@]}" -l mpich "${args[@]}" ;;
+    # osmp through MPI: the coll component inside Open MPI, the PMPI interposer under MPICH.
+    ompi_osmp) run ompi_osmp "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" "${component[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_osmp "${args[@]}" ;;
+    mpich_osmp) run mpich_osmp "$np" 600 mpirun.mpich -np "$np" "${bind_mpich[@]}" -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l mpich_osmp "${args[@]}" ;;
+  esac
+}
+
+# Every library twice, in turn and then in reverse order; the report keeps
+# each library's best of the two (compare_report.py).
+sweep() {  # np bench-args...
+  local np=$1; shift
+  local libs=(osmp ompi_tuned ompi_han ompi_sm mpich ompi_osmp mpich_osmp)
+  if [ "$np" -gt "$ncpu" ]; then libs=(osmp ompi_tuned ompi_sm mpich ompi_osmp mpich_osmp); fi
+  for name in "${libs[@]}"; do lib "$name" "$np" "$@"; done
+  for ((i = ${#libs[@]} - 1; i >= 0; i--)); do lib "${libs[$i]}" "$np" "$@"; done
 }
 
 echo "osmp compare: $(date -u +%FT%TZ), $(git -C "$root" rev-parse --short HEAD), $ncpu CPUs, results in $out" >&2
