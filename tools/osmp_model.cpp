@@ -12,6 +12,7 @@
 #include "topology/placement.hpp"
 #include "topology/topology.hpp"
 #include "tuning/model.hpp"
+#include "topology/placed.hpp"
 #include "tuning/tuning_file.hpp"
 #include "virtual_hier/split.hpp"
 
@@ -43,12 +44,7 @@ const char* kUsage =
     "  --json             machine-readable output\n";
 
 struct Options {
-  std::string topology;
-  bool topology_given = false;
-  int np = 0;
-  std::string map_by = "core";
-  std::string bind_to;
-  bool oversubscribe = false;
+  osmp::PlacementArgs where;
   std::string vh;
   bool vh_given = false;
   std::string ops = "allreduce,bcast,reduce,gather,barrier";
@@ -68,7 +64,7 @@ int fail(const std::string& msg) {
 // Returns 0 to go on, 1 when done (help), 2 on a bad command line.
 int parse(int argc, char** argv, Options& o) {
   const std::vector<std::pair<std::string, std::string*>> valued = {
-      {"--topology", &o.topology}, {"--map-by", &o.map_by}, {"--bind-to", &o.bind_to}, {"--vh", &o.vh},
+      {"--topology", &o.where.topology}, {"--map-by", &o.where.map_by}, {"--bind-to", &o.where.bind_to}, {"--vh", &o.vh},
       {"--op", &o.ops},            {"--sizes", &o.sizes},   {"--base-case", &o.base_case},
       {"--alpha", &o.alpha},       {"--beta", &o.beta},     {"--gamma", &o.gamma},
       {"--contention", &o.contention}, {"--tuning", &o.tuning}};
@@ -76,7 +72,7 @@ int parse(int argc, char** argv, Options& o) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") return std::fputs(kUsage, stdout), 1;
     if (a == "--json" || a == "--recommend" || a == "--oversubscribe") {
-      (a == "--json" ? o.json : a == "--recommend" ? o.recommend : o.oversubscribe) = true;
+      (a == "--json" ? o.json : a == "--recommend" ? o.recommend : o.where.oversubscribe) = true;
       continue;
     }
     std::string* slot = nullptr;
@@ -87,14 +83,14 @@ int parse(int argc, char** argv, Options& o) {
     const char* v = argv[++i];
     if (slot != nullptr) {
       *slot = v;
-      o.topology_given |= a == "--topology";
+      o.where.topology_given |= a == "--topology";
       o.vh_given |= a == "--vh";
       o.base_case_given |= a == "--base-case";
       continue;
     }
     auto n = osmp::parse_int(v, 1, 1 << 20, "process count (-n)");
     if (!n.ok()) return fail(n.status().message());
-    o.np = static_cast<int>(*n);
+    o.where.np = static_cast<int>(*n);
   }
   return 0;
 }
@@ -247,20 +243,13 @@ struct Setup {
 };
 
 osmp::Status set_up(const Options& o, Setup& s) {
-  auto source = o.topology_given ? osmp::TopologySource::parse(o.topology) : osmp::TopologySource::from_env();
-  OSMP_ASSIGN_OR_RETURN(osmp::Topology topo, osmp::Topology::load(source));
-  s.machine = topo.machine();
-  s.topology = topo.describe();
-  osmp::PlacementRequest req;
-  OSMP_ASSIGN_OR_RETURN(req.map_by, osmp::parse_map_by(o.map_by));
-  std::string bind = o.bind_to.empty() ? (req.map_by == osmp::MapBy::pu ? "pu" : "core") : o.bind_to;
-  OSMP_ASSIGN_OR_RETURN(req.bind_to, osmp::parse_bind_to(bind));
-  req.oversubscribe = o.oversubscribe;
-  req.nprocs = o.np > 0 ? o.np : static_cast<int>(s.machine.cores().size());
-  OSMP_ASSIGN_OR_RETURN(s.places, osmp::place_ranks(s.machine, req));
-  s.nprocs = req.nprocs;
-  s.placement = osmp::cat("map-by ", osmp::to_string(req.map_by), ", bind-to ", osmp::to_string(req.bind_to));
-  s.build.allow_oversubscribe = o.oversubscribe;
+  OSMP_ASSIGN_OR_RETURN(osmp::Placed placed, osmp::load_and_place(o.where));
+  s.machine = placed.topology.machine();
+  s.topology = placed.topology.describe();
+  s.places = std::move(placed.places);
+  s.nprocs = placed.request.nprocs;
+  s.placement = placed.placement;
+  s.build.allow_oversubscribe = o.where.oversubscribe;
   OSMP_ASSIGN_OR_RETURN(s.config, osmp::CollectiveConfig::from_env());
   if (o.base_case_given) OSMP_RETURN_IF_ERROR(s.config.set_base_cases(o.base_case).prefix("--base-case"));
   OSMP_ASSIGN_OR_RETURN(s.work.ops, parse_ops(o.ops));

@@ -15,7 +15,7 @@
 
 #include "core/env.hpp"
 #include "core/strings.hpp"
-#include "topology/placement.hpp"
+#include "topology/placed.hpp"
 #include "topology/presets.hpp"
 #include "topology/render.hpp"
 #include "topology/topology.hpp"
@@ -42,12 +42,7 @@ const char* kUsage =
     "  --list-presets     print the paper machines and their synthetic strings\n";
 
 struct Options {
-  std::string topology;
-  bool topology_given = false;
-  int np = 0;
-  std::string map_by = "core";
-  std::string bind_to;
-  bool oversubscribe = false;
+  osmp::PlacementArgs where;
   std::string vh;
   bool vh_given = false;
   bool json = false;
@@ -81,13 +76,13 @@ int parse(int argc, char** argv, Options& o) {
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--oversubscribe") {
-      o.oversubscribe = true;
+      o.where.oversubscribe = true;
     } else if (a == "--topology" || a == "--map-by" || a == "--bind-to" || a == "--vh" ||
                a == "-n" || a == "--np" || a == "--svg" || a == "--png") {
       if ((v = value(a.c_str())) == nullptr) return fail(a + " needs a value"), 2;
-      if (a == "--topology") o.topology = v, o.topology_given = true;
-      if (a == "--map-by") o.map_by = v;
-      if (a == "--bind-to") o.bind_to = v;
+      if (a == "--topology") o.where.topology = v, o.where.topology_given = true;
+      if (a == "--map-by") o.where.map_by = v;
+      if (a == "--bind-to") o.where.bind_to = v;
       if (a == "--vh") o.vh = v, o.vh_given = true;
       if ((a == "--svg" || a == "--png") && *v == '\0') return fail(a + " needs a file name"), 2;
       if (a == "--svg") o.svg = v;
@@ -95,7 +90,7 @@ int parse(int argc, char** argv, Options& o) {
       if (a == "-n" || a == "--np") {
         auto n = osmp::parse_int(v, 1, 1 << 20, "process count (-n)");
         if (!n.ok()) return fail(n.status().message()), 2;
-        o.np = static_cast<int>(*n);
+        o.where.np = static_cast<int>(*n);
       }
     } else {
       return fail("unknown option '" + a + "'\n" + kUsage), 2;
@@ -165,38 +160,20 @@ int main(int argc, char** argv) {
   Options o;
   if (int rc = parse(argc, argv, o)) return rc == 1 ? 0 : rc;
 
-  auto source = o.topology_given ? osmp::TopologySource::parse(o.topology)
-                                 : osmp::TopologySource::from_env();
-  auto topo = osmp::Topology::load(source);
-  if (!topo.ok()) return fail(topo.status().message());
-  const auto& machine = topo->machine();
-
-  osmp::PlacementRequest req;
-  auto map_by = osmp::parse_map_by(o.map_by);
-  if (!map_by.ok()) return fail(map_by.status().message());
-  req.map_by = *map_by;
-  std::string bind = o.bind_to.empty() ? (req.map_by == osmp::MapBy::pu ? "pu" : "core") : o.bind_to;
-  auto bind_to = osmp::parse_bind_to(bind);
-  if (!bind_to.ok()) return fail(bind_to.status().message());
-  req.bind_to = *bind_to;
-  req.oversubscribe = o.oversubscribe;
-  req.nprocs = o.np > 0 ? o.np : static_cast<int>(machine.cores().size());
-
+  auto placed = osmp::load_and_place(o.where);
+  if (!placed.ok()) return fail(placed.status().message());
+  const auto& machine = placed->topology.machine();
   auto spec = o.vh_given ? osmp::parse_spec(o.vh) : osmp::spec_from_env();
   if (!spec.ok()) return fail(spec.status().message());
-
-  auto places = osmp::place_ranks(machine, req);
-  if (!places.ok()) return fail(places.status().message());
   osmp::BuildOptions bo;
-  bo.allow_oversubscribe = o.oversubscribe;
-  auto tree = osmp::build_tree(machine, *places, bo, *spec);
+  bo.allow_oversubscribe = o.where.oversubscribe;
+  auto tree = osmp::build_tree(machine, placed->places, bo, *spec);
   if (!tree.ok()) return fail(tree.status().message());
   if (auto st = tree->check(); !st.ok()) return fail(st.to_string());
 
   osmp::RenderContext ctx;
-  ctx.topology = topo->describe();
-  ctx.placement = osmp::cat("map-by ", osmp::to_string(req.map_by), ", bind-to ",
-                            osmp::to_string(req.bind_to));
+  ctx.topology = placed->topology.describe();
+  ctx.placement = placed->placement;
   ctx.spec = spec->text;
   if (!o.svg.empty() || !o.png.empty()) {
     std::string svg = osmp::render_svg(*tree, ctx);
