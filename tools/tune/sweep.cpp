@@ -103,6 +103,28 @@ class Runner {
   Outcome out_;
 };
 
+// The levels of the tree `vh` gives whose groups have three or more members
+// (where flat and k-nomial differ), top-down.
+std::vector<std::string> split_levels(const TeamCore& core, const std::string& vh) {
+  std::vector<std::string> out;
+  auto spec = parse_spec(vh);
+  if (!spec.ok()) return out;
+  BuildOptions bo;
+  bo.allow_oversubscribe = true;
+  auto tree = build_tree(core.machine(), core.tree().places(), bo, *spec);
+  if (!tree.ok()) return out;
+  for (const auto& l : tree->levels())
+    if (l.max_group > 2) out.push_back(l.name);
+  return out;
+}
+
+// "L3Cache=flat,Package-v1=knomial:2,*=auto" (OSMP_BASE_CASE syntax).
+std::string base_spec(const std::map<std::string, std::string>& per_level) {
+  std::string s;
+  for (const auto& [level, c] : per_level) s += cat(level, "=", c, ",");
+  return s + "*=auto";
+}
+
 Settings profile(const std::string& vh, const std::string& base) {
   return {{"OSMP_VH", vh}, {"OSMP_BASE_CASE", base}};
 }
@@ -131,11 +153,27 @@ Result<Settings> tune_op(Runner& r, OpKind op, const std::vector<std::string>& s
     OSMP_ASSIGN_OR_RETURN(double s, r.score(op, "vh", profile(vh, "auto")));
     if (s < best_score) best_score = s, best = profile(vh, "auto");
   }
-  for (const char* b : kBaseCases) {
-    if (!bases) break;
-    Settings cand = profile(best["OSMP_VH"], b);
-    OSMP_ASSIGN_OR_RETURN(double s, r.score(op, "base", cand));
-    if (s < best_score) best_score = s, best = cand;
+  if (bases) {
+    // Every level alike, then level by level (LEVEL=CASE, the others as
+    // chosen so far): the levels of the tree this operation now runs on.
+    const int n = static_cast<int>(sizes_of(r.plan(), op).size());
+    const auto levels = split_levels(r.team().core(), best["OSMP_VH"]);
+    r.skip(-3 * n * static_cast<int>(levels.size()));  // the plan counted the all-levels round only
+    for (const char* b : kBaseCases) {
+      Settings cand = profile(best["OSMP_VH"], b);
+      OSMP_ASSIGN_OR_RETURN(double s, r.score(op, "base", cand));
+      if (s < best_score) best_score = s, best = cand;
+    }
+    std::map<std::string, std::string> per_level;
+    for (const auto& level : levels) {
+      for (const char* b : kBaseCases) {
+        auto trial = per_level;
+        trial[level] = b;
+        Settings cand = profile(best["OSMP_VH"], base_spec(trial));
+        OSMP_ASSIGN_OR_RETURN(double s, r.score(op, "base", cand));
+        if (s < best_score) best_score = s, best = cand, per_level = trial;
+      }
+    }
   }
   if (best_score > base_score * (1 - r.plan().min_gain)) {
     r.skip(6 * static_cast<int>(sizes_of(r.plan(), op).size()));
