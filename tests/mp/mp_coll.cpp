@@ -6,6 +6,7 @@
 //   mp_coll determinism        allreduce of random doubles: same bits on every rank and run
 //   mp_coll loop               allreduce until an error (for kill tests)
 //   mp_coll settings           rank 0 prints each operation's spec, then random collectives
+//   mp_coll vhloop             set_vh and allreduce until an error (for kill tests)
 //   mp_coll reconfigure SEED N SPECS
 //                              N random collectives with a random change of the
 //                              virtual hierarchy (from the ';'-separated SPECS),
@@ -209,6 +210,13 @@ int main(int argc, char** argv) {
         line(osmp::cat("op ", osmp::to_string(static_cast<osmp::OpKind>(k)), " vh '",
                        t.vh(static_cast<osmp::OpKind>(k)), "' views ", t.views()));
     run(t, random_cases(t.size(), 5, 300), 5);
+  } else if (mode == "vhloop") {  // changes of the tree until an error (for kill tests)
+    std::vector<double> in(1000, 1.0), out(1000);
+    for (int i = 0;; ++i) {
+      osmp::Status st = t.set_vh(i % 3 == 0 ? "" : i % 3 == 1 ? "?2" : "Machine:2");
+      if (st.ok()) st = t.allreduce(in.data(), out.data(), 1000, osmp::Datatype::float64, osmp::Op::sum);
+      if (!st.ok()) die(st.to_string());
+    }
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {

@@ -110,11 +110,11 @@ def case_determinism():
         fail(f"allreduce bits differ between runs: {sums}")
 
 
-def case_killed_mid_collective():
+def case_killed_mid_collective(mode="loop", runs=5):
     random.seed(os.getpid())
-    for i in range(5):
+    for i in range(runs):
         n = random.randint(3, 6)
-        p = subprocess.Popen([OSMPRUN, "-n", str(n), "--oversubscribe", COLL, "loop"], stdout=subprocess.PIPE,
+        p = subprocess.Popen([OSMPRUN, "-n", str(n), "--oversubscribe", COLL, mode], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         pids, head = {}, ""
         while len(pids) < n:
@@ -141,6 +141,11 @@ def case_killed_mid_collective():
         job = re.findall(r"^job ([0-9a-f]{16})$", out, re.M)[0]
         if [x for x in os.listdir(SHM) if job in x]:
             fail("segments left behind")
+
+
+def case_killed_mid_reconfigure():
+    """SIGKILL of a rank while the team keeps rebuilding its tree."""
+    case_killed_mid_collective("vhloop", 6)
 
 
 if __name__ == "__main__":
