@@ -155,47 +155,57 @@ Status Views::agree_on_table(const std::array<Profile, kOpKinds>& table, const P
   return {};
 }
 
-Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
-  OSMP_RETURN_IF_ERROR(base_core().usable());
-  // The new table, checked locally first.
-  Profile base = base_profile();
-  std::array<Profile, kOpKinds> table = profiles_;
-  Status local;
+Status Views::next_table(const Settings& all, const std::map<OpKind, Settings>& per_op, Profile& base,
+                         std::array<Profile, kOpKinds>& table) const {
+  base = base_profile();
+  table = profiles_;
   for (const auto& [name, value] : all) {
-    if (local.ok()) local = base.set(name, value, false);
-    for (auto& p : table)
-      if (local.ok()) local = p.set(name, value, false);
+    OSMP_RETURN_IF_ERROR(base.set(name, value, false));
+    for (auto& p : table) OSMP_RETURN_IF_ERROR(p.set(name, value, false));
   }
   for (const auto& [kind, settings] : per_op) {
+    if (op_index(kind) < 0 || op_index(kind) >= kOpKinds)
+      return Status(Errc::invalid_argument, cat("configure: unknown operation ", static_cast<int>(kind)));
     for (const auto& [name, value] : settings) {
-      if (local.ok() && op_index(kind) >= 0 && op_index(kind) < kOpKinds) {
-        local = table[static_cast<std::size_t>(op_index(kind))].set(name, value, true);
-        if (!local.ok()) local.prefix(cat("configure ", to_string(kind)));
-      } else if (local.ok()) {
-        local = Status(Errc::invalid_argument, cat("configure: unknown operation ", static_cast<int>(kind)));
-      }
+      Status st = table[static_cast<std::size_t>(op_index(kind))].set(name, value, true);
+      if (!st.ok()) return st.prefix(cat("configure ", to_string(kind)));
     }
   }
-  if (local.ok()) local = check_spec(base_core(), base.vh);
+  OSMP_RETURN_IF_ERROR(check_spec(base_core(), base.vh));
   for (const auto& p : table)
-    if (local.ok() && p.vh != base.vh) local = check_spec(base_core(), p.vh);
-  OSMP_RETURN_IF_ERROR(agree_on_table(table, base, local));
+    if (p.vh != base.vh) OSMP_RETURN_IF_ERROR(check_spec(base_core(), p.vh));
+  return {};
+}
 
-  // The profiles the new table needs, base first, each once.
-  std::vector<const Profile*> needed{&base};
+Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
+  OSMP_RETURN_IF_ERROR(base_core().usable());
+  Profile base;
+  std::array<Profile, kOpKinds> table;
+  Status local = next_table(all, per_op, base, table);  // checked here, then agreed
+  OSMP_RETURN_IF_ERROR(agree_on_table(table, base, local));
+  OSMP_RETURN_IF_ERROR(install(base, table));
+  ++generation_;
+  switched_after_ = calls_;
+  log(LogLevel::debug, "configure: generation ", generation_, ", ", views_.size(), " view(s), base vh '",
+      views_.front()->profile.vh, "'");
+  return {};
+}
+
+// The views an agreed table needs: the current one of each profile it keeps,
+// new ones for the rest (built in the same order on every rank: same history,
+// same table). A failed build drops what was built and changes nothing.
+Status Views::install(const Profile& base, const std::array<Profile, kOpKinds>& table) {
+  std::vector<const Profile*> needed{&base};  // each profile once, base first
   auto index_of = [&](const Profile& p) {
     for (std::size_t i = 0; i < needed.size(); ++i)
       if (needed[i]->key() == p.key()) return static_cast<int>(i);
     return -1;
   };
   std::array<int, kOpKinds> of_op{};
-  for (int i = 0; i < kOpKinds; ++i) {
-    const Profile& p = table[static_cast<std::size_t>(i)];
-    if (index_of(p) < 0) needed.push_back(&p);
-    of_op[static_cast<std::size_t>(i)] = index_of(p);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (index_of(table[i]) < 0) needed.push_back(&table[i]);
+    of_op[i] = index_of(table[i]);
   }
-  // Build what no current view runs (every rank decides alike: same history,
-  // same agreed table); a failure drops what was built and changes nothing.
   auto current = [&](const Profile& p) -> std::unique_ptr<View>* {
     for (auto& v : views_)
       if (v->profile.key() == p.key()) return &v;
@@ -214,13 +224,9 @@ Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& p
     next.push_back(cur ? std::move(*cur) : std::move(built[i]));
     if (cur) views_.erase(views_.begin() + (cur - views_.data()));
   }
-  views_ = std::move(next);
+  views_ = std::move(next);  // the views no profile uses any more are unmapped here
   profiles_ = table;
   of_op_ = of_op;
-  ++generation_;
-  switched_after_ = calls_;
-  log(LogLevel::debug, "configure: generation ", generation_, ", ", views_.size(), " view(s), base vh '",
-      views_.front()->profile.vh, "'");
   return {};
 }
 

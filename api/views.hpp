@@ -95,6 +95,9 @@ class Views {
     std::unique_ptr<Engine> engine;
   };
   Result<std::unique_ptr<View>> build(const Profile& p);
+  Status next_table(const Settings& all, const std::map<OpKind, Settings>& per_op, Profile& base,
+                    std::array<Profile, kOpKinds>& table) const;
+  Status install(const Profile& base, const std::array<Profile, kOpKinds>& table);
   Status agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local);
 
   std::vector<std::unique_ptr<View>> views_;  // [0]: the base view
