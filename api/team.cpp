@@ -16,7 +16,8 @@ namespace {
 
 constexpr const char* kPerOpNames[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX"};
 constexpr const char* kTeamWideNames[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX",
-                                          "OSMP_SYMMETRIC_MAX", "OSMP_CMA", "OSMP_CMA_MIN", "OSMP_CMA_MAX"};
+                                          "OSMP_SYMMETRIC_MAX", "OSMP_SYMMETRIC_SLOT_MAX", "OSMP_CMA",
+                                          "OSMP_CMA_MIN", "OSMP_CMA_MAX"};
 
 std::string upper(std::string_view s) {
   std::string u(s);

@@ -90,8 +90,8 @@ Status Profile::set(const std::string& name, const std::string& value, bool per_
   }
   if (!CollectiveConfig::known(name)) {
     return Status(Errc::invalid_argument, cat("unknown setting '", name, "' (OSMP_VH, OSMP_BASE_CASE, OSMP_FLAT_MAX, "
-                                              "OSMP_KNOMIAL_RADIX, OSMP_SYMMETRIC_MAX, OSMP_CMA, OSMP_CMA_MIN, "
-                                              "OSMP_CMA_MAX)"));
+                                              "OSMP_KNOMIAL_RADIX, OSMP_SYMMETRIC_MAX, OSMP_SYMMETRIC_SLOT_MAX, OSMP_CMA, "
+                                              "OSMP_CMA_MIN, OSMP_CMA_MAX)"));
   }
   if (per_op_only && !CollectiveConfig::per_op(name)) {
     return Status(Errc::invalid_argument, cat(name, " is team-wide; it cannot be set for one operation"));

@@ -64,7 +64,8 @@ struct Known {
 };
 constexpr Known kSettings[] = {
     {"OSMP_BASE_CASE", true},     {"OSMP_FLAT_MAX", true}, {"OSMP_KNOMIAL_RADIX", true},
-    {"OSMP_SYMMETRIC_MAX", false}, {"OSMP_CMA", false},     {"OSMP_CMA_MIN", false},
+    {"OSMP_SYMMETRIC_MAX", false}, {"OSMP_SYMMETRIC_SLOT_MAX", false}, {"OSMP_CMA", false},
+    {"OSMP_CMA_MIN", false},
     {"OSMP_CMA_MAX", false},
 };
 
@@ -98,6 +99,7 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
   if (name == "OSMP_FLAT_MAX") return number(1, 1 << 20, flat_max);
   if (name == "OSMP_KNOMIAL_RADIX") return number(2, 64, radix);
   if (name == "OSMP_SYMMETRIC_MAX") return number(0, 1 << 20, sym_max);
+  if (name == "OSMP_SYMMETRIC_SLOT_MAX") return number(0, 1 << 20, sym_slot_max);
   if (name == "OSMP_CMA_MIN") return size(cma_min);
   if (name == "OSMP_CMA_MAX") return size(cma_max);
   if (name == "OSMP_CMA") {
@@ -134,7 +136,7 @@ std::string CollectiveConfig::fingerprint() const {
   auto bc = [](const BaseCase& b) {
     return cat(static_cast<int>(b.kind), ":", b.radix);
   };
-  std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
+  std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max, ";sym_slot=", sym_slot_max,
                       ";cma=", cma,
                       ";cma_min=", cma_min, ";cma_max=", cma_max);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));

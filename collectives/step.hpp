@@ -42,6 +42,9 @@ class Payload {
   // every top member publishes and reads every other's line, then computes the
   // result itself, in unit order, so all get the same bits.
   bool symmetric_ok() const { return false; }
+  // Whether data too large for a line may go symmetric through the slots
+  // (OSMP_SYMMETRIC_SLOT_MAX): where every member needs the whole result.
+  bool sym_slots_ok() const { return false; }
   // May add sym_len(lane, u), what unit u publishes at the top (default: up_len).
   // What this rank publishes there.
   // May add sym_max_len(top lane): the largest sym_len (default: asks each unit).

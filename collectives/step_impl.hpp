@@ -89,7 +89,10 @@ class StepRun {
   bool symmetric() const {
     if (!kind_.only || !kind_.header || !kind_.up || !kind_.down || !p_.symmetric_ok()) return false;
     const Lane& top = lanes_.back();
-    return top.n() <= e_.config().sym_max && sym_max_len(top) <= kInlineBytes;
+    if (top.n() > e_.config().sym_max) return false;
+    const std::size_t most = sym_max_len(top);
+    if (most <= kInlineBytes) return true;
+    return p_.sym_slots_ok() && top.n() <= e_.config().sym_slot_max && most <= e_.slot_bytes();
   }
 
   int actor(const Lane& l, int u) const { return l.g->actor(u, root_); }
@@ -246,7 +249,15 @@ class StepRun {
     CtrlLine& line = mline(top, me, step_);
     const std::size_t len = sym_len(top, me);
     const std::byte* own = p_.sym_mine(mine);
-    if (len && own != inline_of(line)) std::memcpy(inline_of(line), own, len);
+    std::byte* dst = up_ptr(top, len, me, step_);  // my line, or my slot for larger data
+    if (len && own != dst) {
+      if (len > kInlineBytes) {
+        OSMP_RETURN_IF_ERROR(slot_free(top, len));
+        copy_to_shared(dst, own, len);
+      } else {
+        std::memcpy(dst, own, len);
+      }
+    }
     *header_of(line) = header_;
     line.ready.reserved = status_;
     publish(line.ready, step_, sleepy_);
@@ -257,7 +268,7 @@ class StepRun {
     for (int u = 0; u < n; ++u) {
       CtrlLine& other = mline(top, u, step_);
       if (u != me) OSMP_RETURN_IF_ERROR(wait_flag(e_, other.ready, step_, actor(top, u)));
-      top.src[static_cast<std::size_t>(u)] = inline_of(other);
+      top.src[static_cast<std::size_t>(u)] = up_ptr(top, sym_len(top, u), u, step_);
       // Checked while the line is fresh in cache, each against unit 0's.
       if (u == 0) first = header_of(other);
       check(other, *first, actor(top, u));

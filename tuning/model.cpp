@@ -138,9 +138,10 @@ GroupTime top_time(const Ctx& x, const Group& g, const Step& s) {
   const double a = g.cost.alpha_us, b = g.cost.beta_us_per_kib;
   const double gamma = s.up == Up::reduce ? x.cal.gamma_us_per_kib : 0.0;
   const double others = g.p - 1, reads = others * a + (x.crowd(g.p - 1) - 1) * a;
-  if (s.top == Top::symmetric) {  // data in the lines
+  if (s.top == Top::symmetric) {  // data in the lines, or (allreduce) in the slots
     const double m = s.up == Up::reduce ? s.up_m : 0.0;
-    return {reads + others * kib(m) * gamma, others * s.up_m, "symmetric"};
+    const double wire = s.up_m > static_cast<double>(kInlineBytes) ? others * kib(s.up_m) * b : 0.0;
+    return {reads + wire + others * kib(m) * gamma, others * s.up_m, "symmetric"};
   }
   // Slices: ready flags; my slice of every member's chunk combined; acks;
   // every other slice read back. Every slot and slice is read by all the
@@ -325,7 +326,12 @@ std::optional<Step> one_step(const Ctx& x, OpKind op, double m) {
     case OpKind::barrier: return Step{Up::flags, 0, Down::flags, 0, sym(0)};
     case OpKind::bcast: if (m <= bc) return Step{Up::flags, 0, Down::same, m, sym(m)}; break;
     case OpKind::reduce: if (m <= slot) return Step{Up::reduce, m, Down::flags, 0, sym(m)}; break;
-    case OpKind::allreduce: if (m <= area) return Step{Up::reduce, m, Down::same, m, sym(m)}; break;
+    case OpKind::allreduce:  // also symmetric through the slots at a top of <= OSMP_SYMMETRIC_SLOT_MAX
+      if (m <= area) {
+        const bool slots = x.top().p <= std::min(x.cfg.sym_max, x.cfg.sym_slot_max) && m <= slot;
+        return Step{Up::reduce, m, Down::same, m, slots ? Top::symmetric : sym(m)};
+      }
+      break;
     case OpKind::gather: if (n * m <= slot) return Step{Up::gather, m, Down::flags, 0, sym(top_part(x, m))}; break;
     case OpKind::allgather:
       if (n * m <= area) return Step{Up::gather, m, Down::same, n * m, sym(top_part(x, m))};

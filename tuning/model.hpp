@@ -16,8 +16,10 @@
 //   down (any base) one release line and one area, read by p-1 members at once:
 //                   (alpha + m beta) (1 + c (p-1)) (scatter: the largest part)
 //   symmetric top   small one-step calls (top group <= OSMP_SYMMETRIC_MAX, data
-//                   in the flag's line): every member reads every other line,
-//                   no release: (p-1) alpha + c (p-2) alpha [+ (p-1) m gamma]
+//                   in the flag's line; allreduce up to a slot at a top group
+//                   <= OSMP_SYMMETRIC_SLOT_MAX, data in the slots): every member
+//                   reads every other line, no release: (p-1) alpha + c (p-2)
+//                   alpha [+ (p-1) m beta from slots] [+ (p-1) m gamma]
 //   slices top      chunks of a large allreduce at a small top group: reduce-
 //                   scatter then allgather among its members (step_impl.hpp)
 // Contention, the hsplit paper's "improved latency and bandwidth per level":

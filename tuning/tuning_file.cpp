@@ -22,7 +22,8 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kTeamSettings[] = {"OSMP_VH",           "OSMP_BASE_CASE", "OSMP_FLAT_MAX",
                                               "OSMP_KNOMIAL_RADIX", "OSMP_SYMMETRIC_MAX",
-                                              "OSMP_CMA_MIN",      "OSMP_CMA_MAX", "OSMP_CMA"};
+                                              "OSMP_CMA_MIN",      "OSMP_CMA_MAX", "OSMP_CMA",
+                                              "OSMP_SYMMETRIC_SLOT_MAX"};
 constexpr std::string_view kOpSettings[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX",
                                             "OSMP_KNOMIAL_RADIX"};
 

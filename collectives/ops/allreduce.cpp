@@ -17,6 +17,18 @@ class AllreducePayload : public ReducePayload {
     delivered_ = false;
   }
   const std::byte* own_up() { return in_ + at_ * size_of(t_); }
+  // Symmetric top: every member combines all of them, in unit order, straight
+  // into its own result (the inputs are in lines or slots by now, so in place
+  // is safe).
+  bool sym_slots_ok() const { return true; }
+  const std::byte* sym_down(Lane& l, const std::byte* const* src, std::byte*) {
+    std::byte* out = out_ + at_ * size_of(t_);
+    l.order.resize(static_cast<std::size_t>(l.n()));
+    for (int u = 0; u < l.n(); ++u) l.order[static_cast<std::size_t>(u)] = u;
+    combine(l, src, l.order.data(), l.n(), out);
+    delivered_ = true;
+    return out;
+  }
   std::byte* top_up_out(std::byte* down_area) { return down_area; }
   std::size_t down_len(const Lane&) const { return n_ * size_of(t_); }
   void deliver(int, const Lane*, const std::byte* data) {

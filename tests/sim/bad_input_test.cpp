@@ -104,6 +104,19 @@ TEST_F(BadInput, UnequalCountsAcrossTheChunkedThreshold) {
   }, Errc::mismatch, "disagree on the count");
 }
 
+TEST_F(BadInput, UnequalCountsAcrossTheSymmetricSlotThresholds) {
+  // The top group has two members: allreduce up to a slot goes symmetric
+  // through the slots. A rank in the line, the slot or the chunked path while
+  // the others are in another must fail with them, not hang or overrun.
+  for (auto [odd, rest] : {std::pair<std::int64_t, std::int64_t>{3, 4000}, {4000, 3}, {16384, 16385},
+                           {16385, 16384}, {3, 70000}}) {
+    expect_all_fail([odd = odd, rest = rest](Team& t) {
+      std::vector<std::int32_t> in(70000, 1), out(70000, 0);
+      return t.allreduce(in.data(), out.data(), t.rank() == 2 ? odd : rest, Datatype::int32, Op::sum);
+    }, Errc::mismatch, "disagree on the count");
+  }
+}
+
 TEST_F(BadInput, UnequalDatatypes) {
   expect_all_fail([](Team& t) {
     std::int64_t in[2] = {1, 2}, out[2] = {};

@@ -24,6 +24,7 @@ Settings defaults() {
           {"OSMP_FLAT_MAX", cat(c.flat_max)},
           {"OSMP_KNOMIAL_RADIX", cat(c.radix)},
           {"OSMP_SYMMETRIC_MAX", cat(c.sym_max)},
+          {"OSMP_SYMMETRIC_SLOT_MAX", cat(c.sym_slot_max)},
           {"OSMP_CMA", "1"},
           {"OSMP_CMA_MIN", cat(c.cma_min)},
           {"OSMP_CMA_MAX", cat(c.cma_max)}};
