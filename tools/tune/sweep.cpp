@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kBaseCases[] = {"flat", "knomial:2", "knomial:4"};
 constexpr const char* kSymmetric[] = {"0", "4", "16"};    // default 8
-constexpr const char* kCmaMin[] = {"128K", "256K", "1M"};  // default 512K
+constexpr const char* kCmaMin[] = {"128K", "256K", "1M", "64M"};  // default 512K; 64M: off here
 constexpr std::size_t kSmall = 4096, kLarge = 256 * 1024;
 
 // Every setting a profile has, at osmp's defaults: the sweep starts there.
@@ -272,7 +272,7 @@ int count_points(const Plan& p, int specs, bool bases) {
       small += op == OpKind::barrier ? 1 : static_cast<int>(sizes_where(p, true).size());
     large = static_cast<int>(present(p, {OpKind::gather, OpKind::allgather, OpKind::scatter}).size() *
                              sizes_where(p, false).size());
-    n += (4 + 6) * small + (4 + 6) * large;
+    n += (4 + 6) * small + (5 + 6) * large;
   }
   return n;
 }
@@ -326,7 +326,7 @@ Result<Outcome> sweep(Team& t, const Plan& plan, const Progress& progress) {
     auto cma_ops = present(plan, {OpKind::gather, OpKind::allgather, OpKind::scatter});
     auto large = sizes_where(plan, false);
     if (!cma_ops.empty() && !large.empty()) {
-      OSMP_ASSIGN_OR_RETURN(std::string v, tune_threshold(r, "OSMP_CMA_MIN", kCmaMin, 3, cma_ops, large));
+      OSMP_ASSIGN_OR_RETURN(std::string v, tune_threshold(r, "OSMP_CMA_MIN", kCmaMin, 4, cma_ops, large));
       if (!v.empty()) chosen.team["OSMP_CMA_MIN"] = v;
     }
   }
