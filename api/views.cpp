@@ -18,12 +18,6 @@ constexpr OpKind kKinds[kOpKinds] = {OpKind::barrier, OpKind::bcast, OpKind::red
                                      OpKind::gather, OpKind::allgather, OpKind::scatter,
                                      OpKind::reduce_scatter_block};
 
-std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
 // Can every rank read its neighbour's memory with process_vm_readv? Each
 // rank publishes a word's address, reads its right neighbour's, and all
 // agree: single copy is used only if it works everywhere.

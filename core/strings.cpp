@@ -92,4 +92,10 @@ Result<unsigned long long> parse_size(std::string_view text, std::string_view wh
   return v * mult;
 }
 
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // offset basis
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;  // FNV prime
+  return h;
+}
+
 }  // namespace osmp

@@ -1,6 +1,7 @@
 // Small text helpers shared by the parsers (specs, options, cpusets).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // value in the error ("degree in 'Package:x'").
 Result<long long> parse_int(std::string_view text, long long lo, long long hi,
                             std::string_view what);
+
+// FNV-1a, 64 bits: a stable hash of a text (settings agreed across ranks,
+// fingerprints of tuning files). Not for anything adversarial.
+std::uint64_t fnv1a(std::string_view text);
 
 // Parses a size with an optional binary suffix: 4096, 64K, 2M, 1G (KiB/MiB/GiB).
 Result<unsigned long long> parse_size(std::string_view text, std::string_view what);

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/log.hpp"
+#include "core/strings.hpp"
 #include "team/thread_bootstrap.hpp"
 #include "topology/build.hpp"
 #include "virtual_hier/split.hpp"
@@ -19,12 +20,6 @@ namespace osmp {
 namespace {
 
 constexpr std::size_t kPlaceWords = 128;  // cpusets up to PU 8191
-
-std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 std::string hex(std::uint64_t v) {
   char buf[24];

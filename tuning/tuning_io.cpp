@@ -94,11 +94,6 @@ std::string config_file(std::string dir) {
   return cat(dir == "/" ? "" : dir, "/osmp/tuning.json");
 }
 
-std::uint64_t fnv1a(std::string_view text, std::uint64_t h = 0xcbf29ce484222325ULL) {
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
-
 }  // namespace
 
 Status save_tuning(const TuningFile& file, const std::string& path) {

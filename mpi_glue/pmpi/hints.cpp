@@ -77,8 +77,7 @@ std::string text_of(const Hints& h) {
 // Did every rank of comm ask for the same? (MPI_Comm_set_info is collective;
 // the hints of different ranks must match, as for any MPI hint.)
 bool same_everywhere(const Hints& h, MPI_Comm comm) {
-  std::uint64_t x = 1469598103934665603ULL;
-  for (unsigned char c : text_of(h)) x = (x ^ c) * 1099511628211ULL;
+  const std::uint64_t x = fnv1a(text_of(h));
   long long v[2] = {static_cast<long long>(x >> 1), -static_cast<long long>(x >> 1)}, m[2] = {0, 0};
   PMPI_Allreduce(v, m, 2, MPI_LONG_LONG, MPI_MAX, comm);
   return m[0] == v[0] && m[1] == v[1];

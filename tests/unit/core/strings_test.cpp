@@ -56,3 +56,16 @@ TEST(Env, MalformedValuesNameTheVariable) {
 
 }  // namespace
 }  // namespace osmp
+
+namespace osmp {
+namespace {
+
+TEST(Fnv1a, KnownVectors) {
+  // The published FNV-1a 64-bit test vectors.
+  EXPECT_EQ(fnv1a(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(fnv1a("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(fnv1a("foobar"), 0x85944171f73967e8ULL);
+}
+
+}  // namespace
+}  // namespace osmp
