@@ -15,9 +15,6 @@ namespace osmp {
 namespace {
 
 constexpr const char* kPerOpNames[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX"};
-constexpr const char* kTeamWideNames[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX",
-                                          "OSMP_SYMMETRIC_MAX", "OSMP_SYMMETRIC_SLOT_MAX", "OSMP_CMA",
-                                          "OSMP_CMA_MIN", "OSMP_CMA_MAX"};
 
 std::string upper(std::string_view s) {
   std::string u(s);
@@ -91,8 +88,10 @@ Result<Options> Options::from_env() {
   OSMP_ASSIGN_OR_RETURN(o.team, TeamOptions::from_env());
   OSMP_ASSIGN_OR_RETURN(o.collectives, CollectiveConfig::from_env());
   OSMP_RETURN_IF_ERROR(per_op_from_env(o));
-  for (const char* name : kTeamWideNames)
-    if (env_get(name)) o.given.insert(name);
+  // What the environment sets wins over a tuning file.
+  if (env_get("OSMP_VH")) o.given.insert("OSMP_VH");
+  for (std::string_view name : CollectiveConfig::names())
+    if (env_get(std::string(name).c_str())) o.given.insert(std::string(name));
   o.tuning_file = default_tuning_path();
   return o;
 }

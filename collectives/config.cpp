@@ -71,6 +71,12 @@ constexpr Known kSettings[] = {
 
 }  // namespace
 
+std::vector<std::string_view> CollectiveConfig::names() {
+  std::vector<std::string_view> out;
+  for (const auto& k : kSettings) out.push_back(k.name);
+  return out;
+}
+
 bool CollectiveConfig::known(std::string_view name) {
   for (const auto& k : kSettings)
     if (name == k.name) return true;

@@ -27,6 +27,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.hpp"
 
@@ -55,6 +56,8 @@ struct CollectiveConfig {
   Status set(std::string_view name, std::string_view value);
   // The settings set() knows, and those that may differ per operation.
   static bool known(std::string_view name);
+  // Every name set() knows, in a fixed order.
+  static std::vector<std::string_view> names();
   static bool per_op(std::string_view name);
   static Result<BaseCase> parse_base_case(const std::string& text);
   Status set_base_cases(const std::string& spec);  // "flat" or "L3=flat,*=knomial:2"
