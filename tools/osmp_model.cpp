@@ -18,15 +18,7 @@
 
 namespace {
 
-const char* kUsage =
-    "usage: osmp-model [options]\n"
-    "  --topology SRC     this machine (default, or OSMP_TOPOLOGY), FILE.xml, an hwloc\n"
-    "                     synthetic string, or a paper machine: rome, rome-smt,\n"
-    "                     cascadelake, cascadelake-ht, power9, a64fx\n"
-    "  -n, --np N         number of processes (default: one per core)\n"
-    "  --map-by POLICY    core (default), pu, l3, numa, package, scatter\n"
-    "  --bind-to WIDTH    core (default; pu with --map-by pu), pu, l3, numa, package, none\n"
-    "  --oversubscribe    allow more processes than cores\n"
+const std::string kUsage = std::string("usage: osmp-model [options]\n") + osmp::kPlacementUsage +
     "  --vh SPEC          the virtual hierarchy to predict (default: OSMP_VH)\n"
     "  --op LIST          operations (default allreduce,bcast,reduce,gather,barrier)\n"
     "  --sizes LIST       bytes per rank, K/M suffixes (default 8,4K,64K,1M)\n"
@@ -70,7 +62,7 @@ int parse(int argc, char** argv, Options& o) {
       {"--contention", &o.contention}, {"--tuning", &o.tuning}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "-h" || a == "--help") return std::fputs(kUsage, stdout), 1;
+    if (a == "-h" || a == "--help") return std::fputs(kUsage.c_str(), stdout), 1;
     if (a == "--json" || a == "--recommend" || a == "--oversubscribe") {
       (a == "--json" ? o.json : a == "--recommend" ? o.recommend : o.where.oversubscribe) = true;
       continue;

@@ -23,15 +23,7 @@
 
 namespace {
 
-const char* kUsage =
-    "usage: osmp-topo [options]\n"
-    "  --topology SRC     this machine (default, or OSMP_TOPOLOGY), FILE.xml, an hwloc\n"
-    "                     synthetic string, or a paper machine: rome, rome-smt,\n"
-    "                     cascadelake, cascadelake-ht, power9, a64fx\n"
-    "  -n, --np N         number of processes (default: one per core)\n"
-    "  --map-by POLICY    core (default), pu, l3, numa, package, scatter\n"
-    "  --bind-to WIDTH    core (default; pu with --map-by pu), pu, l3, numa, package, none\n"
-    "  --oversubscribe    allow more processes than cores\n"
+const std::string kUsage = std::string("usage: osmp-topo [options]\n") + osmp::kPlacementUsage +
     "  --vh SPEC          virtual hierarchy: LEVEL:DEGREE,..., LEVEL?MAX, ?MAX, auto\n"
     "                     (default: OSMP_VH)\n"
     "  --json             machine-readable output\n"
@@ -66,7 +58,7 @@ int parse(int argc, char** argv, Options& o) {
     };
     const char* v = nullptr;
     if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
+      std::fputs(kUsage.c_str(), stdout);
       return 1;
     } else if (a == "--list-presets") {
       for (const auto& p : osmp::presets())

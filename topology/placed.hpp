@@ -12,6 +12,16 @@
 
 namespace osmp {
 
+// The lines of a command's usage that describe these options.
+inline constexpr const char* kPlacementUsage =
+    "  --topology SRC     this machine (default, or OSMP_TOPOLOGY), FILE.xml, an hwloc\n"
+    "                     synthetic string, or a paper machine: rome, rome-smt,\n"
+    "                     cascadelake, cascadelake-ht, power9, a64fx\n"
+    "  -n, --np N         number of processes (default: one per core)\n"
+    "  --map-by POLICY    core (default), pu, l3, numa, package, scatter\n"
+    "  --bind-to WIDTH    core (default; pu with --map-by pu), pu, l3, numa, package, none\n"
+    "  --oversubscribe    allow more processes than cores\n";
+
 struct PlacementArgs {
   std::string topology;         // as --topology (TopologySource::parse)
   bool topology_given = false;  // else OSMP_TOPOLOGY, else this machine
