@@ -26,6 +26,7 @@
 #include "osmp.hpp"
 #include "core/strings.hpp"
 #include "support/collective_suite.hpp"
+#include "support/shm_probe.hpp"
 
 namespace {
 
@@ -97,31 +98,14 @@ std::uint64_t sum_bits(osmp::Team& t) {
   for (auto& x : in) x = d(rng);
   if (auto st = t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), osmp::Datatype::float64,
                             osmp::Op::sum); !st.ok()) die(st.to_string());
-  std::uint64_t h = 1469598103934665603ULL;
-  for (double x : out) {
-    std::uint64_t b;
-    std::memcpy(&b, &x, sizeof b);
-    h = (h ^ b) * 1099511628211ULL;
-  }
-  return h;
-}
-
-int osmp_mappings() {
-  int n = 0;
-  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, f))
-      if (std::strstr(buf, "/osmp-")) ++n;
-    std::fclose(f);
-  }
-  return n;
+  return osmp::fnv1a(std::string_view(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(double)));
 }
 
 void reconfigure(osmp::Team& t, std::uint32_t seed, int count, const std::string& spec_list) {
   std::vector<std::string> specs;
   for (auto s : osmp::split(spec_list, ';')) specs.emplace_back(s);
   if (auto st = t.set_vh(specs.front()); !st.ok()) die(st.to_string());
-  const int maps = osmp_mappings();
+  const int maps = osmp::test::osmp_mappings();
   const std::uint64_t bits = sum_bits(t);
   auto cases = random_cases(t.size(), seed, count);
   std::mt19937 rng(seed * 7 + 1);  // the same on every rank: the changes are collective
@@ -139,7 +123,7 @@ void reconfigure(osmp::Team& t, std::uint32_t seed, int count, const std::string
   }
   if (auto st = t.configure({{"OSMP_VH", specs.front()}}); !st.ok()) die(st.to_string());
   if (t.views() != 1) die(osmp::cat(t.views(), " views after setting every operation"));
-  if (osmp_mappings() != maps) die(osmp::cat(osmp_mappings(), " osmp mappings at the end, ", maps, " at the start"));
+  if (osmp::test::osmp_mappings() != maps) die(osmp::cat(osmp::test::osmp_mappings(), " osmp mappings at the end, ", maps, " at the start"));
   if (sum_bits(t) != bits) die("allreduce bits differ after going back to the first spec");
   line(osmp::cat("rank ", g_rank, ": ", changes, " changes, generation ", t.generation()));
   // The cost of a change: a few round trips to a tree rebuilt from scratch.

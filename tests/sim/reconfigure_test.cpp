@@ -1,7 +1,6 @@
 // Changing the virtual hierarchy (and the base cases) while the team runs:
 // every rank switches at the same point, results stay exact, mismatches are
 // errors on every rank, nothing leaks (label sim).
-#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <random>
 
 #include "support/collective_suite.hpp"
+#include "support/shm_probe.hpp"
 #include "team/team.hpp"
 #include "team_api_harness.hpp"
 
@@ -58,29 +58,6 @@ std::vector<std::string> level_names(const Team& t) {
   std::vector<std::string> out;
   for (const auto& l : t.core().tree().levels()) out.push_back(l.name);
   return out;
-}
-
-// Entries of the shared-memory directory whose name holds `needle`.
-int shm_entries(const std::string& needle) {
-  int n = 0;
-  if (DIR* d = ::opendir("/dev/shm")) {
-    while (dirent* e = ::readdir(d))
-      if (std::string(e->d_name).find(needle) != std::string::npos) ++n;
-    ::closedir(d);
-  }
-  return n;
-}
-
-// Mappings of this process that are osmp segments.
-int osmp_mappings() {
-  int n = 0;
-  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
-    char line[512];
-    while (std::fgets(line, sizeof line, f))
-      if (std::strstr(line, "/osmp-")) ++n;
-    std::fclose(f);
-  }
-  return n;
 }
 
 TEST(Reconfigure, DegreeChangeRebuildsTheTreeOnEveryRank) {
@@ -192,7 +169,7 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
   const int n = 7;
   auto tt = test::make_teams({"rome7", "rome", n, MapBy::scatter, "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
-  const int mappings_before = osmp_mappings();
+  const int mappings_before = test::osmp_mappings();
   const std::string job = cat(std::hex, tt.teams[0]->core().job_id());
   std::mt19937 rng(2026);
   const char* specs[] = {"", "?2", "?3", "auto", "Package:2", "NUMANode:2", "Machine:3"};
@@ -228,8 +205,8 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
   auto st = on_all_status(tt, [](Team& t) { return t.configure({{"OSMP_VH", ""}, {"OSMP_BASE_CASE", "auto"}}); });
   for (const auto& s : st) ASSERT_TRUE(s.ok()) << s.to_string();
   for (auto& t : tt.teams) EXPECT_EQ(t->views(), 1);
-  EXPECT_EQ(osmp_mappings(), mappings_before);
-  EXPECT_EQ(shm_entries(job), 0);
+  EXPECT_EQ(test::osmp_mappings(), mappings_before);
+  EXPECT_EQ(test::shm_entries(job), 0);
 }
 
 TEST(Reconfigure, ATeamOfOneChecksButHasNothingToRebuild) {
