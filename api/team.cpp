@@ -114,7 +114,7 @@ Result<Team> Team::create(const Options& options) {
 Result<Team> Team::create(Bootstrap& bootstrap, const Options& options) {
   Profile base{options.team.vh, options.collectives};
   Team t;
-  OSMP_ASSIGN_OR_RETURN(t.views_, Views::create(bootstrap, options.team, base, options.collectives.cma));
+  OSMP_ASSIGN_OR_RETURN(t.views_, Views::create(bootstrap, options.team, base));
   if (t.size() > 1) OSMP_RETURN_IF_ERROR(t.apply_initial(options));
   return t;
 }
@@ -134,7 +134,8 @@ Status Team::apply_initial(const Options& options) {
     for (const auto& [name, value] : s) per_op[k][name] = value;
   if (all.empty() && per_op.empty()) return {};
   Status st = views_->configure(all, per_op);
-  if (st.ok() || per_op == options.per_op) return st.prefix("applying the per-operation settings");
+  const bool from_file = !all.empty() || per_op != options.per_op;
+  if (st.ok() || !from_file) return st.prefix("applying the per-operation settings");
   // The file's settings were refused (every rank knows): say so, run without them.
   if (rank() == 0) log(LogLevel::warn, "the tuning file's settings were refused (", st.message(), "); ignored");
   if (options.per_op.empty()) return {};

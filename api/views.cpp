@@ -14,10 +14,6 @@
 namespace osmp {
 namespace {
 
-constexpr OpKind kKinds[kOpKinds] = {OpKind::barrier, OpKind::bcast, OpKind::reduce, OpKind::allreduce,
-                                     OpKind::gather, OpKind::allgather, OpKind::scatter,
-                                     OpKind::reduce_scatter_block};
-
 // Can every rank read its neighbour's memory with process_vm_readv? Each
 // rank publishes a word's address, reads its right neighbour's, and all
 // agree: single copy is used only if it works everywhere.
@@ -60,20 +56,20 @@ std::string describe(const std::array<Profile, kOpKinds>& table, const Profile& 
   std::string s = one(base);
   for (int i = 0; i < kOpKinds; ++i)
     if (table[static_cast<std::size_t>(i)].key() != base.key())
-      s += cat("; ", to_string(kKinds[i]), ": ", one(table[static_cast<std::size_t>(i)]));
+      s += cat("; ", to_string(op_kind_at(i)), ": ", one(table[static_cast<std::size_t>(i)]));
   return s;
 }
 
 // The whole table as text: what the ranks must agree on.
 std::string table_text(const std::array<Profile, kOpKinds>& table, const Profile& base) {
   std::string s = cat("*=", base.key());
-  for (int i = 0; i < kOpKinds; ++i) s += cat(";", to_string(kKinds[i]), "=", table[static_cast<std::size_t>(i)].key());
+  for (int i = 0; i < kOpKinds; ++i) s += cat(";", to_string(op_kind_at(i)), "=", table[static_cast<std::size_t>(i)].key());
   return s;
 }
 
 }  // namespace
 
-OpKind op_kind_at(int i) { return kKinds[i]; }
+OpKind op_kind_at(int i) { return static_cast<OpKind>(static_cast<int>(OpKind::barrier) + i); }
 int op_index(OpKind k) { return static_cast<int>(k) - static_cast<int>(OpKind::barrier); }
 
 Status Profile::set(const std::string& name, const std::string& value, bool per_op_only) {
@@ -83,9 +79,9 @@ Status Profile::set(const std::string& name, const std::string& value, bool per_
     return {};
   }
   if (!CollectiveConfig::known(name)) {
-    return Status(Errc::invalid_argument, cat("unknown setting '", name, "' (OSMP_VH, OSMP_BASE_CASE, OSMP_FLAT_MAX, "
-                                              "OSMP_KNOMIAL_RADIX, OSMP_SYMMETRIC_MAX, OSMP_SYMMETRIC_SLOT_MAX, OSMP_CMA, "
-                                              "OSMP_CMA_MIN, OSMP_CMA_MAX)"));
+    std::string names = "OSMP_VH";
+    for (std::string_view n : CollectiveConfig::names()) names += cat(", ", n);
+    return Status(Errc::invalid_argument, cat("unknown setting '", name, "' (", names, ")"));
   }
   if (per_op_only && !CollectiveConfig::per_op(name)) {
     return Status(Errc::invalid_argument, cat(name, " is team-wide; it cannot be set for one operation"));
@@ -102,8 +98,7 @@ Status EngineBootstrap::broadcast(void* buf, std::size_t len, int root) {
   return e_.run({OpKind::bcast, nullptr, buf, static_cast<std::int64_t>(len), Datatype::uint8, Op::sum, root});
 }
 
-Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions& team, const Profile& base,
-                                             bool probe) {
+Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions& team, const Profile& base) {
   TeamOptions to = team;
   to.vh = base.vh;
   to.protocol = base.coll.fingerprint();
@@ -112,7 +107,7 @@ Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions&
   OSMP_ASSIGN_OR_RETURN(v->core, TeamCore::create(boot, to));
   OSMP_ASSIGN_OR_RETURN(v->engine, Engine::create(*v->core, base.coll));
   std::unique_ptr<Views> out(new Views());
-  if (probe && base.coll.cma) {
+  if (boot.size() > 1) {
     OSMP_ASSIGN_OR_RETURN(out->cma_, probe_cma(boot));
   }
   v->engine->set_cma(out->cma_);

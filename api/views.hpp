@@ -43,6 +43,8 @@ struct Profile {
 
 // Operation names as the settings spell them: "reduce", "bcast", ...
 inline constexpr int kOpKinds = 8;
+static_assert(static_cast<int>(OpKind::reduce_scatter_block) - static_cast<int>(OpKind::barrier) + 1 == kOpKinds,
+              "the operation kinds are contiguous from barrier");
 OpKind op_kind_at(int i);  // i in 0..kOpKinds-1
 int op_index(OpKind k);
 
@@ -63,9 +65,10 @@ class EngineBootstrap final : public Bootstrap {
 
 class Views {
  public:
-  // The first view, collective over `boot`; `cma` says whether single copy may be used.
-  static Result<std::unique_ptr<Views>> create(Bootstrap& boot, const TeamOptions& team, const Profile& base,
-                                               bool probe_cma);
+  // The first view, collective over `boot`. Whether single copy works between
+  // every pair of ranks is probed here once, whatever OSMP_CMA says now: a
+  // later configure may turn it on (the setting is policy, the probe capability).
+  static Result<std::unique_ptr<Views>> create(Bootstrap& boot, const TeamOptions& team, const Profile& base);
 
   Engine& engine(OpKind k) { return *views_[static_cast<std::size_t>(of_op_[static_cast<std::size_t>(op_index(k))])]->engine; }
   TeamCore& base_core() { return *views_.front()->core; }

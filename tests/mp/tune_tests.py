@@ -73,12 +73,14 @@ def case_roundtrip():
         vh, err = settings(3, corrupt)
         if vh.get("reduce") != "" or "corrupt.json" not in err:
             fail(f"a corrupt file was not reported and ignored: {vh}\n{err}")
-        # A setting the runtime refuses: reported, the defaults run.
-        f["ops"] = {"reduce": {"OSMP_VH": "Frob:2"}}
-        json.dump(f, open(edited, "w"))
-        vh, err = settings(3, edited)
-        if vh.get("reduce") != "" or "refused" not in err or "Frob" not in err:
-            fail(f"a refused setting was not reported: {vh}\n{err}")
+        # A setting the runtime refuses, per operation or for all: reported,
+        # the defaults run (the team is still created).
+        for ops, team in (({"reduce": {"OSMP_VH": "Frob:2"}}, {}), ({}, {"OSMP_VH": "Frob:2"})):
+            f["ops"], f["settings"] = ops, team
+            json.dump(f, open(edited, "w"))
+            vh, err = settings(3, edited)
+            if vh.get("reduce") != "" or "refused" not in err or "Frob" not in err:
+                fail(f"a refused setting ({ops or team}) was not reported: {vh}\n{err}")
 
 
 def case_bad_usage():
