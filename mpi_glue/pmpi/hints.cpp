@@ -117,12 +117,6 @@ int apply(CommState& st, const Hints& h) {
   return MPI_ERR_INFO_VALUE;
 }
 
-bool has_state(MPI_Comm comm) { return existing_state(comm) != nullptr; }
-
-}  // namespace
-
-namespace {
-
 // Hints given at creation, kept on the new communicator until its state is
 // built: MPICH's MPI_Comm_get_info drops keys it does not know.
 int creation_keyval() {
@@ -166,9 +160,10 @@ int osmp_pmpi_set_info(MPI_Comm comm, MPI_Info info) {
   int finalized = 0;
   PMPI_Finalized(&finalized);
   if (h.empty() || finalized || comm == MPI_COMM_NULL || !settings().enabled) return MPI_SUCCESS;
-  // A state not built yet reads the hints itself (from the comm's info) when
-  // it is; the interposer only sees what MPI kept, so build it now.
-  int rc = has_state(comm) ? apply(state_of(comm), h) : (state_of(comm), MPI_SUCCESS);
+  // Built now if it was not (collective, as this call is); the hint is then
+  // applied from here, not read back from the comm's info, which the MPI may
+  // not keep (MPICH and Open MPI drop keys they do not know).
+  int rc = apply(state_of(comm), h);
   if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, rc);
   return rc;
 }

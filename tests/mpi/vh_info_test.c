@@ -136,6 +136,14 @@ int main(int argc, char** argv) {
   collectives(dup, 6);
   CHECK(strcmp(info_value(dup, "osmp_vh"), "?2") == 0, "dup_with_info: osmp_vh reads '%s'", info_value(dup, "osmp_vh"));
   MPI_Comm_free(&dup);
+  /* Set before the communicator's first collective. */
+  MPI_Comm fresh;
+  MPI_Comm_dup(comm, &fresh);
+  CHECK(set_hint(fresh, "osmp_vh", "?3") == MPI_SUCCESS, "set osmp_vh ?3 before any collective");
+  collectives(fresh, 7);
+  CHECK(strcmp(info_value(fresh, "osmp_vh"), "?3") == 0, "set before use: osmp_vh reads '%s'",
+        info_value(fresh, "osmp_vh"));
+  MPI_Comm_free(&fresh);
   MPI_Comm_free(&comm);
 
   int all = 0;
