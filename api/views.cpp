@@ -9,7 +9,6 @@
 #include "core/strings.hpp"
 #include "shm/cma.hpp"
 #include "virtual_hier/spec.hpp"
-#include "virtual_hier/split.hpp"
 
 namespace osmp {
 namespace {
@@ -39,12 +38,7 @@ Result<bool> probe_cma(Bootstrap& boot) {
 
 // A spec names levels of this machine (checked on the tree it would build):
 // an error here, on one rank, becomes every rank's error with its words.
-Status check_spec(const TeamCore& team, const std::string& vh) {
-  OSMP_ASSIGN_OR_RETURN(VhSpec spec, parse_spec(vh));
-  BuildOptions bo;
-  bo.allow_oversubscribe = team.options().allow_oversubscribe;
-  return build_tree(team.machine(), team.tree().places(), bo, spec).status();
-}
+Status check_spec(const TeamCore& team, const std::string& vh) { return team.tree_with(vh).status(); }
 
 // For messages: the virtual hierarchy and base cases, per operation where
 // they differ from the rest.

@@ -424,6 +424,13 @@ TeamOptions TeamCore::rebuild_options(std::string vh, std::string protocol) cons
   return o;
 }
 
+Result<Tree> TeamCore::tree_with(const std::string& vh) const {
+  OSMP_ASSIGN_OR_RETURN(VhSpec spec, parse_spec(vh));
+  BuildOptions bo;
+  bo.allow_oversubscribe = options_.allow_oversubscribe;
+  return osmp::build_tree(machine_, tree_.places(), bo, spec);
+}
+
 void TeamCore::stop_like(const TeamCore& other) {
   auto& theirs = other.control_.at<ControlBlock>(other.control_layout_.control)->abort;
   auto& mine = control_.at<ControlBlock>(control_layout_.control)->abort;

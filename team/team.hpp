@@ -87,6 +87,9 @@ class TeamCore {
   // The options that rebuild this team on the same machine and places with
   // another virtual hierarchy (and collective settings, `protocol`).
   TeamOptions rebuild_options(std::string vh, std::string protocol) const;
+  // The tree this team would have with virtual-hierarchy spec `vh` (checks it
+  // against this machine's levels; pure, local).
+  Result<Tree> tree_with(const std::string& vh) const;
   // A rebuilt team keeps describing the topology as the user gave it.
   void set_topology_description(std::string d) { topology_description_ = std::move(d); }
   // The groups on this process's path through the tree, bottom-up.

@@ -15,7 +15,6 @@
 #include "core/strings.hpp"
 #include "team/team.hpp"
 #include "tuning/model.hpp"
-#include "virtual_hier/split.hpp"
 
 namespace osmp::tune {
 namespace {
@@ -40,12 +39,7 @@ std::string utc_now() {
 
 // The model's time for a point: its tree and collective settings.
 double predicted(const TeamCore& core, const Calibration& cal, const Point& p) {
-  std::string vh = p.settings.count("OSMP_VH") ? p.settings.at("OSMP_VH") : "";
-  auto spec = parse_spec(vh);
-  if (!spec.ok()) return -1;
-  BuildOptions bo;
-  bo.allow_oversubscribe = true;
-  auto tree = build_tree(core.machine(), core.tree().places(), bo, *spec);
+  auto tree = core.tree_with(p.settings.count("OSMP_VH") ? p.settings.at("OSMP_VH") : "");
   if (!tree.ok()) return -1;
   CollectiveConfig cfg;
   for (const auto& [k, v] : p.settings)

@@ -6,7 +6,6 @@
 
 #include "core/strings.hpp"
 #include "team/team.hpp"
-#include "virtual_hier/split.hpp"
 
 namespace osmp::tune {
 namespace {
@@ -42,19 +41,14 @@ double geomean(const std::vector<double>& v) {
 
 // The groups a spec gives, as text: equal texts are the same tree.
 std::string shape(const TeamCore& core, const std::string& vh) {
-  auto spec = parse_spec(vh);
-  if (!spec.ok()) return "";
-  BuildOptions bo;
-  bo.allow_oversubscribe = true;
-  auto tree = build_tree(core.machine(), core.tree().places(), bo, *spec);
+  auto tree = core.tree_with(vh);
   if (!tree.ok()) return "";
   std::string s;
-  for (const auto& d : tree->domains())
-    if (d.has_group()) s += cat(join([&] {
-      std::vector<std::string> g;
-      for (int r : d.group) g.push_back(cat(r));
-      return g;
-    }(), ","), ";");
+  for (const auto& d : tree->domains()) {
+    if (!d.has_group()) continue;
+    for (int r : d.group) s += cat(r, ",");
+    s += ";";
+  }
   return s;
 }
 
@@ -108,11 +102,7 @@ class Runner {
 // (where flat and k-nomial differ), top-down.
 std::vector<std::string> split_levels(const TeamCore& core, const std::string& vh) {
   std::vector<std::string> out;
-  auto spec = parse_spec(vh);
-  if (!spec.ok()) return out;
-  BuildOptions bo;
-  bo.allow_oversubscribe = true;
-  auto tree = build_tree(core.machine(), core.tree().places(), bo, *spec);
+  auto tree = core.tree_with(vh);
   if (!tree.ok()) return out;
   for (const auto& l : tree->levels())
     if (l.max_group > 2) out.push_back(l.name);
