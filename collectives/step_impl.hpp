@@ -243,6 +243,11 @@ class StepRun {
   // the same verdict and result as every other top member. Lines are
   // double-buffered by parity; a one-step operation is always followed by a
   // step with a down phase, so nobody still reads a line when it comes round.
+  // Data too large for the line (allreduce, OSMP_SYMMETRIC_SLOT_MAX) goes in
+  // my slot of this parity. The same holds for it: every member reads all
+  // slots before it publishes anything of the next step, and I write this
+  // slot again only two steps on, after seeing what every member (or the
+  // local root for all of them) published in the step between.
   Status symmetric_top(const std::byte* mine) {
     Lane& top = lanes_.back();
     const int n = top.n(), me = top.g->me;
@@ -260,6 +265,9 @@ class StepRun {
     }
     *header_of(line) = header_;
     line.ready.reserved = status_;
+    // Release, after the data (line or slot: copy_to_shared fences its
+    // streamed stores), the header and the status; pairs with the acquire in
+    // the others' wait_flag() on my `ready` below.
     publish(line.ready, step_, sleepy_);
     // The verdict must come out the same everywhere: look at every unit in
     // unit order, each header against unit 0's.
