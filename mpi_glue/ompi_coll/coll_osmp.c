@@ -43,6 +43,16 @@ static const char* const osmp_ops[8] = {"barrier", "bcast", "reduce", "allreduce
                                         "gather", "allgather", "scatter", "reduce_scatter_block"};
 static char* osmp_vh_op[8] = {NULL};
 
+/* "OSMP_VH_REDUCE_SCATTER_BLOCK": the variable the engine reads for op i. */
+static const char* vh_env_name(int i) {
+  static char names[8][48];
+  if (!names[i][0]) {
+    snprintf(names[i], sizeof names[i], "OSMP_VH_%s", osmp_ops[i]);
+    for (char* c = names[i]; *c; ++c) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+  }
+  return names[i];
+}
+
 typedef struct {
   mca_coll_base_module_t super;
   struct ompi_communicator_t* comm;
@@ -207,12 +217,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   setting("OSMP_CMA_MIN", osmp_cma_min);
   setting("OSMP_SLOT_SIZE", osmp_slot_size);
   setting("OSMP_TUNING_FILE", osmp_tuning_file);
-  for (int i = 0; i < 8; ++i) {
-    char env[64];
-    snprintf(env, sizeof env, "OSMP_VH_%s", osmp_ops[i]);
-    for (char* c = env; *c; ++c) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-    setting(env, osmp_vh_op[i]);
-  }
+  for (int i = 0; i < 8; ++i) setting(vh_env_name(i), osmp_vh_op[i]);
   if (osmp_verbose >= 1) setenv("OSMP_PMPI_STATS", "1", 1);
   osmp_pmpi_set_verbose(osmp_verbose);
   return OMPI_SUCCESS;
@@ -278,7 +283,7 @@ static int register_params(void) {
   for (int i = 0; i < 8; ++i) {
     static char names[8][40], helps[8][96];
     snprintf(names[i], sizeof names[i], "vh_%s", osmp_ops[i]);
-    snprintf(helps[i], sizeof helps[i], "Virtual hierarchy of %s only (as OSMP_VH_%s)", osmp_ops[i], osmp_ops[i]);
+    snprintf(helps[i], sizeof helps[i], "Virtual hierarchy of %s only (as %s)", osmp_ops[i], vh_env_name(i));
     string_param(names[i], helps[i], &osmp_vh_op[i]);
   }
   return OMPI_SUCCESS;
