@@ -44,7 +44,7 @@ const char* kUsage =
 struct Options {
   int np = 0;
   std::vector<std::string> launch;  // passed to osmprun
-  std::string placement = "map-by core, bind-to core";
+  std::string placement;  // the worker gets the command's (--placement-text)
   std::string output, plot;
   osmp::tune::Plan plan;
   bool worker = false;
@@ -109,7 +109,7 @@ int parse(int argc, char** argv, Options& o) {
   if (o.np > ::sysconf(_SC_NPROCESSORS_ONLN)) oversubscribe = true;
   o.launch = {"-n", std::to_string(o.np), "--map-by", map_by, "--bind-to", bind_to};
   if (oversubscribe) o.launch.push_back("--oversubscribe");
-  o.placement = osmp::cat("map-by ", map_by, ", bind-to ", bind_to);
+  if (o.placement.empty()) o.placement = osmp::cat("map-by ", map_by, ", bind-to ", bind_to);
   return 0;
 }
 
@@ -199,10 +199,8 @@ int main(int argc, char** argv) {
     }
     args.push_back(argv[i]);
   }
-  std::string placement = o.placement;
   if (int rc = parse(static_cast<int>(args.size()), args.data(), o)) return rc == 1 ? 0 : rc;
   if (!o.worker) return launch(o, argc, argv);
-  o.placement = placement;
   if (!osmp::env_get("OSMP_JOB_ID")) return fail("--worker runs under osmprun only");
   return work(o);
 }
