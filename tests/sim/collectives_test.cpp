@@ -14,21 +14,6 @@ namespace {
 
 using test::Config;
 
-std::string run_matrix(test::ThreadTeams& tt, const std::vector<test::CollCase>& cases, std::uint32_t seed) {
-  std::mutex m;
-  std::string first;
-  test::on_all(tt, [&](Team& t) {
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      std::string bad = test::run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
-      if (!bad.empty()) {
-        std::lock_guard lock(m);
-        if (first.empty()) first = cases[i].name() + ": " + bad;
-      }
-    }
-  });
-  return first;
-}
-
 class Matrix : public ::testing::TestWithParam<Config> {};
 
 TEST_P(Matrix, EveryOpTypeSizeRootInPlace) {
@@ -36,7 +21,7 @@ TEST_P(Matrix, EveryOpTypeSizeRootInPlace) {
   auto tt = test::make_teams(c);
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   auto cases = test::matrix(c.n, {0, 1, 7}, true, {4096});
-  std::string bad = run_matrix(tt, cases, 1);
+  std::string bad = test::run_cases(tt, cases, 1);
   EXPECT_EQ(bad, "") << c.name << ": " << cases.size() << " cases";
 }
 
@@ -80,7 +65,7 @@ TEST(Chunked, ReduceInPlaceAfterOtherOps) {
       {OpKind::bcast, Datatype::float64, Op::sum, 70000, 6, false},
       {OpKind::reduce, Datatype::float32, Op::sum, 20000, 0, true},
   };
-  EXPECT_EQ(run_matrix(tt, cases, 5), "");
+  EXPECT_EQ(test::run_cases(tt, cases, 5), "");
 }
 
 }  // namespace

@@ -31,19 +31,6 @@ std::vector<Status> on_all_status(test::ThreadTeams& tt, const std::function<Sta
   return got;
 }
 
-std::string run_cases(test::ThreadTeams& tt, const std::vector<test::CollCase>& cases, std::uint32_t seed) {
-  std::mutex m;
-  std::string first;
-  test::on_all(tt, [&](Team& t) {
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      std::string bad = test::run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
-      std::lock_guard lock(m);
-      if (!bad.empty() && first.empty()) first = cases[i].name() + ": " + bad;
-    }
-  });
-  return first;
-}
-
 // Every op, root and in-place form, on two types (the full matrix runs in
 // collectives_test; here the tree changes between runs).
 std::vector<test::CollCase> some_cases(int n, const std::vector<std::int64_t>& sizes, bool all_roots) {
@@ -64,7 +51,7 @@ TEST(Reconfigure, DegreeChangeRebuildsTheTreeOnEveryRank) {
   auto tt = test::make_teams({"cl16", "cascadelake", 16, MapBy::core, "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   auto cases = some_cases(16, {0, 7}, false);
-  EXPECT_EQ(run_cases(tt, cases, 1), "");
+  EXPECT_EQ(test::run_cases(tt, cases, 1), "");
   for (const char* spec : {"Package:2", "Package:4", "Package:7", "", "?3", "auto"}) {
     auto st = on_all_status(tt, [&](Team& t) { return t.set_vh(spec); });
     for (const auto& s : st) ASSERT_TRUE(s.ok()) << spec << ": " << s.to_string();
@@ -73,7 +60,7 @@ TEST(Reconfigure, DegreeChangeRebuildsTheTreeOnEveryRank) {
       EXPECT_EQ(level_names(*t), level_names(*tt.teams[0]));
       EXPECT_TRUE(t->core().tree().check().ok());
     }
-    EXPECT_EQ(run_cases(tt, cases, 2), "") << "after set_vh(" << spec << ")";
+    EXPECT_EQ(test::run_cases(tt, cases, 2), "") << "after set_vh(" << spec << ")";
   }
   EXPECT_EQ(tt.teams[0]->generation(), 6u);
   // 16 processes by core fill part of package 0 (Package = Machine): Package:7
@@ -113,7 +100,7 @@ TEST(Reconfigure, PerOperationSpecsRunOnTheirOwnTree) {
     EXPECT_EQ(t->vh(OpKind::bcast), "?4");
     EXPECT_EQ(t->vh(OpKind::gather), "");
   }
-  EXPECT_EQ(run_cases(tt, some_cases(16, {0, 1, 7}, true), 3), "");
+  EXPECT_EQ(test::run_cases(tt, some_cases(16, {0, 1, 7}, true), 3), "");
   // Setting every operation again folds them back into one view.
   st = on_all_status(tt, [](Team& t) { return t.configure({{"OSMP_VH", ""}, {"OSMP_BASE_CASE", "auto"}}); });
   for (const auto& s : st) ASSERT_TRUE(s.ok()) << s.to_string();
@@ -129,11 +116,11 @@ TEST(Reconfigure, DifferentSpecsAreAMismatchOnEveryRankAndChangeNothing) {
     EXPECT_NE(st[static_cast<std::size_t>(r)].message().find("different settings"), std::string::npos);
   }
   for (auto& t : tt.teams) EXPECT_EQ(t->vh(OpKind::barrier), "");
-  EXPECT_EQ(run_cases(tt, test::matrix(4, {7}, false), 4), "");
+  EXPECT_EQ(test::run_cases(tt, test::matrix(4, {7}, false), 4), "");
   // Per-operation on one rank only: also a mismatch.
   st = on_all_status(tt, [](Team& t) { return t.rank() == 0 ? t.set_vh(OpKind::reduce, "?2") : t.set_vh("?2"); });
   for (const auto& s : st) EXPECT_EQ(s.code(), Errc::mismatch) << s.to_string();
-  EXPECT_EQ(run_cases(tt, test::matrix(4, {7}, false), 5), "");
+  EXPECT_EQ(test::run_cases(tt, test::matrix(4, {7}, false), 5), "");
 }
 
 TEST(Reconfigure, BadSettingsOnOneRankAreAnErrorOnEveryRank) {
@@ -159,7 +146,7 @@ TEST(Reconfigure, BadSettingsOnOneRankAreAnErrorOnEveryRank) {
     }
     for (auto& t : tt.teams) EXPECT_EQ(t->generation(), 0u);
   }
-  EXPECT_EQ(run_cases(tt, test::matrix(8, {7}, false), 6), "");
+  EXPECT_EQ(test::run_cases(tt, test::matrix(8, {7}, false), 6), "");
 }
 
 // Many changes in the middle of a long randomized run, with odd sizes; every
@@ -190,7 +177,7 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
       c.in_place = c.kind != OpKind::bcast && rng() % 3 == 0;
       cases.push_back(c);
     }
-    ASSERT_EQ(run_cases(tt, cases, static_cast<std::uint32_t>(round)), "") << "round " << round;
+    ASSERT_EQ(test::run_cases(tt, cases, static_cast<std::uint32_t>(round)), "") << "round " << round;
     Settings all;
     std::map<OpKind, Settings> per_op;
     if (rng() % 2) all["OSMP_VH"] = specs[rng() % std::size(specs)];

@@ -3,10 +3,13 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "osmp.hpp"
+#include "support/collective_suite.hpp"
 #include "team/thread_bootstrap.hpp"
 #include "topology/placement.hpp"
 
@@ -72,6 +75,22 @@ inline void on_all(ThreadTeams& tt, const std::function<void(Team&)>& fn) {
   std::vector<std::thread> th;
   for (auto& t : tt.teams) th.emplace_back([&] { fn(*t); });
   for (auto& t : th) t.join();
+}
+
+// Runs `cases` in order on every rank (case i with seed + i); "" when all
+// were right, else the first failure seen, named.
+inline std::string run_cases(ThreadTeams& tt, const std::vector<CollCase>& cases, std::uint32_t seed) {
+  std::mutex m;
+  std::string first;
+  on_all(tt, [&](Team& t) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      std::string bad = run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
+      if (bad.empty()) continue;
+      std::lock_guard lock(m);
+      if (first.empty()) first = cases[i].name() + ": " + bad;
+    }
+  });
+  return first;
 }
 
 }  // namespace osmp::test
