@@ -5,6 +5,7 @@
 #include "api/views.hpp"
 #include "collectives/engine.hpp"
 #include "core/env.hpp"
+#include "core/killpoint.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "team/shm_bootstrap.hpp"
@@ -99,7 +100,9 @@ Result<Options> Options::from_env() {
 Team::Team() = default;
 Team::Team(Team&&) noexcept = default;
 Team& Team::operator=(Team&&) noexcept = default;
-Team::~Team() = default;
+Team::~Team() {
+  if (views_) kill_point(KillPoint::finalize, rank());
+}
 
 Result<Team> Team::create() {
   OSMP_ASSIGN_OR_RETURN(Options o, Options::from_env());

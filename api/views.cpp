@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "core/killpoint.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "shm/cma.hpp"
@@ -162,6 +163,7 @@ Status Views::next_table(const Settings& all, const std::map<OpKind, Settings>& 
 
 Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
   OSMP_RETURN_IF_ERROR(base_core().usable());
+  kill_point(KillPoint::reconfigure_begin, base_core().rank());
   Profile base;
   std::array<Profile, kOpKinds> table;
   Status local = next_table(all, per_op, base, table);  // checked here, then agreed
@@ -201,6 +203,7 @@ Status Views::install(const Profile& base, const std::array<Profile, kOpKinds>& 
     if (!v.ok()) return Status(v.status()).prefix("configure: building the new views");
     built[i] = std::move(v).value();
   }
+  kill_point(KillPoint::reconfigure_built, base_core().rank());
   std::vector<std::unique_ptr<View>> next;
   for (std::size_t i = 0; i < needed.size(); ++i) {
     auto* cur = current(*needed[i]);

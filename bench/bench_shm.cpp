@@ -120,16 +120,16 @@ double flag_pingpong(osmp::TeamCore& t, std::uint64_t iters) {
 void pingpong(std::uint64_t iters) {
   auto t = team();
   if (t->size() != 2) die(osmp::Status(osmp::Errc::invalid_argument, "pingpong needs 2 ranks"));
-  std::string name = osmp::segment_name(boot().job_id(), "bench-raw");
   osmp::SegmentInfo info;
   info.kind = osmp::SegmentKind::test;
   info.job_id = boot().job_id();
   info.members = 2;
-  osmp::Segment seg = t->rank() == 0 ? must(osmp::Segment::create(osmp::shm_dir(), name, 8192, info)) : osmp::Segment();
+  osmp::Segment seg = t->rank() == 0 ? must(osmp::Segment::create(osmp::shm_dir(), 8192, info)) : osmp::Segment();
+  osmp::SegmentHandle handle = seg.handle();
+  if (auto st = boot().broadcast(&handle, sizeof handle, 0); !st.ok()) die(st);
+  if (t->rank() == 1) seg = must(osmp::Segment::attach(handle, info));
   if (auto st = boot().barrier(); !st.ok()) die(st);
-  if (t->rank() == 1) seg = must(osmp::Segment::attach(osmp::shm_dir(), name, info));
-  if (auto st = boot().barrier(); !st.ok()) die(st);
-  (void)seg.unlink();
+  seg.close_fd();
   auto* raw = new (seg.at<std::byte>(4096, sizeof(RawLines))) RawLines;
   if (auto st = boot().barrier(); !st.ok()) die(st);
   std::vector<double> r, r1, f, f1;

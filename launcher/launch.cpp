@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "core/clock.hpp"
+#include "core/random.hpp"
 #include "core/strings.hpp"
 #include "launcher/output.hpp"
 #include "launcher/watchdog.hpp"
@@ -23,7 +24,6 @@
 #include "shm/segment.hpp"
 #include "shm/wait.hpp"
 #include "team/shm_bootstrap.hpp"
-#include "team/thread_bootstrap.hpp"
 #include "topology/build.hpp"
 #include "topology/topology.hpp"
 #include "virtual_hier/split.hpp"
@@ -61,15 +61,14 @@ class Launcher {
   explicit Launcher(const LaunchOptions& o) : o_(o) {}
 
   int run() {
-    if (Status st = prepare(); !st.ok()) {
-      say(st.message());
-      return 2;
-    }
+    // The order matters: signals are handled (blocked, read from a signalfd)
+    // and the watchdog exists before anything is created, so that whenever
+    // osmprun is interrupted or killed, something ends the job.
     block_signals();
-    if (Status st = start_watchdog(); !st.ok()) {
-      say(st.message());
-      return 2;
-    }
+    if (Status st = start_watchdog(); !st.ok()) return bad_request(st);
+    if (Status st = prepare(); !st.ok()) return bad_request(st);
+    if (interrupted_before_start()) return exit_code_;
+    if (Status st = create_job(); !st.ok()) return bad_request(st);
     if (Status st = spawn_all(); !st.ok()) {
       say(st.message());
       stop(SIGKILL);
@@ -80,7 +79,13 @@ class Launcher {
   }
 
  private:
+  int bad_request(const Status& st) {
+    say(st.message());
+    return 2;
+  }
+
   Status prepare() {
+    if (o_.shm_dir) ::setenv("OSMP_SHM_DIR", o_.shm_dir->c_str(), 1);  // the ranks inherit it
     if (o_.wait) OSMP_RETURN_IF_ERROR(parse_wait_policy(*o_.wait).status());
     auto source = o_.topology.empty() ? TopologySource::from_env() : TopologySource::parse(o_.topology);
     auto topo = Topology::load(source);
@@ -101,16 +106,28 @@ class Launcher {
     if (!spec.ok()) return spec.status();
     BuildOptions bo;
     bo.allow_oversubscribe = true;
-    OSMP_RETURN_IF_ERROR(build_tree(topo_->machine(), places_, bo, *spec).status());
+    return build_tree(topo_->machine(), places_, bo, *spec).status();
+  }
 
+  // A signal that came while osmprun prepared: nothing was started.
+  bool interrupted_before_start() {
+    signalfd_siginfo si;
+    while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+      if (si.ssi_signo == SIGCHLD) continue;
+      say(cat("received ", ::strsignal(static_cast<int>(si.ssi_signo)), " before the job started"));
+      exit_code_ = 128 + static_cast<int>(si.ssi_signo);
+      return true;
+    }
+    return false;
+  }
+
+  // The job segment, unnamed: the watchdog gets it first, then the ranks.
+  Status create_job() {
     job_id_ = random_id();
     OSMP_ASSIGN_OR_RETURN(layout_, job_layout(o_.np));
     SegmentInfo info = job_info(job_id_, o_.np);
-    auto seg = Segment::create(shm_dir(), segment_name(job_id_, "job"), layout_.total, info);
-    if (!seg.ok()) return seg.status();
-    job_ = std::move(seg).value();
-    control().launcher_pid.store(static_cast<std::uint64_t>(::getpid()), std::memory_order_relaxed);
-    return {};
+    OSMP_ASSIGN_OR_RETURN(job_, Segment::create(shm_dir(), layout_.total, info));
+    return watchdog_.watch(job_, job_id_, o_.np);
   }
 
   static std::string env_or(const char* name) {
@@ -130,7 +147,7 @@ class Launcher {
   }
 
   Status start_watchdog() {
-    OSMP_ASSIGN_OR_RETURN(watchdog_, Watchdog::start(job_, layout_, job_id_, o_.np, o_.grace_s));
+    OSMP_ASSIGN_OR_RETURN(watchdog_, Watchdog::start());
     return {};
   }
 
@@ -142,8 +159,6 @@ class Launcher {
       if (pid < 0) return Status(Errc::system, cat("cannot fork rank ", r, ": ", std::strerror(errno)));
       if (pid == 0) exec_rank(r);  // never returns
       pids_[pid] = r;
-      rank_pid_.push_back(pid);
-      line(r).pid.store(static_cast<std::uint64_t>(pid), std::memory_order_relaxed);
       if (output_) output_->parent_after_fork(r);
       if (o_.report_bindings) report_binding(r, pid);
     }
@@ -153,10 +168,18 @@ class Launcher {
   [[noreturn]] void exec_rank(int r) {
     ::sigprocmask(SIG_SETMASK, &saved_mask_, nullptr);
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() == 1) ::_exit(1);  // the launcher is already gone
+    if (::getppid() != launcher_pid_) ::_exit(1);  // the launcher is already gone
+    // Who osmprun started as rank r: only this process (or one it starts)
+    // may claim the rank. Stored before the program runs, so the watchdog
+    // can always stop it.
+    line(r).launched.store(static_cast<std::uint64_t>(::getpid()), std::memory_order_relaxed);
+    // The descriptor survives exec for this child only (the parent's copy
+    // stays close-on-exec).
+    ::fcntl(job_.fd(), F_SETFD, 0);
     char job[32];
     std::snprintf(job, sizeof job, "%016" PRIx64, job_id_);
     ::setenv("OSMP_JOB_ID", job, 1);
+    ::setenv("OSMP_JOB_FD", std::to_string(job_.fd()).c_str(), 1);
     ::setenv("OSMP_RANK", std::to_string(r).c_str(), 1);
     ::setenv("OSMP_SIZE", std::to_string(o_.np).c_str(), 1);
     if (!o_.topology.empty()) ::setenv("OSMP_TOPOLOGY", o_.topology.c_str(), 1);
@@ -221,7 +244,7 @@ class Launcher {
     if (it == pids_.end()) return;
     int r = it->second;
     pids_.erase(it);
-    line(r).pid.store(0, std::memory_order_relaxed);  // the watchdog must not signal a reused pid
+    line(r).launched.store(0, std::memory_order_relaxed);  // the watchdog must not signal a reused pid
     bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     if (failed && !failure_reported_ && phase_ != Phase::terminate && phase_ != Phase::kill) {
       failure_reported_ = true;
@@ -250,7 +273,11 @@ class Launcher {
       exit_code_ = 128 + sig;
       say(cat("received ", ::strsignal(sig), "; stopping the job"));
     }
-    begin_stopping(AbortCode::launcher, -1, now);
+    // An interrupted job ends within half a second: the ranks have the
+    // signal now and SIGKILL soon after.
+    raise_abort(control().abort, AbortCode::launcher, -1);
+    phase_ = Phase::terminate;
+    deadline_ = now + static_cast<std::uint64_t>(kStopGraceSeconds * 1e9);
   }
 
   void on_deadline(std::uint64_t now) {
@@ -308,8 +335,6 @@ class Launcher {
 
   void finish() {
     if (output_) output_->drain();
-    sweep_segments(shm_dir(), job_prefix(job_id_));
-    (void)job_.unlink();
     watchdog_.release();
   }
 
@@ -325,7 +350,7 @@ class Launcher {
   Watchdog watchdog_;
   std::optional<TaggedOutput> output_;
   std::map<pid_t, int> pids_;  // ranks still running
-  std::vector<pid_t> rank_pid_;
+  const pid_t launcher_pid_ = ::getpid();
   sigset_t saved_mask_{};
   int sigfd_ = -1;
   Phase phase_ = Phase::running;

@@ -22,7 +22,8 @@ const char* const kLaunchUsage =
     "  --timeout SECONDS       stop the job after this long (exit status 124)\n"
     "  --grace SECONDS         after a rank fails, wait this long before killing the\n"
     "                          others (default 2)\n"
-    "  -x VAR[=VALUE]          pass VAR (with VALUE) to every rank\n"
+    "  -x VAR[=VALUE]          pass VAR (with VALUE) to every rank (OSMP_VH, OSMP_WAIT,\n"
+    "                          OSMP_TOPOLOGY, OSMP_SHM_DIR apply to osmprun too)\n"
     "  --tag-output            prefix every line of output with [rank]\n"
     "  -h, --help, --version\n";
 
@@ -35,6 +36,51 @@ Result<double> seconds(const std::string& opt, const std::string& v) {
     return Status(Errc::invalid_argument, cat(opt, ": '", v, "' is not a number of seconds"));
   }
   return d;
+}
+
+// -x NAME=VALUE of a variable osmprun reads itself: the launcher must see the
+// same value as the ranks, so it becomes the option. -x NAME (pass the
+// launcher's own value) needs nothing: both already read the same variable.
+Status per_rank_variable(const std::string& name) {
+  static const char* const kPerRank[] = {"OSMP_JOB_ID", "OSMP_RANK", "OSMP_SIZE", "OSMP_JOB_FD", "OSMP_PLACE"};
+  for (const char* v : kPerRank) {
+    if (name == v) {
+      return Status(Errc::invalid_argument,
+                    cat("-x ", name, ": osmprun sets ", name, " for each rank itself; it cannot be overridden"));
+    }
+  }
+  return {};
+}
+
+Status launcher_variable(LaunchOptions& o, const std::string& name, const std::string& value, bool& taken) {
+  struct Bound {
+    const char* var;
+    const char* option;
+    std::optional<std::string> LaunchOptions::*field;
+  };
+  static const Bound kBound[] = {{"OSMP_VH", "--vh", &LaunchOptions::vh},
+                                 {"OSMP_WAIT", "--wait", &LaunchOptions::wait},
+                                 {"OSMP_SHM_DIR", nullptr, &LaunchOptions::shm_dir}};
+  taken = true;
+  if (name == "OSMP_TOPOLOGY") {
+    if (!o.topology.empty() && o.topology != value) {
+      return Status(Errc::invalid_argument, cat("-x OSMP_TOPOLOGY=", value, " contradicts --topology ", o.topology));
+    }
+    o.topology = value;
+    return {};
+  }
+  for (const Bound& b : kBound) {
+    if (name != b.var) continue;
+    auto& field = o.*(b.field);
+    if (field && *field != value) {
+      return Status(Errc::invalid_argument, cat("-x ", name, "=", value, " contradicts ",
+                                                b.option ? b.option : "an earlier -x", " ", *field));
+    }
+    field = value;
+    return {};
+  }
+  taken = false;
+  return {};
 }
 
 }  // namespace
@@ -100,7 +146,12 @@ Result<LaunchOptions> parse_launch_options(const std::vector<std::string>& args)
                               std::string::npos) {
         return Status(Errc::invalid_argument, cat("-x: '", v, "' is not VAR or VAR=VALUE"));
       }
-      o.env.push_back(v);
+      OSMP_RETURN_IF_ERROR(per_rank_variable(name));
+      bool taken = false;
+      if (v.find('=') != std::string::npos) {
+        OSMP_RETURN_IF_ERROR(launcher_variable(o, name, v.substr(v.find('=') + 1), taken));
+      }
+      if (!taken) o.env.push_back(v);
     } else {
       return Status(Errc::invalid_argument, cat("unknown option '", a, "'"));
     }

@@ -116,18 +116,27 @@ Result<ControlLayout> make_control_layout(ControlLayoutParams params);
 //
 // Memory ordering: `abort` goes from 0 to a reason once (compare-exchange,
 // acq_rel); readers poll it relaxed and re-read it with acquire before
-// reporting. `launcher_pid` is written before the segment is marked ready.
+// reporting. Any process of the team or job may raise it; osmprun and its
+// watchdog raise the job's.
 struct alignas(kFalseSharingRange) ControlBlock {
   std::atomic<std::uint64_t> abort{0};  // 0: running; else encode_abort()
-  std::atomic<std::uint64_t> launcher_pid{0};
-  std::byte reserved[kFalseSharingRange - 16];
+  std::byte reserved[kFalseSharingRange - 8];
 };
 static_assert(sizeof(ControlBlock) == kFalseSharingRange);
 
-// One line per rank, written only by that rank.
+// One line per rank.
+//
+// Writers: `arrive`, `done`, `user`, `address`, `length` only by rank r.
+// `pid` (job segments) by the process that claims rank r, once, by a
+// compare-exchange from 0: a second claimant sees the first and backs off.
+// `launched` (job segments of osmprun) by osmprun: its child stores its own
+// pid before it execs the program, osmprun stores 0 once it has reaped it
+// (so that its watchdog never signals a reused pid).
 //
 // Memory ordering: `address` and the rank's exchange item are written before
-// `arrive` is published (release); readers acquire `arrive` first.
+// `arrive` is published (release); readers acquire `arrive` first. `pid` is
+// claimed acq_rel and read with acquire; `launched` is stored before the
+// program runs (exec orders it) and read relaxed.
 struct alignas(kFalseSharingRange) RankLine {
   Flag arrive;                      // step reached (bootstrap exchange, flat collectives)
   Flag done;                        // step consumed
@@ -135,7 +144,8 @@ struct alignas(kFalseSharingRange) RankLine {
   std::atomic<std::uint64_t> pid{0};
   std::atomic<std::uint64_t> address{0};  // single copy: where this rank's data is this step
   std::atomic<std::uint64_t> length{0};
-  std::byte reserved[kFalseSharingRange - 72];
+  std::atomic<std::uint64_t> launched{0};
+  std::byte reserved[kFalseSharingRange - 80];
 };
 static_assert(sizeof(RankLine) == kFalseSharingRange);
 

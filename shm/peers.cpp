@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -33,6 +34,24 @@ bool alive_by_proc(pid_t pid) {
 }
 
 }  // namespace
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return 0;
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+  auto close = line.rfind(')');
+  if (close == std::string::npos || close + 4 >= line.size()) return 0;
+  return static_cast<pid_t>(std::atol(line.c_str() + close + 4));
+}
+
+bool descends_from(pid_t ancestor) {
+  if (ancestor <= 0) return false;
+  pid_t p = ::getpid();
+  for (int depth = 0; p > 1 && depth < 64; ++depth, p = parent_of(p))
+    if (p == ancestor) return true;
+  return false;
+}
 
 PeerWatch::PeerWatch(PeerWatch&& o) noexcept : pids_(std::move(o.pids_)), fds_(std::move(o.fds_)) {
   o.fds_.clear();

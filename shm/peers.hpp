@@ -11,6 +11,12 @@
 
 namespace osmp {
 
+// The parent of `pid` (/proc/PID/stat), or 0 if it cannot be read.
+pid_t parent_of(pid_t pid);
+// Whether this process is `ancestor` or a descendant of it (a launcher may
+// start a wrapper that starts the program).
+bool descends_from(pid_t ancestor);
+
 class PeerWatch {
  public:
   PeerWatch() = default;

@@ -1,6 +1,5 @@
 #include "shm/segment.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "core/env.hpp"
 #include "core/log.hpp"
@@ -36,9 +36,9 @@ void place_on_nodes(std::byte* base, const std::vector<NumaRange>& ranges) {
   }
 }
 
-Status mismatch(const std::string& name, const char* field, std::uint64_t got, std::uint64_t want) {
-  return Status(Errc::mismatch, cat("segment ", name, ": header ", field, " is ", got, ", expected ",
-                                    want, " (a stale segment, or another job's?)"));
+Status mismatch(const std::string& what, const char* field, std::uint64_t got, std::uint64_t want) {
+  return Status(Errc::mismatch, cat(what, ": header ", field, " is ", got, ", expected ", want,
+                                    " (another job's segment?)"));
 }
 
 }  // namespace
@@ -46,16 +46,6 @@ Status mismatch(const std::string& name, const char* field, std::uint64_t got, s
 std::string shm_dir() {
   auto d = env_get("OSMP_SHM_DIR");
   return d && !d->empty() ? *d : std::string("/dev/shm");
-}
-
-std::string job_prefix(std::uint64_t job_id) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "osmp-%u-%016" PRIx64 "-", static_cast<unsigned>(::getuid()), job_id);
-  return buf;
-}
-
-std::string segment_name(std::uint64_t job_id, const std::string& rest) {
-  return job_prefix(job_id) + rest;
 }
 
 std::string format_bytes(std::uint64_t b) {
@@ -75,121 +65,172 @@ Result<std::uint64_t> shm_free_bytes(const std::string& dir) {
   return static_cast<std::uint64_t>(fs.f_bavail) * static_cast<std::uint64_t>(fs.f_bsize);
 }
 
-Result<Segment> Segment::create(const std::string& dir, const std::string& name, std::size_t size,
-                                SegmentInfo info, const std::vector<NumaRange>& numa) {
+Result<Segment> Segment::create(const std::string& dir, std::size_t size, SegmentInfo info,
+                                const std::vector<NumaRange>& numa) {
   if (size < sizeof(SegmentHeader)) {
-    return Status(Errc::internal, cat("segment ", name, ": size ", size, " smaller than its header"));
+    return Status(Errc::internal, cat("segment of ", size, " bytes: smaller than its header"));
   }
   OSMP_ASSIGN_OR_RETURN(std::uint64_t free_bytes, shm_free_bytes(dir));
   auto no_room = [&](std::uint64_t avail) {
     return Status(Errc::no_space,
-                  cat("not enough shared memory in ", dir, ": segment ", name, " needs ",
-                      format_bytes(size), ", only ", format_bytes(avail),
+                  cat("not enough shared memory in ", dir, ": a segment needs ", format_bytes(size),
+                      ", only ", format_bytes(avail),
                       " free (enlarge the tmpfs, e.g. docker --shm-size, or lower "
                       "OSMP_SLOT_SIZE / OSMP_BCAST_SIZE)"));
   };
   if (free_bytes < size) return no_room(free_bytes);
 
-  Segment s;
-  s.path_ = dir + "/" + name;
-  s.name_ = name;
-  int fd = ::open(s.path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // O_TMPFILE: the file never has a name, so nobody can find, pre-create or
+  // leave it behind. fchmod: the umask must not change what attachers check.
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return Status(errno == EEXIST ? Errc::mismatch : Errc::system,
-                  cat("cannot create segment ", s.path_, ": ", errno_text(errno)));
+    int e = errno;
+    if (e == EOPNOTSUPP || e == EISDIR) {
+      return Status(Errc::unsupported, cat("shared-memory directory ", dir,
+                                           " cannot hold unnamed files (O_TMPFILE); set OSMP_SHM_DIR "
+                                           "to a tmpfs such as /dev/shm"));
+    }
+    return Status(e == ENOENT ? Errc::not_found : Errc::system,
+                  cat("cannot create a segment in ", dir, ": ", errno_text(e)));
   }
-  s.linked_ = true;
-  auto fail = [&](Status st) {
-    ::close(fd);
-    return st;  // s's destructor unmaps and unlinks
-  };
-  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    return fail(Status(Errc::system, cat("cannot size segment ", s.path_, ": ", errno_text(errno))));
+  Segment s;
+  s.fd_ = fd;
+  s.what_ = cat("segment in ", dir);
+  if (::fchmod(fd, 0600) != 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    return Status(Errc::system, cat("cannot size a segment of ", format_bytes(size), " in ", dir, ": ",
+                                    errno_text(errno)));
   }
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) {
-    return fail(Status(Errc::system, cat("cannot map segment ", s.path_, ": ", errno_text(errno))));
-  }
+  if (p == MAP_FAILED) return Status(Errc::system, cat("cannot map a segment in ", dir, ": ", errno_text(errno)));
   s.base_ = static_cast<std::byte*>(p);
   s.size_ = size;
   place_on_nodes(s.base_, numa);
   int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
-  if (rc == ENOSPC) return fail(no_room(shm_free_bytes(dir).ok() ? *shm_free_bytes(dir) : 0));
+  if (rc == ENOSPC) return no_room(shm_free_bytes(dir).ok() ? *shm_free_bytes(dir) : 0);
   if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
-    return fail(Status(Errc::system, cat("cannot reserve segment ", s.path_, ": ", errno_text(rc))));
+    return Status(Errc::system, cat("cannot reserve a segment in ", dir, ": ", errno_text(rc)));
   }
-  ::close(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status(Errc::system, cat("cannot stat a segment in ", dir, ": ", errno_text(errno)));
+  s.dev_ = st.st_dev;
+  s.ino_ = st.st_ino;
   info.total_size = size;
   auto* h = new (s.base_) SegmentHeader();
   h->info = info;
-  h->ready.store(1, std::memory_order_release);  // pairs with the acquire in attach()
+  h->ready.store(1, std::memory_order_release);  // pairs with the acquire in map_checked()
   return s;
 }
 
-Result<Segment> Segment::attach(const std::string& dir, const std::string& name,
-                                const SegmentInfo& expect) {
-  Segment s;
-  s.path_ = dir + "/" + name;
-  s.name_ = name;
-  int fd = ::open(s.path_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+Result<Segment> Segment::attach(const SegmentHandle& h, const SegmentInfo& expect) {
+  if (!h.valid()) return Status(Errc::internal, "attach: no segment was announced");
+  const std::string path = cat("/proc/", h.pid, "/fd/", h.fd);
+  const std::string what = cat("the segment of pid ", h.pid, " (", path, ")");
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
-    return Status(errno == ENOENT ? Errc::not_found : Errc::system,
-                  cat("cannot open segment ", s.path_, ": ", errno_text(errno),
-                      errno == ENOENT ? " (it vanished: removed by someone, or never created)" : ""));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
     int e = errno;
-    ::close(fd);
-    return Status(Errc::system, cat("cannot stat segment ", s.path_, ": ", errno_text(e)));
+    if (e == ENOENT) {
+      return Status(Errc::not_found, cat("cannot open ", what, ": it is gone (its creator exited or "
+                                         "closed it)"));
+    }
+    return Status(e == EACCES || e == EPERM ? Errc::unsupported : Errc::system,
+                  cat("cannot open ", what, ": ", errno_text(e),
+                      e == EACCES || e == EPERM ? " (osmp's processes must be one user's, dumpable, and "
+                                                  "in one PID namespace)" : ""));
+  }
+  auto s = map_checked(fd, what, expect, &h);
+  ::close(fd);
+  return s;
+}
+
+Result<Segment> Segment::adopt(int fd, const SegmentInfo& expect) {
+  auto s = map_checked(fd, cat("the segment of inherited descriptor ", fd), expect, nullptr);
+  ::close(fd);
+  return s;
+}
+
+Result<Segment> Segment::map_checked(int fd, const std::string& what, const SegmentInfo& expect,
+                                     const SegmentHandle* announced) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status(Errc::system, cat("cannot stat ", what, ": ", errno_text(errno)));
+  const char* refused = !S_ISREG(st.st_mode)               ? "it is not a regular file"
+                        : st.st_uid != ::geteuid()          ? "it belongs to another user"
+                        : (st.st_mode & 07777) != 0600      ? "its mode is not 0600"
+                        : st.st_nlink != 0                  ? "it has a name in the file system"
+                        : announced && (st.st_dev != announced->dev || st.st_ino != announced->ino)
+                            ? "it is not the file that was announced"
+                            : nullptr;
+  if (refused) {
+    return Status(Errc::mismatch, cat("refusing ", what, ": ", refused, " (uid ", st.st_uid, ", mode ",
+                                      std::oct, (st.st_mode & 07777), std::dec, ", links ", st.st_nlink,
+                                      "); osmp segments are unnamed 0600 files of the job's user"));
   }
   std::size_t size = static_cast<std::size_t>(st.st_size);
-  if (size < sizeof(SegmentHeader) || (expect.total_size && size != expect.total_size)) {
-    ::close(fd);
-    return Status(Errc::mismatch, cat("segment ", s.path_, " is ", size, " bytes, expected ",
-                                      expect.total_size ? expect.total_size : sizeof(SegmentHeader)));
+  const std::uint64_t want = expect.total_size ? expect.total_size : announced ? announced->size : 0;
+  if (size < sizeof(SegmentHeader) || (want && size != want)) {
+    return Status(Errc::mismatch, cat(what, " is ", size, " bytes, expected ",
+                                      want ? want : sizeof(SegmentHeader)));
   }
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int e = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) return Status(Errc::system, cat("cannot map segment ", s.path_, ": ", errno_text(e)));
+  if (p == MAP_FAILED) return Status(Errc::system, cat("cannot map ", what, ": ", errno_text(errno)));
+  Segment s;
   s.base_ = static_cast<std::byte*>(p);
   s.size_ = size;
+  s.dev_ = st.st_dev;
+  s.ino_ = st.st_ino;
+  s.what_ = what;
   const SegmentHeader& hdr = s.header();
-  if (hdr.magic != kSegmentMagic) return mismatch(s.path_, "magic", hdr.magic, kSegmentMagic);
-  if (hdr.version != kSegmentVersion) return mismatch(s.path_, "version", hdr.version, kSegmentVersion);
+  if (hdr.magic != kSegmentMagic) return mismatch(what, "magic", hdr.magic, kSegmentMagic);
+  if (hdr.version != kSegmentVersion) return mismatch(what, "version", hdr.version, kSegmentVersion);
   if (hdr.ready.load(std::memory_order_acquire) != 1) {  // pairs with the release in create()
-    return Status(Errc::mismatch, cat("segment ", s.path_, " is not initialised"));
+    return Status(Errc::mismatch, cat(what, " is not initialised"));
   }
   const SegmentInfo& h = hdr.info;
   if (h.kind != expect.kind)
-    return mismatch(s.path_, "kind", static_cast<std::uint32_t>(h.kind), static_cast<std::uint32_t>(expect.kind));
-  if (h.job_id != expect.job_id) return mismatch(s.path_, "job id", h.job_id, expect.job_id);
-  if (h.team_id != expect.team_id) return mismatch(s.path_, "team id", h.team_id, expect.team_id);
-  if (h.total_size != size) return mismatch(s.path_, "total size", h.total_size, size);
-  if (h.members != expect.members) return mismatch(s.path_, "member count", h.members, expect.members);
-  if (h.domain != expect.domain) return mismatch(s.path_, "domain", h.domain, expect.domain);
+    return mismatch(what, "kind", static_cast<std::uint32_t>(h.kind), static_cast<std::uint32_t>(expect.kind));
+  if (h.job_id != expect.job_id) return mismatch(what, "job id", h.job_id, expect.job_id);
+  if (h.team_id != expect.team_id) return mismatch(what, "team id", h.team_id, expect.team_id);
+  if (h.total_size != size) return mismatch(what, "total size", h.total_size, size);
+  if (h.members != expect.members) return mismatch(what, "member count", h.members, expect.members);
+  if (h.domain != expect.domain) return mismatch(what, "domain", h.domain, expect.domain);
   for (int i = 0; i < 4; ++i) {
-    if (h.params[i] != expect.params[i]) return mismatch(s.path_, "layout parameter", h.params[i], expect.params[i]);
+    if (h.params[i] != expect.params[i]) return mismatch(what, "layout parameter", h.params[i], expect.params[i]);
   }
   return s;
+}
+
+SegmentHandle Segment::handle() const {
+  SegmentHandle h;
+  if (fd_ < 0) return h;
+  h.pid = ::getpid();
+  h.fd = fd_;
+  h.dev = dev_;
+  h.ino = ino_;
+  h.size = size_;
+  return h;
+}
+
+void Segment::close_fd() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 Segment::Segment(Segment&& o) noexcept
     : base_(std::exchange(o.base_, nullptr)),
       size_(std::exchange(o.size_, 0)),
-      path_(std::move(o.path_)),
-      name_(std::move(o.name_)),
-      linked_(std::exchange(o.linked_, false)) {}
+      fd_(std::exchange(o.fd_, -1)),
+      dev_(o.dev_),
+      ino_(o.ino_),
+      what_(std::move(o.what_)) {}
 
 Segment& Segment::operator=(Segment&& o) noexcept {
   if (this != &o) {
     release();
     base_ = std::exchange(o.base_, nullptr);
     size_ = std::exchange(o.size_, 0);
-    path_ = std::move(o.path_);
-    name_ = std::move(o.name_);
-    linked_ = std::exchange(o.linked_, false);
+    fd_ = std::exchange(o.fd_, -1);
+    dev_ = o.dev_;
+    ino_ = o.ino_;
+    what_ = std::move(o.what_);
   }
   return *this;
 }
@@ -197,38 +238,14 @@ Segment& Segment::operator=(Segment&& o) noexcept {
 Segment::~Segment() { release(); }
 
 void Segment::release() {
-  // The creator unlinks on destruction too: a failed bootstrap leaves no name.
-  if (linked_) (void)unlink();
+  close_fd();
   if (base_) ::munmap(base_, size_);
   base_ = nullptr;
 }
 
-Status Segment::unlink() {
-  if (!linked_) return {};
-  linked_ = false;
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) {
-    return Status(Errc::system, cat("cannot remove segment ", path_, ": ", errno_text(errno)));
-  }
-  return {};
-}
-
 void Segment::out_of_bounds(std::size_t offset, std::size_t len) const {
-  log(LogLevel::error, "segment ", name_, ": access of ", len, " bytes at ", offset,
-      " outside its ", size_, " bytes");
+  log(LogLevel::error, what_, ": access of ", len, " bytes at ", offset, " outside its ", size_, " bytes");
   std::abort();
-}
-
-int sweep_segments(const std::string& dir, const std::string& prefix) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return 0;
-  int n = 0;
-  while (dirent* e = ::readdir(d)) {
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) {
-      if (::unlinkat(::dirfd(d), e->d_name, 0) == 0) ++n;
-    }
-  }
-  ::closedir(d);
-  return n;
 }
 
 }  // namespace osmp

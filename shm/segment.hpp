@@ -1,8 +1,15 @@
-// Named shared-memory segments: one file in the shm directory (OSMP_SHM_DIR,
-// default /dev/shm), created by one process with O_EXCL and mode 0600 and
-// attached by the others, with a header every attacher checks before trusting
-// anything. Names are removed as soon as every process has attached, so a
-// crash after that leaves nothing behind.
+// Shared-memory segments without names.
+//
+// A segment is an unnamed file (O_TMPFILE) in the shm directory (OSMP_SHM_DIR,
+// default /dev/shm), mode 0600, so it counts against that tmpfs like any file
+// but no other process can find it by name, pre-create it or leave it behind:
+// the kernel frees it when the last process that maps it exits, however it
+// exits. Peers reach it through a SegmentHandle that travels over the team's
+// bootstrap (creator pid, descriptor, device and inode) and open it through
+// /proc/<pid>/fd/<fd>, which the kernel allows only to processes that may
+// inspect the creator (same user, or root). Every attach checks what it
+// opened: a regular unnamed file of this user, mode 0600, the announced
+// device and inode and size, then the header. See docs/security.md.
 #pragma once
 
 #include <atomic>
@@ -16,8 +23,8 @@
 
 namespace osmp {
 
-inline constexpr std::uint64_t kSegmentMagic = 0x31474553504d534fULL;  // "OSMPSEG1"
-inline constexpr std::uint32_t kSegmentVersion = 1;
+inline constexpr std::uint64_t kSegmentMagic = 0x32474553504d534fULL;  // "OSMPSEG2"
+inline constexpr std::uint32_t kSegmentVersion = 2;
 
 enum class SegmentKind : std::uint32_t { job = 1, team = 2, group = 3, test = 4 };
 
@@ -46,11 +53,21 @@ struct alignas(kFalseSharingRange) SegmentHeader {
 static_assert(sizeof(SegmentHeader) == kFalseSharingRange);
 static_assert(sizeof(SegmentInfo) == 72);
 
+// How a peer finds a segment: valid while its creator holds the descriptor.
+// Plain data, the same bytes on every rank (it goes through allgathers).
+struct SegmentHandle {
+  std::int64_t pid = 0;  // the creator
+  std::int32_t fd = -1;  // its descriptor of the file
+  std::uint32_t reserved = 0;
+  std::uint64_t dev = 0;  // the file's identity, checked after opening it
+  std::uint64_t ino = 0;
+  std::uint64_t size = 0;
+  bool valid() const { return pid > 0 && fd >= 0; }
+};
+static_assert(sizeof(SegmentHandle) == 40);
+
 // The directory holding segments: OSMP_SHM_DIR or /dev/shm.
 std::string shm_dir();
-// "osmp-<uid>-<job>-<rest>": every name of a job starts with job_prefix().
-std::string job_prefix(std::uint64_t job_id);
-std::string segment_name(std::uint64_t job_id, const std::string& rest);
 
 // NUMA placement of one byte range of a segment (os index of the node).
 struct NumaRange {
@@ -61,17 +78,20 @@ struct NumaRange {
 
 class Segment {
  public:
-  // Creates `name` in `dir`, `size` bytes, reserving its pages (so a full
+  // Creates an unnamed `size`-byte file in `dir`, reserving its pages (a full
   // tmpfs is an error now, not a SIGBUS later), places the given ranges on
-  // their NUMA nodes, writes the header (info.total_size is filled in) and marks it
-  // ready. The caller may initialise the rest before others attach.
-  static Result<Segment> create(const std::string& dir, const std::string& name, std::size_t size,
-                                SegmentInfo info, const std::vector<NumaRange>& numa = {});
-  // Attaches to an existing, ready segment and checks its header against
-  // `expect` (magic, version, kind, job, team, members, domain, params) and its
-  // size against the file's. `expect.total_size` 0: take the file's size.
-  static Result<Segment> attach(const std::string& dir, const std::string& name,
-                                const SegmentInfo& expect);
+  // their NUMA nodes, writes the header (info.total_size is filled in) and
+  // marks it ready. The creator keeps a descriptor until close_fd(), so that
+  // peers can attach through handle().
+  static Result<Segment> create(const std::string& dir, std::size_t size, SegmentInfo info,
+                                const std::vector<NumaRange>& numa = {});
+  // Opens the segment `h` describes through /proc/<pid>/fd/<fd>, checks the
+  // file (see the top of this file) and its header against `expect` (magic,
+  // version, kind, job, team, members, domain, params; total_size 0: any).
+  static Result<Segment> attach(const SegmentHandle& h, const SegmentInfo& expect);
+  // Maps a descriptor this process was given (osmprun passes the job segment
+  // to its ranks this way), with the same checks; closes `fd` either way.
+  static Result<Segment> adopt(int fd, const SegmentInfo& expect);
 
   Segment() = default;
   Segment(Segment&&) noexcept;
@@ -80,15 +100,18 @@ class Segment {
   Segment& operator=(const Segment&) = delete;
   ~Segment();
 
-  // Removes the name; the mapping stays. Idempotent. Only the creator, or a
-  // process that took over the name with adopt_name(), removes it.
-  Status unlink();
-  void adopt_name() { linked_ = true; }
   bool mapped() const { return base_ != nullptr; }
   std::byte* base() const { return base_; }
   std::size_t size() const { return size_; }
-  const std::string& name() const { return name_; }
   const SegmentHeader& header() const { return *reinterpret_cast<const SegmentHeader*>(base_); }
+  // The creator's handle for peers (invalid once close_fd() ran, or when
+  // this process attached rather than created).
+  SegmentHandle handle() const;
+  // This process's descriptor of the file, -1 after close_fd().
+  int fd() const { return fd_; }
+  // Drops the descriptor: from now on nothing but the mappings of the
+  // processes that attached keep the segment alive. Idempotent.
+  void close_fd();
 
   // A T at `offset`, checked against the mapped size (never against sizes read
   // from shared memory).
@@ -101,21 +124,20 @@ class Segment {
   }
 
  private:
+  static Result<Segment> map_checked(int fd, const std::string& what, const SegmentInfo& expect,
+                                     const SegmentHandle* announced);
   [[noreturn]] void out_of_bounds(std::size_t offset, std::size_t len) const;
   void release();
   std::byte* base_ = nullptr;
   std::size_t size_ = 0;
-  std::string path_;
-  std::string name_;
-  bool linked_ = false;
+  int fd_ = -1;
+  std::uint64_t dev_ = 0, ino_ = 0;
+  std::string what_;  // for messages: "segment in /dev/shm", "rank 3's segment"
 };
 
 // Free bytes in `dir` (statfs), for the room check and its message.
 Result<std::uint64_t> shm_free_bytes(const std::string& dir);
 // "1.5 MiB"
 std::string format_bytes(std::uint64_t bytes);
-
-// Removes every entry of `dir` whose name starts with `prefix`; returns how many.
-int sweep_segments(const std::string& dir, const std::string& prefix);
 
 }  // namespace osmp

@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
 
 #include "core/clock.hpp"
+#include "core/killpoint.hpp"
 #include "core/env.hpp"
 #include "core/strings.hpp"
 
@@ -18,6 +21,12 @@ namespace {
 std::uint64_t bootstrap_timeout_ns() {
   auto s = env_int("OSMP_BOOTSTRAP_TIMEOUT", 60, 1, 86400);
   return static_cast<std::uint64_t>(s.ok() ? *s : 60) * 1'000'000'000ULL;
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
 }
 
 int online_cpus() {
@@ -44,8 +53,10 @@ Result<JobEnv> JobEnv::from_env() {
   if (size == 0) return Status(Errc::not_found, "OSMP_SIZE is not set (start the program with osmprun)");
   OSMP_ASSIGN_OR_RETURN(long long rank, env_int("OSMP_RANK", -1, 0, size - 1));
   if (rank < 0) return Status(Errc::not_found, "OSMP_RANK is not set (start the program with osmprun)");
+  OSMP_ASSIGN_OR_RETURN(long long fd, env_int("OSMP_JOB_FD", -1, 0, 1 << 30));
   e.size = static_cast<int>(size);
   e.rank = static_cast<int>(rank);
+  e.job_fd = static_cast<int>(fd);
   return e;
 }
 
@@ -69,43 +80,163 @@ Result<std::unique_ptr<ShmBootstrap>> ShmBootstrap::connect(const JobEnv& env) {
   b->timeout_ns_ = bootstrap_timeout_ns();
   b->waiter_ = Waiter(WaitPolicy::automatic, env.size > online_cpus());
   OSMP_ASSIGN_OR_RETURN(b->layout_, job_layout(env.size));
-  const std::string dir = shm_dir();
-  const std::string name = segment_name(env.job_id, "job");
-  SegmentInfo expect = job_info(env.job_id, env.size);
-  expect.total_size = b->layout_.total;
-
+  b->expect_ = job_info(env.job_id, env.size);
+  b->expect_.total_size = b->layout_.total;
   const std::uint64_t deadline = now_ns() + b->timeout_ns_;
-  for (bool created = false;;) {
-    auto seg = Segment::attach(dir, name, expect);
-    if (seg.ok()) {
-      b->seg_ = std::move(seg).value();
-      break;
+  if (env.job_fd >= 0) {
+    OSMP_RETURN_IF_ERROR(b->from_launcher());
+  } else if (env.rank == 0) {
+    OSMP_RETURN_IF_ERROR(b->create_and_serve());
+  } else {
+    OSMP_RETURN_IF_ERROR(b->find_rank0(deadline));
+  }
+  OSMP_RETURN_IF_ERROR(b->claim());
+  kill_point(KillPoint::bootstrap_claimed, env.rank);
+  OSMP_RETURN_IF_ERROR(b->await_claims(deadline));
+  kill_point(KillPoint::bootstrap_attached, env.rank);
+  return b;
+}
+
+// osmprun's descriptor; it must have started this process (or an ancestor of
+// it) as this rank.
+Status ShmBootstrap::from_launcher() {
+  OSMP_ASSIGN_OR_RETURN(seg_, Segment::adopt(env_.job_fd, expect_));
+  const auto launched = static_cast<pid_t>(line(rank()).launched.load(std::memory_order_relaxed));
+  if (!descends_from(launched)) {
+    return Status(Errc::invalid_argument,
+                  cat("rank ", rank(), " of job ", hex(env_.job_id), ": this process (pid ", ::getpid(),
+                      ") is not the one osmprun started as rank ", rank(), " (pid ", launched,
+                      ") nor a descendant of it; refusing to join"));
+  }
+  return {};
+}
+
+// Rank 0 without osmprun: the segment, and the rendezvous that serves it.
+Status ShmBootstrap::create_and_serve() {
+  // Another rank 0 of this job id already serving means the id is taken.
+  for (const auto& name : abstract_sockets(rendezvous_prefix(env_.job_id))) {
+    auto s = connect_abstract(name);
+    if (!s.ok()) continue;
+    auto who = peer_cred(*s);
+    ::close(*s);
+    if (who.ok() && who->uid == ::geteuid()) {
+      return Status(Errc::invalid_argument,
+                    cat("rank 0 of job ", hex(env_.job_id), ": pid ", who->pid,
+                        " is already rank 0 of this job (two processes were started with the same "
+                        "OSMP_JOB_ID and OSMP_RANK=0); refusing to join"));
     }
-    if (env.rank == 0 && !created && seg.status().code() == Errc::not_found) {
-      // No launcher made it: rank 0 does. EEXIST means another rank or a launcher won.
-      auto mine = Segment::create(dir, name, b->layout_.total, expect);
-      if (mine.ok()) {
-        b->seg_ = std::move(mine).value();
-        break;
+  }
+  OSMP_ASSIGN_OR_RETURN(seg_, Segment::create(shm_dir(), layout_.total, expect_));
+  OSMP_ASSIGN_OR_RETURN(rendezvous_, Rendezvous::listen(env_.job_id, std::max(16, size())));
+  return {};
+}
+
+// What the rendezvous sends along with the descriptor.
+struct JobGreeting {
+  std::uint64_t job_id;
+  std::uint64_t size;
+};
+
+Status ShmBootstrap::find_rank0(std::uint64_t deadline) {
+  const std::string prefix = rendezvous_prefix(env_.job_id);
+  std::string refused;
+  for (int pause_us = 200;; pause_us = std::min(pause_us * 2, 20'000)) {
+    std::vector<pid_t> ours;
+    for (const auto& name : abstract_sockets(prefix)) {
+      auto s = connect_abstract(name);
+      if (!s.ok()) continue;
+      auto who = peer_cred(*s);
+      if (!who.ok() || who->uid != ::geteuid()) {  // another user's socket: never trusted
+        refused = cat(" (ignored @", name, " of uid ", who.ok() ? static_cast<long>(who->uid) : -1L, ")");
+        ::close(*s);
+        continue;
       }
-      if (mine.status().code() != Errc::mismatch) return mine.status();
-      created = true;
+      ours.push_back(who->pid);
+      if (ours.size() > 1) {
+        ::close(*s);
+        return Status(Errc::invalid_argument,
+                      cat("rank ", rank(), " of job ", hex(env_.job_id), ": pids ", ours[0], " and ", ours[1],
+                          " both serve as rank 0 (two processes were started with the same OSMP_JOB_ID and "
+                          "OSMP_RANK=0)"));
+      }
+      if (seg_.mapped()) {
+        ::close(*s);
+        continue;
+      }
+      JobGreeting g{};
+      auto fd = recv_fd(*s, &g, sizeof g, 1000);
+      ::close(*s);
+      if (!fd.ok()) continue;
+      if (g.job_id != env_.job_id || g.size != static_cast<std::uint64_t>(size())) {
+        ::close(*fd);
+        return Status(Errc::mismatch, cat("rank ", rank(), ": rank 0 (pid ", ours[0], ") runs job ",
+                                          hex(g.job_id), " of ", g.size, " ranks, this process expected job ",
+                                          hex(env_.job_id), " of ", size()));
+      }
+      OSMP_ASSIGN_OR_RETURN(seg_, Segment::adopt(*fd, expect_));
+    }
+    if (seg_.mapped()) return {};
+    if (now_ns() > deadline) {
+      return Status(Errc::timeout, cat("rank ", rank(), ": rank 0 of job ", hex(env_.job_id),
+                                       " did not appear within ", timeout_ns_ / 1'000'000'000ULL,
+                                       " s (OSMP_BOOTSTRAP_TIMEOUT)", refused));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(pause_us));
+  }
+}
+
+Status ShmBootstrap::claim() {
+  std::uint64_t none = 0;
+  const auto me = static_cast<std::uint64_t>(::getpid());
+  // acq_rel: a later claimant's failed exchange acquires my pid, and the
+  // others' await_claims() read it with acquire.
+  if (!line(rank()).pid.compare_exchange_strong(none, me, std::memory_order_acq_rel, std::memory_order_acquire)) {
+    return Status(Errc::invalid_argument,
+                  cat("rank ", rank(), " of job ", hex(env_.job_id), " is already taken by pid ", none,
+                      " (two processes were started with the same OSMP_JOB_ID and OSMP_RANK); this one "
+                      "(pid ", me, ") does not join"));
+  }
+  return {};
+}
+
+Status ShmBootstrap::await_claims(std::uint64_t deadline) {
+  std::vector<pid_t> pids(static_cast<std::size_t>(size()), 0);
+  const JobGreeting greeting{env_.job_id, static_cast<std::uint64_t>(size())};
+  for (int pause_us = 50;; pause_us = std::min(pause_us * 2, 5'000)) {
+    int missing = 0;
+    std::string who;
+    for (int r = 0; r < size(); ++r) {
+      auto& p = pids[static_cast<std::size_t>(r)];
+      if (!p) p = static_cast<pid_t>(line(r).pid.load(std::memory_order_acquire));  // pairs with claim()
+      if (!p && missing++ < 8) who += cat(who.empty() ? "" : ", ", r);
+    }
+    if (!missing) break;
+    if (control()->abort.load(std::memory_order_acquire)) {
+      return Status(Errc::aborted, cat("bootstrap: ", describe_abort(control()->abort.load(std::memory_order_acquire))));
+    }
+    const std::string absent = cat("rank", missing > 1 ? "s " : " ", who, missing > 8 ? ", ..." : "",
+                                   " never joined job ", hex(env_.job_id));
+    PeerWatch claimed(pids);
+    if (int dead = claimed.first_dead(); dead >= 0) {
+      return Status(Errc::peer_dead, cat("bootstrap: rank ", dead, " (pid ", pids[static_cast<std::size_t>(dead)],
+                                         ") exited while the job was starting (", absent, ")"));
     }
     if (now_ns() > deadline) {
-      return Status(Errc::timeout, cat("rank ", env.rank, ": job segment ", dir, "/", name,
-                                       " did not appear in time: ", seg.status().message()));
+      return Status(Errc::timeout, cat("rank ", rank(), ": ", absent, " (waited ", timeout_ns_ / 1'000'000'000ULL,
+                                       " s, OSMP_BOOTSTRAP_TIMEOUT)"));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (rendezvous_.open()) {
+      rendezvous_.serve(seg_.fd(), &greeting, sizeof greeting, pause_us / 1000 + 1);
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(pause_us));
+    }
   }
-  b->line(env.rank).pid.store(static_cast<std::uint64_t>(::getpid()), std::memory_order_relaxed);
-  b->waiter_.watch(AbortWords{nullptr, &b->control()->abort}, nullptr);
-  // Once everyone is attached the name can go: a crash from now on leaves nothing.
-  OSMP_RETURN_IF_ERROR(b->barrier());
-  if (env.rank == 0) {
-    b->seg_.adopt_name();
-    OSMP_RETURN_IF_ERROR(b->seg_.unlink());
-  }
-  return b;
+  // Everyone has the segment: nothing may reach it any more.
+  rendezvous_.close();
+  seg_.close_fd();
+  peers_ = PeerWatch(std::move(pids));
+  waiter_.watch(AbortWords{nullptr, &control()->abort}, &peers_);
+  return {};
 }
 
 Result<ShmBootstrap*> ShmBootstrap::instance() {

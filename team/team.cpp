@@ -4,15 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
 
+#include "core/killpoint.hpp"
 #include "core/log.hpp"
+#include "core/random.hpp"
 #include "core/strings.hpp"
-#include "team/thread_bootstrap.hpp"
 #include "topology/build.hpp"
 #include "virtual_hier/split.hpp"
 
@@ -20,12 +19,6 @@ namespace osmp {
 namespace {
 
 constexpr std::size_t kPlaceWords = 128;  // cpusets up to PU 8191
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
-  return buf;
-}
 
 Result<std::array<std::uint64_t, kPlaceWords>> pack(const CpuSet& s, const char* what) {
   std::array<std::uint64_t, kPlaceWords> w{};
@@ -206,11 +199,6 @@ struct TeamCore::Builder {
     return {};
   }
 
-  std::string group_name(int domain) const {
-    return segment_name(t.job_id_, cat(hex(t.team_id_).substr(8), "-g", domain));
-  }
-  std::string control_name() const { return segment_name(t.job_id_, cat(hex(t.team_id_).substr(8), "-ctl")); }
-
   SegmentInfo group_header(int domain, const GroupLayout& l) const {
     SegmentInfo h;
     h.kind = SegmentKind::group;
@@ -307,7 +295,7 @@ struct TeamCore::Builder {
     const std::string dir = shm_dir();
     Status local;
     if (t.rank_ == 0) {
-      auto c = Segment::create(dir, control_name(), t.control_layout_.total, control_header());
+      auto c = Segment::create(dir, t.control_layout_.total, control_header());
       if (c.ok()) t.control_ = std::move(c).value();
       local = c.status();
     }
@@ -322,31 +310,64 @@ struct TeamCore::Builder {
       g.self = t.rank_;
       g.layout = layouts.at(d);
       if (local.ok() && dom.leader == t.rank_) {
-        auto s = Segment::create(dir, group_name(d), g.layout.total, group_header(d, g.layout),
-                                 numa_plan(dom, g.layout));
+        auto s = Segment::create(dir, g.layout.total, group_header(d, g.layout), numa_plan(dom, g.layout));
         if (s.ok()) g.segment = std::move(s).value();
         local = s.status();
       }
       t.groups_.push_back(std::move(g));
     }
+    kill_point(KillPoint::team_created, t.rank_);
     return boot.agree(local);
   }
 
+  // Every creator's handles reach every rank: one allgather of a fixed
+  // number of (domain, handle) entries per rank, as many as the rank that
+  // leads the most groups needs (-1 stands for the control segment).
+  Status share_handles(std::map<int, SegmentHandle>& handles) const {
+    struct Entry {
+      std::int64_t domain = -2;  // -2: unused
+      SegmentHandle handle;
+    };
+    std::map<int, std::size_t> led;  // rank -> groups it creates
+    for (std::size_t d = 0; d < t.tree_.domains().size(); ++d)
+      if (t.tree_.domains()[d].has_group()) ++led[t.tree_.domains()[d].leader];
+    std::size_t per_rank = 1;
+    for (const auto& [r, n] : led) per_rank = std::max(per_rank, n + (r == 0 ? 1 : 0));
+    std::vector<Entry> mine(per_rank);
+    std::size_t k = 0;
+    if (t.rank_ == 0) mine[k++] = {-1, t.control_.handle()};
+    for (const Group& g : t.groups_)
+      if (t.tree_.domain(g.domain).leader == t.rank_) mine[k++] = {g.domain, g.segment.handle()};
+    std::vector<Entry> all(per_rank * static_cast<std::size_t>(boot.size()));
+    OSMP_RETURN_IF_ERROR(boot.allgather(mine.data(), per_rank * sizeof(Entry), all.data()));
+    for (const Entry& e : all)
+      if (e.domain >= -1) handles[static_cast<int>(e.domain)] = e.handle;
+    return {};
+  }
+
   Status attach_segments() {
-    const std::string dir = shm_dir();
+    std::map<int, SegmentHandle> handles;
+    OSMP_RETURN_IF_ERROR(share_handles(handles));
+    auto handle = [&](int d) { return handles.count(d) ? handles.at(d) : SegmentHandle{}; };
     Status local;
     if (t.rank_ != 0) {
-      auto c = Segment::attach(dir, control_name(), control_header());
+      auto c = Segment::attach(handle(-1), control_header());
       if (c.ok()) t.control_ = std::move(c).value();
       local = c.status();
     }
     for (auto& g : t.groups_) {
       if (!local.ok() || t.tree_.domain(g.domain).leader == t.rank_) continue;
-      auto s = Segment::attach(dir, group_name(g.domain), group_header(g.domain, g.layout));
+      auto s = Segment::attach(handle(g.domain), group_header(g.domain, g.layout));
       if (s.ok()) g.segment = std::move(s).value();
       local = s.status();
     }
-    return boot.agree(local);
+    kill_point(KillPoint::team_attached, t.rank_);
+    OSMP_RETURN_IF_ERROR(boot.agree(local));
+    // Everyone is attached: drop the descriptors, and nothing can reach the
+    // segments any more but the mappings, which die with their processes.
+    t.control_.close_fd();
+    for (auto& g : t.groups_) g.segment.close_fd();
+    return {};
   }
 
   Status run() {
@@ -354,6 +375,7 @@ struct TeamCore::Builder {
     t.job_id_ = boot.job_id();
     t.job_abort_ = boot.job_abort();
     OSMP_RETURN_IF_ERROR(agree_on_settings());
+    kill_point(KillPoint::team_settings, t.rank_);
     t.team_id_ = boot.rank() == 0 ? random_id() : 0;
     OSMP_RETURN_IF_ERROR(boot.broadcast(&t.team_id_, sizeof t.team_id_, 0));
     OSMP_RETURN_IF_ERROR(share_topology());
@@ -364,15 +386,11 @@ struct TeamCore::Builder {
     OSMP_RETURN_IF_ERROR(plan_segments(layouts));
     OSMP_RETURN_IF_ERROR(create_segments(layouts));
     OSMP_RETURN_IF_ERROR(attach_segments());
-    // Everyone is attached: the names can go, and a crash now leaves nothing.
-    OSMP_RETURN_IF_ERROR(t.control_.unlink());
-    for (auto& g : t.groups_) OSMP_RETURN_IF_ERROR(g.segment.unlink());
-    t.control_.at<RankLine>(t.control_layout_.rank_line(t.rank_))
-        ->pid.store(static_cast<std::uint64_t>(::getpid()), std::memory_order_relaxed);
     t.peers_ = PeerWatch(pids);
     t.waiter_ = Waiter(t.options_.wait, t.oversubscribed_);
     t.waiter_.watch(AbortWords{&t.control_.at<ControlBlock>(t.control_layout_.control)->abort, t.job_abort_},
                     &t.peers_);
+    kill_point(KillPoint::team_ready, t.rank_);
     return {};
   }
 };

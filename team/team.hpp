@@ -4,7 +4,8 @@
 // TeamCore::create() is collective over the bootstrap's ranks. Rank 0 loads the
 // topology once and broadcasts it as XML; everyone shares its pid and place
 // (binding); all build the same tree; every group leader creates its group's
-// segment, then every member attaches, then the names are removed. Each step
+// segment (unnamed, shm/segment.hpp), the handles go round, every member
+// attaches, then the creators drop their descriptors. Each step
 // ends with all ranks agreeing on success, so one rank's failure (no room in
 // /dev/shm, a bad setting) is every rank's clear error, never a hang.
 #pragma once

@@ -1,22 +1,10 @@
 #include "team/thread_bootstrap.hpp"
 
-#include <sys/random.h>
-
-#include <chrono>
 #include <cstring>
-#include <random>
+
+#include "core/random.hpp"
 
 namespace osmp {
-
-std::uint64_t random_id() {
-  std::uint64_t v = 0;
-  if (::getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v)) {
-    std::random_device rd;
-    v = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
-        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  }
-  return v ? v : 1;
-}
 
 ThreadJob::ThreadJob(int size, std::uint64_t job_id)
     : size_(size), job_id_(job_id ? job_id : random_id()), items_(static_cast<std::size_t>(size)) {}

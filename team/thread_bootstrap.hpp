@@ -42,7 +42,4 @@ class ThreadBootstrap final : public Bootstrap {
   int rank_;
 };
 
-// A fresh random 64-bit id (getrandom), never 0.
-std::uint64_t random_id();
-
 }  // namespace osmp

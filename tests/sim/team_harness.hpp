@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/random.hpp"
+#include "support/shm_probe.hpp"
 #include "team/team.hpp"
 #include "team/thread_bootstrap.hpp"
 #include "topology/placement.hpp"

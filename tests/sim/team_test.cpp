@@ -11,10 +11,11 @@
 namespace osmp {
 namespace {
 
-int count_job_names(std::uint64_t job) {
+// Entries of the shm directory: segments have no names, so creating and
+// destroying teams must leave this number alone.
+int shm_dir_entries() {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(shm_dir()))
-    if (e.path().filename().string().rfind(job_prefix(job), 0) == 0) ++n;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(shm_dir())) ++n;
   return n;
 }
 
@@ -39,10 +40,11 @@ TEST(TeamCore, OddSizesOnThisMachine) {
 
 TEST(TeamCore, RomeGroupsAndSegments) {
   constexpr int n = 16;
-  std::uint64_t job = random_id();
-  auto teams = test::create_teams(n, test::placed_on("rome", n, MapBy::scatter), job);
+  const int entries = shm_dir_entries();
+  auto teams = test::create_teams(n, test::placed_on("rome", n, MapBy::scatter));
   expect_all_ok(teams);
-  EXPECT_EQ(count_job_names(job), 0) << "names must be gone once everyone attached";
+  EXPECT_EQ(shm_dir_entries(), entries) << "segments must have no names";
+  EXPECT_EQ(test::osmp_descriptors(), 0) << "creators drop their descriptors once everyone attached";
   TeamCore& t0 = *teams[0].team;
   EXPECT_NE(t0.topology_description().find("not this system"), std::string::npos);
   // Scattered: rank 0 is in its NUMA group {0,8}, package group, machine group.
@@ -77,13 +79,17 @@ TEST(TeamCore, RomeGroupsAndSegments) {
 }
 
 TEST(TeamCore, DestroyLeavesNothing) {
-  std::uint64_t job = random_id();
+  const int entries = shm_dir_entries();
+  const int mappings = test::osmp_mappings();
   {
-    auto teams = test::create_teams(8, test::placed_on("cascadelake", 8, MapBy::core, "Package:4"), job);
+    auto teams = test::create_teams(8, test::placed_on("cascadelake", 8, MapBy::core, "Package:4"));
     expect_all_ok(teams);
     EXPECT_GT(teams[0].team->shm_bytes(), 0u);
+    EXPECT_GT(test::osmp_mappings(), mappings);
   }
-  EXPECT_EQ(count_job_names(job), 0);
+  EXPECT_EQ(shm_dir_entries(), entries);
+  EXPECT_EQ(test::osmp_mappings(), mappings);
+  EXPECT_EQ(test::osmp_descriptors(), 0);
 }
 
 TEST(TeamCore, TwoTeamsInOneProcessDoNotCollide) {
@@ -150,18 +156,19 @@ TEST(TeamCore, BadTopologyFailsEverywhere) {
 }
 
 TEST(TeamCore, SharedMemoryLimit) {
-  std::uint64_t job = random_id();
+  const int mappings = test::osmp_mappings();
   auto teams = test::create_teams(4, [](int) {
     TeamOptions o;
     o.shm_limit = 64 * 1024;
     return o;
-  }, job);
+  });
   for (auto& t : teams) {
     ASSERT_FALSE(t.status.ok());
     EXPECT_EQ(t.status.code(), Errc::no_space);
     EXPECT_NE(t.status.message().find("OSMP_SHM_LIMIT"), std::string::npos) << t.status.message();
   }
-  EXPECT_EQ(count_job_names(job), 0);
+  EXPECT_EQ(test::osmp_mappings(), mappings);
+  EXPECT_EQ(test::osmp_descriptors(), 0);
 }
 
 // A tiny tmpfs, as in a container: a clear error naming the size, no SIGBUS.

@@ -1,11 +1,13 @@
 #include "shm/segment.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -14,11 +16,16 @@
 namespace osmp {
 namespace {
 
+int dir_entries(const std::string& dir) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
 class SegmentTest : public ::testing::Test {
  protected:
   std::string dir = shm_dir();
   std::uint64_t job = 0x5e6e7e8e9eaebecULL ^ static_cast<std::uint64_t>(::getpid());
-  std::string name = segment_name(job, "test");
   SegmentInfo info() const {
     SegmentInfo h;
     h.kind = SegmentKind::test;
@@ -29,41 +36,57 @@ class SegmentTest : public ::testing::Test {
     h.params[0] = 4096;
     return h;
   }
-  void TearDown() override { sweep_segments(dir, job_prefix(job)); }
-  bool exists() const { return std::filesystem::exists(dir + "/" + name); }
+  SegmentInfo sized(std::size_t bytes) const {
+    SegmentInfo h = info();
+    h.total_size = bytes;
+    return h;
+  }
 };
 
-TEST_F(SegmentTest, CreateAttachUnlink) {
-  auto a = Segment::create(dir, name, 3 * 4096, info());
+TEST_F(SegmentTest, CreateAttachWithoutAName) {
+  const int before = dir_entries(dir);
+  auto a = Segment::create(dir, 3 * 4096, info());
   ASSERT_TRUE(a.ok()) << a.status().to_string();
+  EXPECT_EQ(dir_entries(dir), before);  // nothing anyone could find, plant or leave behind
   struct stat st {};
-  ASSERT_EQ(::stat((dir + "/" + name).c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::fstat(a->fd(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(st.st_nlink, 0u);
   *a->at<std::uint64_t>(4096) = 42;
-  SegmentInfo want = info();
-  want.total_size = 3 * 4096;
-  auto b = Segment::attach(dir, name, want);
+  const SegmentHandle h = a->handle();
+  ASSERT_TRUE(h.valid());
+  EXPECT_EQ(h.pid, ::getpid());
+  auto b = Segment::attach(h, sized(3 * 4096));
   ASSERT_TRUE(b.ok()) << b.status().to_string();
   EXPECT_EQ(*b->at<std::uint64_t>(4096), 42u);
   EXPECT_EQ(b->header().info.members, 3u);
-  ASSERT_TRUE(a->unlink().ok());
-  EXPECT_FALSE(exists());
-  EXPECT_EQ(*b->at<std::uint64_t>(4096), 42u);  // the mapping outlives the name
-  // A second create of the same name fails (O_EXCL) while it exists.
-  auto c = Segment::create(dir, name, 4096, info());
-  ASSERT_TRUE(c.ok());
-  auto d = Segment::create(dir, name, 4096, info());
-  ASSERT_FALSE(d.ok());
-  EXPECT_NE(d.status().message().find(name), std::string::npos);
+  EXPECT_FALSE(b->handle().valid());  // an attacher has no descriptor to hand on
+  // Once the creator drops its descriptor, nobody can attach any more; the
+  // mappings live on.
+  a->close_fd();
+  EXPECT_FALSE(a->handle().valid());
+  auto c = Segment::attach(h, sized(3 * 4096));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Errc::not_found);
+  EXPECT_NE(c.status().message().find("gone"), std::string::npos) << c.status().message();
+  EXPECT_EQ(*b->at<std::uint64_t>(4096), 42u);
 }
 
-TEST_F(SegmentTest, CreatorRemovesTheNameWhenDestroyed) {
-  { auto a = Segment::create(dir, name, 4096, info()); ASSERT_TRUE(a.ok()); }
-  EXPECT_FALSE(exists());
+TEST_F(SegmentTest, AttachChecksTheAnnouncedFile) {
+  auto a = Segment::create(dir, 4096, info());
+  auto other = Segment::create(dir, 4096, info());
+  ASSERT_TRUE(a.ok() && other.ok());
+  SegmentHandle h = a->handle();
+  h.fd = other->fd();  // the right pid, another descriptor
+  auto b = Segment::attach(h, info());
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("not the file that was announced"), std::string::npos) << b.status().message();
+  SegmentHandle none;
+  EXPECT_FALSE(Segment::attach(none, info()).ok());
 }
 
 TEST_F(SegmentTest, HeaderMismatchesAreNamed) {
-  auto a = Segment::create(dir, name, 8192, info());
+  auto a = Segment::create(dir, 8192, info());
   ASSERT_TRUE(a.ok());
   struct Case {
     void (*change)(SegmentInfo&);
@@ -78,62 +101,116 @@ TEST_F(SegmentTest, HeaderMismatchesAreNamed) {
                  Case{[](SegmentInfo& h) { h.total_size = 4096; }, "bytes, expected"}}) {
     SegmentInfo want = info();
     c.change(want);
-    auto b = Segment::attach(dir, name, want);
+    auto b = Segment::attach(a->handle(), want);
     ASSERT_FALSE(b.ok()) << c.field;
     EXPECT_NE(b.status().message().find(c.field), std::string::npos) << b.status().message();
   }
 }
 
-TEST_F(SegmentTest, BadMagicAndTruncatedFile) {
-  {
-    std::ofstream f(dir + "/" + name);
-    f << std::string(200, 'x');
-  }
-  auto b = Segment::attach(dir, name, info());
-  ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("magic"), std::string::npos);
-  std::filesystem::resize_file(dir + "/" + name, 10);
-  auto c = Segment::attach(dir, name, info());
-  ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("10 bytes"), std::string::npos);
+// A file that merely looks like a segment: right header, but a name, or
+// another mode. Handed over as if it were one, it is refused.
+TEST_F(SegmentTest, RefusesNamedFilesAndLooseModes) {
+  auto real = Segment::create(dir, 4096, info());
+  ASSERT_TRUE(real.ok());
+  std::string path = dir + "/osmp-segment-test-" + std::to_string(::getpid());
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, real->base(), 4096), 4096);
+  auto named = Segment::adopt(::dup(fd), info());
+  ASSERT_FALSE(named.ok());
+  EXPECT_NE(named.status().message().find("has a name"), std::string::npos) << named.status().message();
+  ::unlink(path.c_str());
+  ::fchmod(fd, 0644);
+  auto loose = Segment::adopt(fd, info());
+  ASSERT_FALSE(loose.ok());
+  EXPECT_NE(loose.status().message().find("mode is not 0600"), std::string::npos) << loose.status().message();
+  int pipefd[2];
+  ASSERT_EQ(::pipe(pipefd), 0);
+  ::close(pipefd[1]);
+  auto odd = Segment::adopt(pipefd[0], info());
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("not a regular file"), std::string::npos);
 }
 
-TEST_F(SegmentTest, VanishedSegment) {
-  auto b = Segment::attach(dir, name, info());
-  ASSERT_FALSE(b.ok());
-  EXPECT_EQ(b.status().code(), Errc::not_found);
-  EXPECT_NE(b.status().message().find("vanished"), std::string::npos);
+TEST_F(SegmentTest, AdoptAnInheritedDescriptor) {
+  auto a = Segment::create(dir, 4096, info());
+  ASSERT_TRUE(a.ok());
+  *a->at<std::uint32_t>(1024) = 7;
+  auto b = Segment::adopt(::dup(a->fd()), info());
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  EXPECT_EQ(*b->at<std::uint32_t>(1024), 7u);
+  EXPECT_FALSE(b->handle().valid());
+}
+
+// Another user cannot open our segments: /proc/<pid>/fd is closed to it.
+TEST_F(SegmentTest, AnotherUserCannotAttach) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  auto mine = Segment::create(dir, 4096, info());
+  ASSERT_TRUE(mine.ok());
+  pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+    auto stolen = Segment::attach(mine->handle(), info());
+    if (stolen.ok()) ::_exit(11);
+    ::_exit(stolen.status().message().find("Permission denied") != std::string::npos ? 0 : 12);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "another user could attach (11), or the error did not say why (12)";
+}
+
+// A segment of another user's, handed to us as if it were a peer's: root
+// can open it, and must refuse it.
+TEST_F(SegmentTest, AnotherUsersSegmentIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  int pipefd[2];
+  ASSERT_EQ(::pipe(pipefd), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipefd[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+    auto theirs = Segment::create(dir, 4096, info());  // a perfect look-alike
+    if (!theirs.ok()) ::_exit(13);
+    SegmentHandle h = theirs->handle();
+    if (::write(pipefd[1], &h, sizeof h) != static_cast<ssize_t>(sizeof h)) ::_exit(14);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(pipefd[1]);
+  SegmentHandle h;
+  ASSERT_EQ(::read(pipefd[0], &h, sizeof h), static_cast<ssize_t>(sizeof h));
+  auto theirs = Segment::attach(h, info());
+  EXPECT_FALSE(theirs.ok());
+  EXPECT_NE(theirs.status().message().find("belongs to another user"), std::string::npos)
+      << theirs.status().message();
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(pipefd[0]);
 }
 
 TEST_F(SegmentTest, NoRoomIsAClearError) {
   auto free_bytes = shm_free_bytes(dir);
   ASSERT_TRUE(free_bytes.ok());
   std::size_t too_big = static_cast<std::size_t>(*free_bytes) + (std::size_t{1} << 30);
-  auto a = Segment::create(dir, name, too_big, info());
+  auto a = Segment::create(dir, too_big, info());
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().code(), Errc::no_space);
   EXPECT_NE(a.status().message().find("needs"), std::string::npos);
   EXPECT_NE(a.status().message().find(dir), std::string::npos);
-  EXPECT_FALSE(exists());
+}
+
+TEST_F(SegmentTest, ADirectoryThatIsNoFileSystemDirectory) {
+  auto a = Segment::create("/nonexistent-osmp-dir", 4096, info());
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("/nonexistent-osmp-dir"), std::string::npos) << a.status().message();
 }
 
 TEST_F(SegmentTest, OutOfBoundsAccessAborts) {
-  auto a = Segment::create(dir, name, 4096, info());
+  auto a = Segment::create(dir, 4096, info());
   ASSERT_TRUE(a.ok());
   EXPECT_DEATH(a->at<std::uint64_t>(4096), "outside its 4096 bytes");
   EXPECT_DEATH(a->at<std::uint64_t>(0, 513), "outside");
-}
-
-TEST(Sweep, RemovesOnlyThePrefix) {
-  std::string dir = shm_dir();
-  std::string keep = dir + "/osmp-sweep-test-keep-" + std::to_string(::getpid());
-  std::string gone = dir + "/osmp-sweep-test-gone-" + std::to_string(::getpid());
-  std::ofstream(keep) << "k";
-  std::ofstream(gone) << "g";
-  EXPECT_EQ(sweep_segments(dir, "osmp-sweep-test-gone-"), 1);
-  EXPECT_TRUE(std::filesystem::exists(keep));
-  EXPECT_FALSE(std::filesystem::exists(gone));
-  std::filesystem::remove(keep);
 }
 
 TEST(PeerWatch, SeesADeadChild) {
@@ -151,6 +228,26 @@ TEST(PeerWatch, SeesADeadChild) {
   EXPECT_FALSE(w.alive(1));
   EXPECT_EQ(w.first_dead(), 1);
   ::waitpid(child, nullptr, 0);
+}
+
+TEST(Ancestry, OwnLineOnly) {
+  EXPECT_TRUE(descends_from(::getpid()));
+  EXPECT_TRUE(descends_from(::getppid()));
+  EXPECT_EQ(parent_of(::getpid()), ::getppid());
+  EXPECT_FALSE(descends_from(0));
+  // A sibling is not an ancestor.
+  pid_t sibling = ::fork();
+  if (sibling == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(descends_from(::getppid()) && !descends_from(sibling) ? 0 : 1);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ::kill(sibling, SIGKILL);
+  ::waitpid(sibling, nullptr, 0);
 }
 
 }  // namespace

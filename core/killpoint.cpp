@@ -1,0 +1,74 @@
+#include "core/killpoint.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "core/env.hpp"
+#include "core/log.hpp"
+#include "core/strings.hpp"
+
+namespace osmp {
+namespace {
+
+struct Target {
+  KillPoint point;
+  int rank;  // -1: any
+};
+
+std::vector<Target> parse_plan() {
+  std::vector<Target> plan;
+  auto text = env_get("OSMP_TEST_KILL");
+  if (!text) return plan;
+  for (std::string_view item : split(*text, ',')) {
+    item = trim(item);
+    if (item.empty()) continue;
+    auto colon = item.rfind(':');
+    auto point = parse_kill_point(item.substr(0, colon));
+    auto rank = colon == std::string_view::npos ? Result<long long>(-1)
+                : item.substr(colon + 1) == "*"   ? Result<long long>(-1)
+                                                  : parse_int(item.substr(colon + 1), 0, 1 << 30, "rank");
+    if (!point || !rank.ok()) {
+      log(LogLevel::error, "OSMP_TEST_KILL: ignoring '", item, "' (expected POINT:RANK)");
+      continue;
+    }
+    plan.push_back({*point, static_cast<int>(*rank)});
+  }
+  return plan;
+}
+
+}  // namespace
+
+const char* to_string(KillPoint p) {
+  switch (p) {
+    case KillPoint::bootstrap_claimed: return "bootstrap.claimed";
+    case KillPoint::bootstrap_attached: return "bootstrap.attached";
+    case KillPoint::team_settings: return "team.settings";
+    case KillPoint::team_created: return "team.created";
+    case KillPoint::team_attached: return "team.attached";
+    case KillPoint::team_ready: return "team.ready";
+    case KillPoint::reconfigure_begin: return "reconfigure.begin";
+    case KillPoint::reconfigure_built: return "reconfigure.built";
+    case KillPoint::finalize: return "finalize";
+  }
+  return "?";
+}
+
+std::optional<KillPoint> parse_kill_point(std::string_view name) {
+  for (KillPoint p : kKillPoints)
+    if (name == to_string(p)) return p;
+  return std::nullopt;
+}
+
+void kill_point(KillPoint p, int rank) {
+  static const std::vector<Target> plan = parse_plan();
+  for (const Target& t : plan) {
+    if (t.point == p && (t.rank < 0 || t.rank == rank)) {
+      log(LogLevel::info, "OSMP_TEST_KILL: rank ", rank, " kills itself at ", to_string(p));
+      ::kill(::getpid(), SIGKILL);
+    }
+  }
+}
+
+}  // namespace osmp

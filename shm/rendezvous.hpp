@@ -1,0 +1,77 @@
+// Handing a segment's descriptor to another process of the same user.
+//
+// - send_fd()/recv_fd(): one descriptor and a few bytes over a connected unix
+//   socket (SCM_RIGHTS). osmprun gives its watchdog the job segment this way.
+// - Rendezvous: how ranks that a launcher other than osmprun started (they
+//   know only OSMP_JOB_ID, OSMP_RANK, OSMP_SIZE) find their job segment.
+//   Rank 0 listens on an abstract unix socket named
+//   "osmp-<uid>-<job>-<32 random hex digits>"; the others look for that
+//   prefix in /proc/net/unix, connect, and take the descriptor only from a
+//   listener of their own user (SO_PEERCRED, which the kernel fills in and
+//   nobody can forge). Rank 0 serves only peers of its own user. An abstract
+//   name is not a file: the kernel removes it when its socket closes or its
+//   owner dies, so it can never be left behind; the random part means nobody
+//   can take it first.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace osmp {
+
+struct PeerCred {
+  pid_t pid = 0;
+  uid_t uid = 0;
+};
+// Who is at the other end of a connected unix socket (as the kernel saw it at
+// connect() or listen() time).
+Result<PeerCred> peer_cred(int sock);
+
+// Sends `fd` with `len` bytes of `data` (at least 1 byte) as one message.
+Status send_fd(int sock, int fd, const void* data, std::size_t len);
+// Receives one message carrying exactly one descriptor (close-on-exec) and
+// exactly `len` bytes; waits up to `timeout_ms` (-1: forever).
+Result<int> recv_fd(int sock, void* data, std::size_t len, int timeout_ms);
+
+// "osmp-<uid>-<job hex>-": the part of every rendezvous name of a job that
+// can be predicted.
+std::string rendezvous_prefix(std::uint64_t job_id);
+
+// The listening side (rank 0).
+class Rendezvous {
+ public:
+  static Result<Rendezvous> listen(std::uint64_t job_id, int backlog);
+  Rendezvous() = default;
+  Rendezvous(Rendezvous&& o) noexcept;
+  Rendezvous& operator=(Rendezvous&& o) noexcept;
+  Rendezvous(const Rendezvous&) = delete;
+  Rendezvous& operator=(const Rendezvous&) = delete;
+  ~Rendezvous() { close(); }
+
+  // Waits up to `wait_ms` for connections; gives each one from this user
+  // `fd` with `data`, and drops the others. Returns how many it served.
+  int serve(int fd, const void* data, std::size_t len, int wait_ms);
+  // Removes the name (the kernel does it too if this process dies).
+  void close();
+  bool open() const { return sock_ >= 0; }
+  const std::string& name() const { return name_; }
+
+ private:
+  int sock_ = -1;
+  std::string name_;
+};
+
+// Abstract socket names (without the leading '@') in /proc/net/unix that
+// start with `prefix`.
+std::vector<std::string> abstract_sockets(const std::string& prefix);
+
+// Connects to the abstract socket `name` without blocking; returns the
+// connected socket, or an error if it is gone or not listening.
+Result<int> connect_abstract(const std::string& name);
+
+}  // namespace osmp
