@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -58,13 +59,14 @@ int exit_code_of(int status) {
 
 class Launcher {
  public:
-  explicit Launcher(const LaunchOptions& o) : o_(o) {}
+  Launcher(const LaunchOptions& o, const sigset_t& ranks_mask) : o_(o), saved_mask_(ranks_mask) {}
 
   int run() {
-    // The order matters: signals are handled (blocked, read from a signalfd)
-    // and the watchdog exists before anything is created, so that whenever
+    // The order matters: signals are handled (blocked since main() began,
+    // read from a signalfd) and the watchdog exists before anything is
+    // created, so that whenever
     // osmprun is interrupted or killed, something ends the job.
-    block_signals();
+    open_signalfd();
     if (Status st = start_watchdog(); !st.ok()) return bad_request(st);
     if (Status st = prepare(); !st.ok()) return bad_request(st);
     if (interrupted_before_start()) return exit_code_;
@@ -138,11 +140,10 @@ class Launcher {
   ControlBlock& control() { return *job_.at<ControlBlock>(layout_.control); }
   RankLine& line(int r) { return *job_.at<RankLine>(layout_.rank_line(r)); }
 
-  void block_signals() {
+  void open_signalfd() {
     sigset_t set;
     sigemptyset(&set);
     for (int s : kSignals) sigaddset(&set, s);
-    ::sigprocmask(SIG_BLOCK, &set, &saved_mask_);
     sigfd_ = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   }
 
@@ -306,13 +307,17 @@ class Launcher {
   }
 
   void reap(std::uint64_t now) {
-    for (;;) {
-      int status = 0;
+    // Everything that ended since the last look, killed ranks first: when a
+    // rank is killed, the others fail because of it, and it is the one to name.
+    std::vector<std::pair<pid_t, int>> ended;
+    for (int status = 0;;) {
       pid_t pid = ::waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) return;
-      if (pid == watchdog_.pid()) continue;
-      on_child(pid, status, now);
+      if (pid <= 0) break;
+      if (pid != watchdog_.pid()) ended.emplace_back(pid, status);
     }
+    std::stable_sort(ended.begin(), ended.end(),
+                     [](const auto& a, const auto& b) { return WIFSIGNALED(a.second) > WIFSIGNALED(b.second); });
+    for (const auto& [pid, status] : ended) on_child(pid, status, now);
   }
 
   void monitor() {
@@ -351,7 +356,7 @@ class Launcher {
   std::optional<TaggedOutput> output_;
   std::map<pid_t, int> pids_;  // ranks still running
   const pid_t launcher_pid_ = ::getpid();
-  sigset_t saved_mask_{};
+  sigset_t saved_mask_;
   int sigfd_ = -1;
   Phase phase_ = Phase::running;
   std::uint64_t deadline_ = 0;
@@ -362,6 +367,16 @@ class Launcher {
 
 }  // namespace
 
-int run_launcher(const LaunchOptions& options) { return Launcher(options).run(); }
+sigset_t block_launcher_signals() {
+  sigset_t set, before;
+  sigemptyset(&set);
+  for (int s : kSignals) sigaddset(&set, s);
+  ::sigprocmask(SIG_BLOCK, &set, &before);
+  return before;
+}
+
+int run_launcher(const LaunchOptions& options, const sigset_t& ranks_mask) {
+  return Launcher(options, ranks_mask).run();
+}
 
 }  // namespace osmp

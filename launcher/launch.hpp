@@ -13,14 +13,21 @@
 // - On exit every name of the job left in the shm directory is removed.
 #pragma once
 
+#include <signal.h>
+
 #include "launcher/options.hpp"
 
 namespace osmp {
+
+// Call first thing in main(): blocks the signals osmprun handles (they are
+// read from a signalfd later), so that one sent while osmprun starts is
+// handled, not fatal. Returns the mask the ranks get back.
+sigset_t block_launcher_signals();
 
 // Runs the job; returns osmprun's exit status: 0 when every rank exited 0;
 // the first failing rank's status (128 + signal when killed); 124 when
 // --timeout expired; 128 + signal when osmprun was interrupted; 2 for a bad
 // request (nothing started).
-int run_launcher(const LaunchOptions& options);
+int run_launcher(const LaunchOptions& options, const sigset_t& ranks_mask);
 
 }  // namespace osmp

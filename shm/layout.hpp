@@ -167,5 +167,9 @@ constexpr int abort_rank(std::uint64_t word) { return static_cast<int>(word & 0x
 std::uint64_t raise_abort(std::atomic<std::uint64_t>& word, AbortCode code, int rank);
 // "rank 3 died" etc.
 std::string describe_abort(std::uint64_t word);
+// The error a stopped team or job gives: peer_dead when a rank died, else aborted.
+constexpr Errc abort_errc(std::uint64_t word) {
+  return abort_code(word) == AbortCode::peer_dead ? Errc::peer_dead : Errc::aborted;
+}
 
 }  // namespace osmp

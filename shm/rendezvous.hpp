@@ -45,6 +45,7 @@ std::string rendezvous_prefix(std::uint64_t job_id);
 // The listening side (rank 0).
 class Rendezvous {
  public:
+  // Listens on rendezvous_prefix(job_id) + 32 random hex digits.
   static Result<Rendezvous> listen(std::uint64_t job_id, int backlog);
   Rendezvous() = default;
   Rendezvous(Rendezvous&& o) noexcept;

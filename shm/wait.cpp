@@ -104,6 +104,9 @@ WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std:
     if (now >= next_alive) {
       if (peers_ && peer >= 0 && !peers_->alive(peer)) {
         if (poll(f, target)) return WaitStatus::ok;  // it published before dying
+        // It may have died of the failure that stopped the team: the abort
+        // word names the first cause, which is what everyone should report.
+        if (abort_.any()) return WaitStatus::aborted;
         dead_peer_ = peer;
         return WaitStatus::peer_dead;
       }

@@ -131,12 +131,6 @@ Status ShmBootstrap::create_and_serve() {
   return {};
 }
 
-// What the rendezvous sends along with the descriptor.
-struct JobGreeting {
-  std::uint64_t job_id;
-  std::uint64_t size;
-};
-
 Status ShmBootstrap::find_rank0(std::uint64_t deadline) {
   const std::string prefix = rendezvous_prefix(env_.job_id);
   std::string refused;
@@ -211,13 +205,17 @@ Status ShmBootstrap::await_claims(std::uint64_t deadline) {
       if (!p && missing++ < 8) who += cat(who.empty() ? "" : ", ", r);
     }
     if (!missing) break;
-    if (control()->abort.load(std::memory_order_acquire)) {
-      return Status(Errc::aborted, cat("bootstrap: ", describe_abort(control()->abort.load(std::memory_order_acquire))));
-    }
     const std::string absent = cat("rank", missing > 1 ? "s " : " ", who, missing > 8 ? ", ..." : "",
                                    " never joined job ", hex(env_.job_id));
     PeerWatch claimed(pids);
-    if (int dead = claimed.first_dead(); dead >= 0) {
+    const int dead = claimed.first_dead();
+    // The abort word after the death: a rank that failed because another died
+    // first says so there before it exits.
+    if (std::uint64_t w = control()->abort.load(std::memory_order_acquire)) {
+      return Status(abort_errc(w), cat("bootstrap: ", describe_abort(w)));
+    }
+    if (dead >= 0) {
+      raise_abort(control()->abort, AbortCode::peer_dead, dead);
       return Status(Errc::peer_dead, cat("bootstrap: rank ", dead, " (pid ", pids[static_cast<std::size_t>(dead)],
                                          ") exited while the job was starting (", absent, ")"));
     }
@@ -253,9 +251,13 @@ Result<ShmBootstrap*> ShmBootstrap::instance() {
 Status ShmBootstrap::failure(WaitStatus ws, int rank, std::uint64_t step) {
   switch (ws) {
     case WaitStatus::ok: return {};
-    case WaitStatus::aborted:
-      return Status(Errc::aborted, cat("bootstrap: ", describe_abort(control()->abort.load(std::memory_order_acquire))));
-    case WaitStatus::peer_dead: return Status(Errc::peer_dead, cat("bootstrap: rank ", rank, " died"));
+    case WaitStatus::aborted: {
+      const std::uint64_t w = control()->abort.load(std::memory_order_acquire);
+      return Status(abort_errc(w), cat("bootstrap: ", describe_abort(w)));
+    }
+    case WaitStatus::peer_dead:
+      raise_abort(control()->abort, AbortCode::peer_dead, rank);  // the others hear it from the first to see it
+      return Status(Errc::peer_dead, cat("bootstrap: rank ", rank, " died"));
     case WaitStatus::timeout:
       return Status(Errc::timeout, cat("bootstrap: rank ", this->rank(), " waited ",
                                        timeout_ns_ / 1'000'000'000ULL, " s for rank ", rank,

@@ -40,6 +40,12 @@ struct JobEnv {
 inline constexpr std::size_t kJobItemBytes = 4096;
 inline constexpr std::size_t kJobBcastBytes = 256 * 1024;
 
+// What rank 0's rendezvous sends along with the job segment's descriptor.
+struct JobGreeting {
+  std::uint64_t job_id;
+  std::uint64_t size;
+};
+
 // The job segment's layout for `ranks` ranks, and its header.
 Result<ControlLayout> job_layout(int ranks);
 SegmentInfo job_info(std::uint64_t job_id, int ranks);

@@ -464,8 +464,7 @@ Status TeamCore::usable() const {
   std::uint64_t w = control_.at<ControlBlock>(control_layout_.control)->abort.load(std::memory_order_acquire);
   if (!w && job_abort_) w = job_abort_->load(std::memory_order_acquire);
   if (!w) return {};
-  return Status(abort_code(w) == AbortCode::peer_dead ? Errc::peer_dead : Errc::aborted,
-                cat("the team was stopped: ", describe_abort(w)));
+  return Status(abort_errc(w), cat("the team was stopped: ", describe_abort(w)));
 }
 
 }  // namespace osmp

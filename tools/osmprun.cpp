@@ -6,6 +6,7 @@
 #include "launcher/launch.hpp"
 
 int main(int argc, char** argv) {
+  const sigset_t ranks_mask = osmp::block_launcher_signals();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto opts = osmp::parse_launch_options(args);
   if (!opts.ok()) {
@@ -20,5 +21,5 @@ int main(int argc, char** argv) {
     std::puts("osmprun (osmp) 0.1.0");
     return 0;
   }
-  return osmp::run_launcher(*opts);
+  return osmp::run_launcher(*opts, ranks_mask);
 }

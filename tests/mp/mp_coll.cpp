@@ -7,6 +7,8 @@
 //   mp_coll loop               allreduce until an error (for kill tests)
 //   mp_coll settings           rank 0 prints each operation's spec, then random collectives
 //   mp_coll vhloop             set_vh and allreduce until an error (for kill tests)
+//   mp_coll lifecycle          collectives, a change of the virtual hierarchy,
+//                              collectives, finalize (for the kill points)
 //   mp_coll reconfigure SEED N SPECS
 //                              N random collectives with a random change of the
 //                              virtual hierarchy (from the ';'-separated SPECS),
@@ -140,6 +142,7 @@ void reconfigure(osmp::Team& t, std::uint32_t seed, int count, const std::string
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   std::string mode = argv[1];
+  if (const char* r = std::getenv("OSMP_RANK")) g_rank = std::atoi(r);  // for messages before the team exists
   auto team = osmp::Team::create();
   if (!team.ok()) die(team.status().to_string());
   osmp::Team& t = *team;
@@ -201,6 +204,10 @@ int main(int argc, char** argv) {
       if (st.ok()) st = t.allreduce(in.data(), out.data(), 1000, osmp::Datatype::float64, osmp::Op::sum);
       if (!st.ok()) die(st.to_string());
     }
+  } else if (mode == "lifecycle") {  // every stage a kill point can hit, then finalize
+    run(t, random_cases(t.size(), 21, 30), 21);
+    if (auto st = t.set_vh("?2"); !st.ok()) die(st.to_string());
+    run(t, random_cases(t.size(), 22, 30), 22);
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {

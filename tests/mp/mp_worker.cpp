@@ -5,6 +5,10 @@
 //   mp_worker info             print this rank's place and groups (* leads the
 //                              group's domain, - does not lead its unit)
 //   mp_worker exit R CODE      rank R exits with CODE after joining; the others ring
+//   mp_worker where            print the directories of the segments this rank maps
+//
+// MP_DELAY_MS=T (and MP_DELAY_RANK=R: only rank R) waits T ms before joining
+// the job, so that a test can play an impostor in the meantime.
 //
 // Every rank prints "job <id>" and "pid <rank> <pid>" first. On an osmp error
 // a rank prints "rank <r>: error: <message>" and exits with status 3.
@@ -32,6 +36,29 @@ void line(const std::string& s) {
 [[noreturn]] void die(const osmp::Status& st) {
   line(osmp::cat("rank ", g_rank, ": error: ", st.to_string()));
   std::exit(3);
+}
+
+// "/dev/shm" for "... /dev/shm/#1234 (deleted)": where this rank's segments live.
+std::string segment_dirs() {
+  std::string dirs;
+  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
+    char l[512];
+    while (std::fgets(l, sizeof l, f)) {
+      const char* path = std::strchr(l, '/');
+      const char* hash = path ? std::strstr(path, "/#") : nullptr;
+      if (!hash || !std::strstr(hash, "(deleted)")) continue;
+      std::string d(path, hash);
+      if (dirs.find(" " + d + " ") == std::string::npos) dirs += " " + d + " ";
+    }
+    std::fclose(f);
+  }
+  return dirs;
+}
+
+void delay_if_asked(int rank) {
+  const char* ms = std::getenv("MP_DELAY_MS");
+  const char* who = std::getenv("MP_DELAY_RANK");
+  if (ms && (!who || std::atoi(who) == rank)) ::usleep(static_cast<useconds_t>(std::atoi(ms)) * 1000);
 }
 
 std::unique_ptr<osmp::TeamCore> make_team() {
@@ -72,6 +99,7 @@ int main(int argc, char** argv) {
   g_rank = env->rank;
   if (g_rank == 0) line(osmp::cat("job ", std::getenv("OSMP_JOB_ID")));
   line(osmp::cat("pid ", g_rank, " ", ::getpid()));
+  delay_if_asked(g_rank);
 
   if (mode == "cycles") {
     int k = argc > 2 ? std::atoi(argv[2]) : 10;
@@ -90,6 +118,8 @@ int main(int argc, char** argv) {
     }
     line(osmp::cat("rank ", g_rank, " place ", team->tree().place(g_rank).to_string(), " groups ",
                    groups, team->oversubscribed() ? " oversubscribed" : ""));
+  } else if (mode == "where") {
+    line(osmp::cat("rank ", g_rank, " segments in", segment_dirs()));
   } else if (mode == "exit") {
     int who = std::atoi(argv[2]);
     if (g_rank == who) std::exit(std::atoi(argv[3]));
