@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh" "$root/build"
-ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
+ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)" -LE soak
 if [ "${OSMP_TEST_SANITIZE:-1}" = 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DOSMP_SANITIZE="address;undefined" \
     -DOSMP_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug

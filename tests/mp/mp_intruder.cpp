@@ -16,7 +16,7 @@
 //   abort   raise the abort word of its forged segments, which would stop
 //           any job that had joined them
 //
-//   mp_intruder USER VICTIM SECONDS [JOBHEX...]
+//   mp_intruder USER VICTIM SECONDS [JOBHEX...]     (SIGTERM ends it early)
 //
 // Job ids come from the command line (a launcher's id can be predictable)
 // and from the victim's rendezvous names it sees. Prints one line:
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -98,7 +99,8 @@ struct Target {
   std::vector<Forged> listeners;
 };
 
-std::vector<std::string> g_planted;  // removed at the end: a test leaves nothing either
+std::vector<std::string> g_planted;
+volatile std::sig_atomic_t g_stop = 0;  // SIGTERM: stop early, report as usual  // removed at the end: a test leaves nothing either
 
 void plant(Target& t, std::uint64_t job, unsigned victim, Counts& c) {
   const std::string dir = osmp::shm_dir();
@@ -207,7 +209,8 @@ int main(int argc, char** argv) {
   for (int i = 4; i < argc; ++i) target(jobs, std::strtoull(argv[i], nullptr, 16), victim, c);
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   std::set<std::string> mine;
-  while (std::chrono::steady_clock::now() < end) {
+  std::signal(SIGTERM, [](int) { g_stop = 1; });
+  while (!g_stop && std::chrono::steady_clock::now() < end) {
     for (std::uint64_t job : seen_jobs(victim)) target(jobs, job, victim, c);
     for (auto& [job, t] : jobs) {
       if (t.listeners.size() < 4) {  // names the victim's rank 0 would use
