@@ -196,18 +196,26 @@ Status ShmBootstrap::claim() {
 Status ShmBootstrap::await_claims(std::uint64_t deadline) {
   std::vector<pid_t> pids(static_cast<std::size_t>(size()), 0);
   const JobGreeting greeting{env_.job_id, static_cast<std::uint64_t>(size())};
+  PeerWatch claimed;
+  int known = -1;
   for (int pause_us = 50;; pause_us = std::min(pause_us * 2, 5'000)) {
-    int missing = 0;
-    std::string who;
+    std::vector<int> missing;
     for (int r = 0; r < size(); ++r) {
       auto& p = pids[static_cast<std::size_t>(r)];
       if (!p) p = static_cast<pid_t>(line(r).pid.load(std::memory_order_acquire));  // pairs with claim()
-      if (!p && missing++ < 8) who += cat(who.empty() ? "" : ", ", r);
+      if (!p) missing.push_back(r);
     }
-    if (!missing) break;
-    const std::string absent = cat("rank", missing > 1 ? "s " : " ", who, missing > 8 ? ", ..." : "",
-                                   " never joined job ", hex(env_.job_id));
-    PeerWatch claimed(pids);
+    if (missing.empty()) break;
+    auto absent = [&] {
+      std::string who;
+      for (std::size_t i = 0; i < missing.size() && i < 8; ++i) who += cat(i ? ", " : "", missing[i]);
+      return cat("rank", missing.size() > 1 ? "s " : " ", who, missing.size() > 8 ? ", ..." : "",
+                 " never joined job ", hex(env_.job_id));
+    };
+    if (const int now_known = size() - static_cast<int>(missing.size()); now_known != known) {
+      claimed = PeerWatch(pids);  // pidfds of the ranks claimed so far
+      known = now_known;
+    }
     const int dead = claimed.first_dead();
     // The abort word after the death: a rank that failed because another died
     // first says so there before it exits.
@@ -217,10 +225,10 @@ Status ShmBootstrap::await_claims(std::uint64_t deadline) {
     if (dead >= 0) {
       raise_abort(control()->abort, AbortCode::peer_dead, dead);
       return Status(Errc::peer_dead, cat("bootstrap: rank ", dead, " (pid ", pids[static_cast<std::size_t>(dead)],
-                                         ") exited while the job was starting (", absent, ")"));
+                                         ") exited while the job was starting (", absent(), ")"));
     }
     if (now_ns() > deadline) {
-      return Status(Errc::timeout, cat("rank ", rank(), ": ", absent, " (waited ", timeout_ns_ / 1'000'000'000ULL,
+      return Status(Errc::timeout, cat("rank ", rank(), ": ", absent(), " (waited ", timeout_ns_ / 1'000'000'000ULL,
                                        " s, OSMP_BOOTSTRAP_TIMEOUT)"));
     }
     if (rendezvous_.open()) {

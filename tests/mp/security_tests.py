@@ -52,7 +52,9 @@ def start(args, extra=None, **kw):
 
 
 def shm_entries():
-    return set(os.listdir(SHM))
+    """osmp's names in the shm directory (it makes none; other software on the
+    machine may make its own, which are not ours to judge)."""
+    return {n for n in os.listdir(SHM) if n.startswith("osmp")}
 
 
 def osmp_sockets():
