@@ -15,7 +15,16 @@ namespace {
 struct Target {
   KillPoint point;
   int rank;  // -1: any
+  int signal;
 };
+
+int parse_signal(std::string_view s) {
+  if (s.empty() || s == "KILL") return SIGKILL;
+  if (s == "INT") return SIGINT;
+  if (s == "TERM") return SIGTERM;
+  auto n = parse_int(s, 1, 64, "signal");
+  return n.ok() ? static_cast<int>(*n) : -1;
+}
 
 std::vector<Target> parse_plan() {
   std::vector<Target> plan;
@@ -24,16 +33,15 @@ std::vector<Target> parse_plan() {
   for (std::string_view item : split(*text, ',')) {
     item = trim(item);
     if (item.empty()) continue;
-    auto colon = item.rfind(':');
-    auto point = parse_kill_point(item.substr(0, colon));
-    auto rank = colon == std::string_view::npos ? Result<long long>(-1)
-                : item.substr(colon + 1) == "*"   ? Result<long long>(-1)
-                                                  : parse_int(item.substr(colon + 1), 0, 1 << 30, "rank");
-    if (!point || !rank.ok()) {
-      log(LogLevel::error, "OSMP_TEST_KILL: ignoring '", item, "' (expected POINT:RANK)");
+    auto f = split(item, ':');
+    auto point = parse_kill_point(f[0]);
+    auto rank = f.size() < 2 || f[1] == "*" ? Result<long long>(-1) : parse_int(f[1], 0, 1 << 30, "rank");
+    int sig = parse_signal(f.size() > 2 ? f[2] : "");
+    if (!point || !rank.ok() || sig < 0 || f.size() > 3) {
+      log(LogLevel::error, "OSMP_TEST_KILL: ignoring '", item, "' (expected POINT:RANK[:SIGNAL])");
       continue;
     }
-    plan.push_back({*point, static_cast<int>(*rank)});
+    plan.push_back({*point, static_cast<int>(*rank), sig});
   }
   return plan;
 }
@@ -51,6 +59,10 @@ const char* to_string(KillPoint p) {
     case KillPoint::reconfigure_begin: return "reconfigure.begin";
     case KillPoint::reconfigure_built: return "reconfigure.built";
     case KillPoint::finalize: return "finalize";
+    case KillPoint::launcher_started: return "launcher.started";
+    case KillPoint::launcher_prepared: return "launcher.prepared";
+    case KillPoint::launcher_created: return "launcher.created";
+    case KillPoint::launcher_spawned: return "launcher.spawned";
   }
   return "?";
 }
@@ -65,8 +77,8 @@ void kill_point(KillPoint p, int rank) {
   static const std::vector<Target> plan = parse_plan();
   for (const Target& t : plan) {
     if (t.point == p && (t.rank < 0 || t.rank == rank)) {
-      log(LogLevel::info, "OSMP_TEST_KILL: rank ", rank, " kills itself at ", to_string(p));
-      ::kill(::getpid(), SIGKILL);
+      log(LogLevel::info, "OSMP_TEST_KILL: rank ", rank, " sends itself signal ", t.signal, " at ", to_string(p));
+      ::kill(::getpid(), t.signal);
     }
   }
 }

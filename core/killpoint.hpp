@@ -1,8 +1,10 @@
 // Fault injection for the crash-safety tests: OSMP_TEST_KILL="POINT:RANK"
 // (several separated by commas; RANK "*" for any rank) makes the process
 // that reaches POINT as that rank of the team being built SIGKILL itself
-// there, the worst moment a real crash could choose. Unset, a kill point
-// costs one load of a flag that is already in cache.
+// there, the worst moment a real crash could choose. "POINT:RANK:SIGNAL"
+// sends SIGNAL (INT, TERM, KILL or a number) instead. osmprun's own points
+// (launcher.*) ignore the rank. Unset, a kill point costs one load of a flag
+// that is already in cache.
 #pragma once
 
 #include <optional>
@@ -21,16 +23,23 @@ enum class KillPoint : int {
   reconfigure_begin,   // a runtime reconfiguration started
   reconfigure_built,   // the new trees' teams exist, not yet installed
   finalize,            // the team is being freed
+  launcher_started,    // osmprun: main() began, its signals are blocked
+  launcher_prepared,   // osmprun: watchdog forked, topology loaded, nothing created
+  launcher_created,    // osmprun: the job segment exists, no rank started
+  launcher_spawned,    // osmprun: every rank started
 };
 inline constexpr KillPoint kKillPoints[] = {
     KillPoint::bootstrap_claimed, KillPoint::bootstrap_attached, KillPoint::team_settings,
     KillPoint::team_created,      KillPoint::team_attached,      KillPoint::team_ready,
-    KillPoint::reconfigure_begin, KillPoint::reconfigure_built,  KillPoint::finalize};
+    KillPoint::reconfigure_begin, KillPoint::reconfigure_built,  KillPoint::finalize,
+    KillPoint::launcher_started,  KillPoint::launcher_prepared,  KillPoint::launcher_created,
+    KillPoint::launcher_spawned};
 
 const char* to_string(KillPoint p);
 std::optional<KillPoint> parse_kill_point(std::string_view name);
 
-// SIGKILLs this process if OSMP_TEST_KILL names (p, rank).
+// Signals this process (SIGKILL unless told otherwise) if OSMP_TEST_KILL
+// names (p, rank).
 void kill_point(KillPoint p, int rank);
 
 }  // namespace osmp

@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "core/clock.hpp"
+#include "core/killpoint.hpp"
 #include "core/random.hpp"
 #include "core/strings.hpp"
 #include "launcher/output.hpp"
@@ -66,15 +67,19 @@ class Launcher {
     // read from a signalfd) and the watchdog exists before anything is
     // created, so that whenever
     // osmprun is interrupted or killed, something ends the job.
+    kill_point(KillPoint::launcher_started, -1);
     open_signalfd();
     if (Status st = start_watchdog(); !st.ok()) return bad_request(st);
     if (Status st = prepare(); !st.ok()) return bad_request(st);
-    if (interrupted_before_start()) return exit_code_;
+    kill_point(KillPoint::launcher_prepared, -1);
     if (Status st = create_job(); !st.ok()) return bad_request(st);
+    kill_point(KillPoint::launcher_created, -1);
+    if (interrupted_before_start()) return exit_code_;
     if (Status st = spawn_all(); !st.ok()) {
       say(st.message());
       stop(SIGKILL);
     }
+    kill_point(KillPoint::launcher_spawned, -1);
     monitor();
     finish();
     return exit_code_;

@@ -4,7 +4,8 @@
 //
 //   plant   pre-create every name an osmp job ever used in the shm directory
 //           (osmp-<victim>-<job>-job, -ctl, -g0..-g15), mode 0666, holding a
-//           perfect job segment of its own
+//           perfect job segment of its own; and watch the directory for the
+//           victim's names, creating the ones they announce first
 //   forge   listen on rendezvous names of the victim's jobs
 //           (@osmp-<victim>-<job>-<anything>) and hand every caller that
 //           forged segment
@@ -133,6 +134,33 @@ Target& target(std::map<std::uint64_t, Target>& jobs, std::uint64_t job, unsigne
   return t;
 }
 
+// Names a victim's job shows in the shm directory give the names it will
+// create next (team "...-<team>-ctl" before its groups "...-<team>-g<i>"):
+// take those first.
+void watch_names(unsigned victim, Target& any, Counts& c) {
+  const std::string dir = osmp::shm_dir();
+  const std::string prefix = "osmp-" + std::to_string(victim) + "-";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> next;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.compare(n.size() - 4, 4, "-ctl") != 0) continue;
+    struct stat st {};
+    if (::stat((dir + "/" + n).c_str(), &st) != 0 || st.st_uid == ::geteuid()) continue;
+    for (int g = 0; g < 16; ++g) next.push_back(n.substr(0, n.size() - 3) + "g" + std::to_string(g));
+  }
+  ::closedir(d);
+  const std::string self = "/proc/self/fd/" + std::to_string(any.forged.fd());
+  for (const auto& n : next) {
+    std::string path = dir + "/" + n;
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      g_planted.push_back(path);
+      ++c.planted;
+    }
+  }
+}
+
 // The victim's rendezvous names: "osmp-<victim>-<job>-<random>".
 std::set<std::uint64_t> seen_jobs(unsigned victim) {
   std::set<std::uint64_t> jobs;
@@ -226,6 +254,7 @@ int main(int argc, char** argv) {
       osmp::raise_abort(abort->abort, osmp::AbortCode::user, 0);
     }
     open_live(victim, c);
+    watch_names(victim, target(jobs, 1, victim, c), c);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   std::set<int> joined;

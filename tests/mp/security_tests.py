@@ -117,19 +117,34 @@ def finish(procs, timeout=90):
     return [(p.wait(timeout=timeout), p.stdout.read()) for p in procs]
 
 
-def intruder_report(p):
-    out, _ = p.communicate(timeout=60)
-    m = re.search(r"intruder: planted (\d+) forged (\d+) callers (\d+) joined (\d+) stolen (\d+) opened (\d+) "
-                  r"tries (\d+)", out)
-    if not m:
-        fail(f"intruder said: {out}")
-    keys = ["planted", "forged", "callers", "joined", "stolen", "opened", "tries"]
-    r = dict(zip(keys, map(int, m.groups())))
-    print("  " + out.strip())
-    for k in ("joined", "stolen", "opened"):
-        if r[k]:
-            fail(f"another user {k} {r[k]} times: {out}")
-    return r
+class Intruder:
+    """mp_intruder as another user while the `with` block runs; its report
+    (joined, stolen and opened must be 0) is checked on the way out, and it
+    is stopped whatever happens."""
+
+    def __init__(self, *jobs):
+        self.p = subprocess.Popen([INTRUDER, str(NOBODY), "0", "600", *jobs], stdout=subprocess.PIPE, text=True)
+        self.report = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.p.terminate()  # it reports and removes what it planted
+        out, _ = self.p.communicate(timeout=60)
+        if kind:
+            return False
+        m = re.search(r"intruder: planted (\d+) forged (\d+) callers (\d+) joined (\d+) stolen (\d+) "
+                      r"opened (\d+) tries (\d+)", out)
+        if not m:
+            fail(f"intruder said: {out}")
+        keys = ["planted", "forged", "callers", "joined", "stolen", "opened", "tries"]
+        self.report = dict(zip(keys, map(int, m.groups())))
+        print("  " + out.strip())
+        for k in ("joined", "stolen", "opened"):
+            if self.report[k]:
+                fail(f"another user {k} {self.report[k]} times: {out}")
+        return False
 
 
 def new_job():
@@ -145,15 +160,15 @@ def case_hostile_env_route():
     normally and nothing of theirs is reached (items 1, 2)."""
     need_root()
     jobs = [new_job() for _ in range(6)]
-    intruder = subprocess.Popen([INTRUDER, str(NOBODY), "0", "8", *jobs], stdout=subprocess.PIPE, text=True)
-    time.sleep(0.7)  # let it plant first
-    for job in jobs:
-        n = random.choice([2, 3, 4])
-        clean = Clean()
-        res = finish(env_job(n, job))
-        expect_ok([o for _, o in res], n, f"job {job} of {n} under attack")
-        clean.check(f"job {job}")
-    r = intruder_report(intruder)
+    with Intruder(*jobs) as intruder:
+        time.sleep(0.7)  # let it plant first
+        for job in jobs:
+            n = random.choice([2, 3, 4])
+            clean = Clean()
+            res = finish(env_job(n, job, {"OSMP_BOOTSTRAP_TIMEOUT": "10"}))
+            expect_ok([o for _, o in res], n, f"job {job} of {n} under attack")
+            clean.check(f"job {job}")
+    r = intruder.report
     if r["planted"] < len(jobs) or r["forged"] == 0:
         fail(f"the intruder did not get to attack: {r}")
 
@@ -161,19 +176,18 @@ def case_hostile_env_route():
 def case_hostile_osmprun():
     """The same intruder against osmprun jobs and their collectives."""
     need_root()
-    intruder = subprocess.Popen([INTRUDER, str(NOBODY), "0", "6"], stdout=subprocess.PIPE, text=True)
-    time.sleep(0.3)
-    for n, args in [(4, [WORKER, "ring", "3000"]), (3, [COLL, "random", "7", "300"]), (2, [COLL, "lifecycle"])]:
-        clean = Clean()
-        p = subprocess.run([OSMPRUN, "-n", str(n), "--oversubscribe", *args], capture_output=True, text=True,
-                           timeout=120)
-        if p.returncode != 0:
-            fail(f"osmprun job under attack: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
-        expect_ok([p.stdout], n, "osmprun job under attack")
-        clean.check("osmprun job")
-    r = intruder_report(intruder)
-    if r["tries"] == 0:
-        fail(f"the intruder found nothing to try: {r}")
+    with Intruder() as intruder:
+        time.sleep(0.3)
+        for n, args in [(4, [WORKER, "ring", "3000"]), (3, [COLL, "random", "7", "300"]), (2, [COLL, "lifecycle"])]:
+            clean = Clean()
+            p = subprocess.run([OSMPRUN, "-n", str(n), "--oversubscribe", *args], capture_output=True, text=True,
+                               timeout=120)
+            if p.returncode != 0:
+                fail(f"osmprun job under attack: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+            expect_ok([p.stdout], n, "osmprun job under attack")
+            clean.check("osmprun job")
+    if intruder.report["tries"] == 0:
+        fail(f"the intruder found nothing to try: {intruder.report}")
 
 
 # --- impostors -------------------------------------------------------------
@@ -265,6 +279,26 @@ def case_impostor_env_route():
 
 
 # --- signals and deaths ------------------------------------------------------
+
+def case_launcher_points():
+    """osmprun signalled at each step of its start (kill points): SIGINT and
+    SIGTERM are handled (nothing started yet, or the job stopped), SIGKILL
+    leaves nothing either (item 5)."""
+    for point in ("launcher.started", "launcher.prepared", "launcher.created", "launcher.spawned"):
+        for sig in ("INT", "TERM", "KILL"):
+            tag = f"lp-{os.getpid()}-{point}-{sig}"
+            clean = Clean(tag)
+            p = subprocess.run([OSMPRUN, "-n", "3", "--oversubscribe", WORKER, "ring", "2000", tag],
+                               capture_output=True, text=True, timeout=60,
+                               env=env_with({"OSMP_TEST_KILL": f"{point}:*:{sig}"}))
+            want = {"INT": 130, "TERM": 143, "KILL": -9}[sig]
+            if p.returncode != want:
+                fail(f"SIG{sig} at {point}: exit {p.returncode}, expected {want}\n{p.stdout}\n{p.stderr}")
+            if sig != "KILL" and "received" not in p.stderr:
+                fail(f"SIG{sig} at {point}: osmprun did not say so\n{p.stderr}")
+            clean.check(f"SIG{sig} at {point}")
+    print("  4 points x 3 signals: handled, nothing left")
+
 
 def case_early_signals():
     """SIGINT, SIGTERM and SIGKILL to osmprun in its first 50 ms: nothing left,
