@@ -109,11 +109,15 @@ class Registry {
   std::vector<std::uint32_t> free_;
 };
 
-// Never destroyed: handles may be checked from static destructors.
-Registry& registry() {
-  static Registry* r = new Registry;
-  return *r;
-}
+// Constant-initialized (no guard on the hot path) and never destroyed:
+// handles may be checked from other static destructors.
+union Storage {
+  constexpr Storage() : registry() {}
+  ~Storage() {}
+  Registry registry;
+};
+constinit Storage g_storage;
+Registry& registry() { return g_storage.registry; }
 
 }  // namespace
 
