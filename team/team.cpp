@@ -15,12 +15,14 @@
 #include "team/settings_agreement.hpp"
 #include "team/thread_bootstrap.hpp"
 #include "topology/build.hpp"
+#include "topology/limits.hpp"
 #include "virtual_hier/split.hpp"
 
 namespace osmp {
 namespace {
 
-constexpr std::size_t kPlaceWords = 128;  // cpusets up to PU 8191
+constexpr std::size_t kPlaceWords = kMaxPus / 64;  // a place is a bitmap of every PU osmp takes
+static_assert(kMaxPus % 64 == 0);
 
 std::string hex(std::uint64_t v) {
   char buf[24];
