@@ -1,5 +1,7 @@
 // The C interface over osmp::Team. No exception crosses it: every entry
-// point turns a Status (or anything thrown) into an error code.
+// point turns a Status (or anything thrown) into an error code. An
+// osmp_team* is a handle checked on every call (api/handles.hpp): NULL, a
+// finalized team or a value osmp never returned is OSMP_ERR_ARG, never a crash.
 #include <unistd.h>
 
 #include <atomic>
@@ -9,14 +11,20 @@
 
 #include "osmp.h"
 #include "osmp.hpp"
+#include "api/handles.hpp"
 #include "core/log.hpp"
 
-struct osmp_team {
+namespace osmp::capi {
+struct TeamEntry {
   osmp::Team team;
-  std::string last_error;
+  std::string last_error;  // of this team's last failed call on this rank
 };
+}  // namespace osmp::capi
 
 namespace {
+
+using osmp::capi::BadHandle;
+using osmp::capi::TeamEntry;
 
 static_assert(OSMP_ERR_ARG == static_cast<int>(osmp::Errc::invalid_argument));
 static_assert(OSMP_ERR_MISMATCH == static_cast<int>(osmp::Errc::mismatch));
@@ -28,17 +36,37 @@ static_assert(static_cast<int>(OSMP_COLL_BARRIER) == static_cast<int>(osmp::OpKi
 static_assert(static_cast<int>(OSMP_COLL_REDUCE_SCATTER_BLOCK) ==
               static_cast<int>(osmp::OpKind::reduce_scatter_block));
 
-int code(osmp_team* t, const osmp::Status& st) {
+// The message of this thread's last failed call, whatever its team handle.
+thread_local std::string t_last_error;
+
+osmp::capi::Handle handle_of(const osmp_team* t) { return reinterpret_cast<std::uintptr_t>(t); }
+osmp_team* to_c(osmp::capi::Handle h) { return reinterpret_cast<osmp_team*>(static_cast<std::uintptr_t>(h)); }
+
+int fail(int code, std::string msg) {
+  t_last_error = std::move(msg);
+  return code;
+}
+
+// The entry `t` names, or nullptr after recording why (`fn` names the call).
+TeamEntry* entry(const osmp_team* t, const char* fn) {
+  BadHandle why = BadHandle::none;
+  TeamEntry* e = osmp::capi::find(handle_of(t), why);
+  if (!e) fail(OSMP_ERR_ARG, osmp::cat(fn, ": ", osmp::capi::describe(why)));
+  return e;
+}
+
+int code(TeamEntry* t, const osmp::Status& st) {
   if (!st.ok()) {
-    if (t) t->last_error = st.to_string();
-    return static_cast<int>(st.code());
+    t->last_error = st.to_string();
+    return fail(static_cast<int>(st.code()), t->last_error);
   }
-  if (t && !t->last_error.empty()) t->last_error.clear();
+  if (!t->last_error.empty()) t->last_error.clear();
   return OSMP_SUCCESS;
 }
 
 template <class F>
-int guarded(osmp_team* t, F&& f) {
+int guarded(osmp_team* h, const char* fn, F&& f) {
+  TeamEntry* t = entry(h, fn);
   if (!t) return OSMP_ERR_ARG;
   try {
     return code(t, f(t->team));
@@ -47,6 +75,29 @@ int guarded(osmp_team* t, F&& f) {
   } catch (...) {
     return code(t, osmp::Status(osmp::Errc::internal, "unexpected exception"));
   }
+}
+
+// osmp_set and osmp_set_vh (`fn` names the call in messages).
+int set_one(osmp_team* t, const char* fn, osmp_coll which, const char* name, const char* value) {
+  return guarded(t, fn, [&](osmp::Team& team) -> osmp::Status {
+    if (!name || !value) return osmp::Status(osmp::Errc::invalid_argument, osmp::cat(fn, ": null name or value"));
+    if (which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK)
+      return osmp::Status(osmp::Errc::invalid_argument, osmp::cat(fn, ": unknown operation ", static_cast<int>(which)));
+    if (which == OSMP_COLL_ALL) return team.configure({{name, value}});
+    return team.configure({}, {{static_cast<osmp::OpKind>(which), {{name, value}}}});
+  });
+}
+
+// A new team's handle in *out.
+int publish(osmp::Team&& team, osmp_team** out) {
+  auto* e = new TeamEntry{std::move(team), {}};
+  osmp::capi::Handle h = osmp::capi::add(e);
+  if (h == 0) {
+    delete e;
+    return fail(OSMP_ERR_NO_SPACE, "osmp: too many teams in this process (65536 at once)");
+  }
+  *out = to_c(h);
+  return OSMP_SUCCESS;
 }
 
 osmp::Datatype dt(osmp_datatype t) { return static_cast<osmp::Datatype>(t); }
@@ -91,98 +142,111 @@ extern "C" {
 
 int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx,
                    osmp_team** team, char* error, size_t error_len) {
-  auto fail = [&](int code, const std::string& msg) {
+  auto failed = [&](int code, const std::string& msg) {
     if (error && error_len > 0) std::snprintf(error, error_len, "%s", msg.c_str());
-    return code;
+    return fail(code, msg);
   };
   if (!team || !allgather || !bcast || size < 1 || rank < 0 || rank >= size)
-    return fail(OSMP_ERR_ARG, "osmp_init_with: bad rank, size, callback or team pointer");
+    return failed(OSMP_ERR_ARG, "osmp_init_with: bad rank, size, callback or team pointer");
   *team = nullptr;
   try {
     CallbackBootstrap boot(rank, size, allgather, bcast, ctx);
     auto options = osmp::Options::from_env();
-    if (!options.ok()) return fail(static_cast<int>(options.status().code()), options.status().to_string());
+    if (!options.ok()) return failed(static_cast<int>(options.status().code()), options.status().to_string());
     auto t = osmp::Team::create(boot, *options);
-    if (!t.ok()) return fail(static_cast<int>(t.status().code()), t.status().to_string());
-    *team = new osmp_team{std::move(t).value(), {}};
-    return OSMP_SUCCESS;
+    if (!t.ok()) return failed(static_cast<int>(t.status().code()), t.status().to_string());
+    int rc = publish(std::move(t).value(), team);
+    return rc == OSMP_SUCCESS ? rc : failed(rc, t_last_error);
   } catch (const std::exception& e) {
-    return fail(OSMP_ERR_INTERNAL, e.what());
+    return failed(OSMP_ERR_INTERNAL, e.what());
   }
 }
 
 int osmp_init(osmp_team** team) {
-  if (!team) return OSMP_ERR_ARG;
+  if (!team) return fail(OSMP_ERR_ARG, "osmp_init: the team pointer is NULL");
   *team = nullptr;
   try {
     auto t = osmp::Team::create();
     if (!t.ok()) {
       osmp::log(osmp::LogLevel::error, t.status().to_string());
-      return static_cast<int>(t.status().code());
+      return fail(static_cast<int>(t.status().code()), t.status().to_string());
     }
-    *team = new osmp_team{std::move(t).value(), {}};
-    return OSMP_SUCCESS;
+    return publish(std::move(t).value(), team);
   } catch (...) {
-    return OSMP_ERR_INTERNAL;
+    return fail(OSMP_ERR_INTERNAL, "osmp_init: unexpected exception");
   }
 }
 
 int osmp_finalize(osmp_team* team) {
-  delete team;
+  BadHandle why = BadHandle::none;
+  TeamEntry* e = osmp::capi::remove(handle_of(team), why);
+  if (!e) return fail(OSMP_ERR_ARG, osmp::cat("osmp_finalize: ", osmp::capi::describe(why)));
+  delete e;
   return OSMP_SUCCESS;
 }
 
-int osmp_rank(const osmp_team* t) { return t ? t->team.rank() : -1; }
-int osmp_size(const osmp_team* t) { return t ? t->team.size() : -1; }
+int osmp_rank(const osmp_team* t) {
+  TeamEntry* e = entry(t, "osmp_rank");
+  return e ? e->team.rank() : -1;
+}
+
+int osmp_size(const osmp_team* t) {
+  TeamEntry* e = entry(t, "osmp_size");
+  return e ? e->team.size() : -1;
+}
 
 int osmp_barrier(osmp_team* t) {
-  return guarded(t, [](osmp::Team& team) { return team.barrier(); });
+  return guarded(t, "osmp_barrier", [](osmp::Team& team) { return team.barrier(); });
 }
 
 int osmp_bcast(osmp_team* t, void* buf, int64_t count, osmp_datatype type, int root) {
-  return guarded(t, [&](osmp::Team& team) { return team.bcast(buf, count, dt(type), root); });
+  return guarded(t, "osmp_bcast", [&](osmp::Team& team) { return team.bcast(buf, count, dt(type), root); });
 }
 
 int osmp_reduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op, int root) {
-  return guarded(t, [&](osmp::Team& team) { return team.reduce(in(s), r, count, dt(type), op_of(op), root); });
+  return guarded(t, "osmp_reduce",
+                 [&](osmp::Team& team) { return team.reduce(in(s), r, count, dt(type), op_of(op), root); });
 }
 
 int osmp_allreduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
-  return guarded(t, [&](osmp::Team& team) { return team.allreduce(in(s), r, count, dt(type), op_of(op)); });
+  return guarded(t, "osmp_allreduce",
+                 [&](osmp::Team& team) { return team.allreduce(in(s), r, count, dt(type), op_of(op)); });
 }
 
 int osmp_gather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root) {
-  return guarded(t, [&](osmp::Team& team) { return team.gather(in(s), r, count, dt(type), root); });
+  return guarded(t, "osmp_gather", [&](osmp::Team& team) { return team.gather(in(s), r, count, dt(type), root); });
 }
 
 int osmp_allgather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type) {
-  return guarded(t, [&](osmp::Team& team) { return team.allgather(in(s), r, count, dt(type)); });
+  return guarded(t, "osmp_allgather", [&](osmp::Team& team) { return team.allgather(in(s), r, count, dt(type)); });
 }
 
 int osmp_scatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root) {
-  return guarded(t, [&](osmp::Team& team) { return team.scatter(s, out(r), count, dt(type), root); });
+  return guarded(t, "osmp_scatter", [&](osmp::Team& team) { return team.scatter(s, out(r), count, dt(type), root); });
 }
 
 int osmp_reduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type,
                               osmp_op op) {
-  return guarded(t, [&](osmp::Team& team) { return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
-  return guarded(t, [&](osmp::Team& team) -> osmp::Status {
-    if (!name || !value) return osmp::Status(osmp::Errc::invalid_argument, "osmp_set: null name or value");
-    if (which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK)
-      return osmp::Status(osmp::Errc::invalid_argument, osmp::cat("osmp_set: unknown operation ", static_cast<int>(which)));
-    if (which == OSMP_COLL_ALL) return team.configure({{name, value}});
-    return team.configure({}, {{static_cast<osmp::OpKind>(which), {{name, value}}}});
+  return guarded(t, "osmp_reduce_scatter_block", [&](osmp::Team& team) {
+    return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op));
   });
 }
 
-int osmp_set_vh(osmp_team* t, osmp_coll which, const char* spec) { return osmp_set(t, which, "OSMP_VH", spec); }
+int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
+  return set_one(t, "osmp_set", which, name, value);
+}
+
+int osmp_set_vh(osmp_team* t, osmp_coll which, const char* spec) {
+  return set_one(t, "osmp_set_vh", which, "OSMP_VH", spec);
+}
 
 int osmp_get_vh(const osmp_team* t, osmp_coll which, char* buf, size_t len) {
-  if (!t || which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK) return -1;
-  std::string vh = t->team.vh(which == OSMP_COLL_ALL ? osmp::OpKind::barrier : static_cast<osmp::OpKind>(which));
+  TeamEntry* e = entry(t, "osmp_get_vh");
+  if (!e) return -1;
+  if (which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK) {
+    return fail(-1, osmp::cat("osmp_get_vh: unknown operation ", static_cast<int>(which)));
+  }
+  std::string vh = e->team.vh(which == OSMP_COLL_ALL ? osmp::OpKind::barrier : static_cast<osmp::OpKind>(which));
   if (buf && len) std::snprintf(buf, len, "%s", vh.c_str());
   return static_cast<int>(vh.size());
 }
@@ -205,6 +269,12 @@ const char* osmp_strerror(int c) {
   }
 }
 
-const char* osmp_last_error(const osmp_team* t) { return t ? t->last_error.c_str() : "no team"; }
+const char* osmp_last_error(const osmp_team* t) {
+  // Checked without recording anything: the thread's message is what a
+  // caller holding a bad handle wants to read.
+  BadHandle why = BadHandle::none;
+  TeamEntry* e = osmp::capi::find(handle_of(t), why);
+  return e ? e->last_error.c_str() : t_last_error.c_str();
+}
 
 }  // extern "C"

@@ -1,7 +1,7 @@
 /* osmp: topology-aware shared-memory collectives, the C interface.
  *
  * Every function returns OSMP_SUCCESS (0) or an error code; osmp_strerror()
- * names a code and osmp_last_error() gives this rank's last message. All
+ * names a code and osmp_last_error() gives the message. All
  * collective calls are collective over the team, with the same arguments
  * (count, datatype, op, root) on every rank; ranks that disagree all get
  * OSMP_ERR_MISMATCH, and the team stays usable.
@@ -16,6 +16,11 @@
 extern "C" {
 #endif
 
+/* A team handle. It is checked on every call, never dereferenced: NULL, a
+ * team already finalized, or any value osmp_init / osmp_init_with did not
+ * return gives OSMP_ERR_ARG with a message (osmp_last_error(NULL)), never a
+ * crash; a finalized team's handle never names a later team. Freeing a team
+ * while another thread is in a call on it is an error osmp does not catch. */
 typedef struct osmp_team osmp_team;
 
 enum osmp_error {
@@ -57,8 +62,10 @@ typedef int (*osmp_allgather_fn)(const void* in, size_t len, void* out, void* ct
 typedef int (*osmp_bcast_fn)(void* buf, size_t len, int root, void* ctx);
 int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx,
                    osmp_team** team, char* error, size_t error_len);
-/* Frees the team (collective in spirit: every rank should call it). */
+/* Frees the team (collective in spirit: every rank should call it). The
+ * handle is dead afterwards: using it, or finalizing it again, is OSMP_ERR_ARG. */
 int osmp_finalize(osmp_team* team);
+/* This rank and the team's size; -1 for a bad handle. */
 int osmp_rank(const osmp_team* team);
 int osmp_size(const osmp_team* team);
 
@@ -91,12 +98,16 @@ int osmp_set_vh(osmp_team* team, osmp_coll which, const char* spec);
  * OSMP_CMA_MIN, OSMP_CMA_MAX (all only). */
 int osmp_set(osmp_team* team, osmp_coll which, const char* name, const char* value);
 /* The spec `which` runs with now (OSMP_COLL_ALL: barrier's), NUL-terminated in
- * at most `len` bytes of `buf`; returns its full length, or -1. */
+ * at most `len` bytes of `buf`; returns its full length, or -1 (a bad handle
+ * or operation). */
 int osmp_get_vh(const osmp_team* team, osmp_coll which, char* buf, size_t len);
 
 /* "OSMP_ERR_MISMATCH: ranks passed different ..." */
 const char* osmp_strerror(int code);
-/* The message of this team's last failed call on this rank ("" if none). */
+/* The message of this team's last failed call on this rank ("" if its last
+ * call succeeded). With NULL or a bad handle: the message of this thread's
+ * last failed osmp call, whatever its team (a bad handle, a failed
+ * osmp_init). Valid until the next osmp call on that team or thread. */
 const char* osmp_last_error(const osmp_team* team);
 
 #ifdef __cplusplus

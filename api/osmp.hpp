@@ -4,7 +4,8 @@
 // created over any Bootstrap). Every collective call is collective over the
 // team, with the same count, datatype, op and root on every rank; ranks that
 // disagree all get Errc::mismatch and the team stays usable. Calls return a
-// Status (never throw); `kInPlace` plays MPI_IN_PLACE.
+// Status (never throw); `kInPlace` plays MPI_IN_PLACE. A Team that was moved
+// from answers every call with Errc::invalid_argument (rank() and size(): -1).
 #pragma once
 
 #include <cstdint>
@@ -78,7 +79,8 @@ class Team {
 
   int rank() const;
   int size() const;
-  // The team every operation runs on unless configured otherwise.
+  // The team every operation runs on unless configured otherwise (throws
+  // std::logic_error on a team that was moved from).
   TeamCore& core();
   const TeamCore& core() const;
 
@@ -129,13 +131,14 @@ class Team {
   }
   template <class T>
   Status allgather(std::span<const T> in, std::span<T> out) {
-    if (out.size() != in.size() * static_cast<std::size_t>(size())) return size_error("allgather");
+    if (size() > 0 && out.size() != in.size() * static_cast<std::size_t>(size())) return size_error("allgather");
     return allgather(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>());
   }
 
  private:
   Team();
   static Status size_error(const char* op);
+  static Status moved_from();
   Status run(const CollArgs& args);
   Status apply_initial(const Options& options);
   std::unique_ptr<Views> views_;

@@ -1,6 +1,7 @@
 #include "osmp.hpp"
 
 #include <cctype>
+#include <stdexcept>
 
 #include "api/views.hpp"
 #include "collectives/engine.hpp"
@@ -145,12 +146,21 @@ Status Team::apply_initial(const Options& options) {
   return Status(views_->configure({}, options.per_op)).prefix("applying the per-operation settings");
 }
 
-int Team::rank() const { return views_->base_core().rank(); }
-int Team::size() const { return views_->base_core().size(); }
-TeamCore& Team::core() { return views_->base_core(); }
-const TeamCore& Team::core() const { return views_->base_core(); }
+// A moved-from Team has no views: every call says so instead of crashing.
+Status Team::moved_from() {
+  return Status(Errc::invalid_argument, "osmp::Team: this team was moved from; use the one it was moved to");
+}
+
+int Team::rank() const { return views_ ? views_->base_core().rank() : -1; }
+int Team::size() const { return views_ ? views_->base_core().size() : -1; }
+TeamCore& Team::core() {
+  if (!views_) throw std::logic_error(moved_from().message());
+  return views_->base_core();
+}
+const TeamCore& Team::core() const { return const_cast<Team*>(this)->core(); }
 
 Status Team::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
+  if (!views_) return moved_from();
   if (size() == 1) {  // a team of one has no groups: check the settings, keep nothing
     Profile p;
     for (const auto& [n, v] : all) OSMP_RETURN_IF_ERROR(p.set(n, v, false));
@@ -169,17 +179,18 @@ Status Team::set_vh(OpKind op, std::string_view spec) {
   return configure({}, {{op, {{"OSMP_VH", std::string(spec)}}}});
 }
 
-std::string Team::vh(OpKind op) const { return views_->profile(op).vh; }
-std::string Team::settings_text(OpKind op) const { return views_->profile(op).key(); }
-std::uint64_t Team::generation() const { return views_->generation(); }
-std::uint64_t Team::switched_after() const { return views_->switched_after(); }
-int Team::views() const { return views_->view_count(); }
+std::string Team::vh(OpKind op) const { return views_ ? views_->profile(op).vh : ""; }
+std::string Team::settings_text(OpKind op) const { return views_ ? views_->profile(op).key() : ""; }
+std::uint64_t Team::generation() const { return views_ ? views_->generation() : 0; }
+std::uint64_t Team::switched_after() const { return views_ ? views_->switched_after() : 0; }
+int Team::views() const { return views_ ? views_->view_count() : 0; }
 
 Status Team::size_error(const char* op) {
   return Status(Errc::invalid_argument, cat(op, ": the spans' sizes do not match"));
 }
 
 Status Team::run(const CollArgs& a) {
+  if (!views_) return moved_from();
   views_->count_call();
   Status st = views_->engine(a.kind).run(a);
   if (!st.ok()) views_->propagate_stop(st);

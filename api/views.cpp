@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 
+#include "core/disagreement.hpp"
 #include "core/killpoint.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
@@ -41,18 +43,13 @@ Result<bool> probe_cma(Bootstrap& boot) {
 // an error here, on one rank, becomes every rank's error with its words.
 Status check_spec(const TeamCore& team, const std::string& vh) { return team.tree_with(vh).status(); }
 
-// For messages: the virtual hierarchy and base cases, per operation where
-// they differ from the rest.
-std::string describe(const std::array<Profile, kOpKinds>& table, const Profile& base) {
-  auto one = [](const Profile& p) {
-    return cat("vh '", p.vh, "'", p.coll.per_level.empty() && p.coll.default_case.kind == BaseCase::Kind::automatic
-                                      ? "" : ", base cases set");
-  };
-  std::string s = one(base);
-  for (int i = 0; i < kOpKinds; ++i)
-    if (table[static_cast<std::size_t>(i)].key() != base.key())
-      s += cat("; ", to_string(op_kind_at(i)), ": ", one(table[static_cast<std::size_t>(i)]));
-  return s;
+// What one configure call asked for, as the user wrote it.
+std::string asked_text(const Settings& all, const std::map<OpKind, Settings>& per_op) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : all) parts.push_back(cat(name, "=", value));
+  for (const auto& [kind, settings] : per_op)
+    for (const auto& [name, value] : settings) parts.push_back(cat(to_string(kind), ": ", name, "=", value));
+  return parts.empty() ? "no settings" : cat("'", join(parts, ", "), "'");
 }
 
 // The whole table as text: what the ranks must agree on.
@@ -123,20 +120,22 @@ Result<std::unique_ptr<Views::View>> Views::build(const Profile& p) {
   return v;
 }
 
-Status Views::agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local) {
+Status Views::agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local,
+                             const std::string& asked) {
   EngineBootstrap boot(base_engine());
   OSMP_RETURN_IF_ERROR(boot.agree(local));
-  const std::string text = table_text(table, base);
-  std::uint64_t mine = fnv1a(text);
+  std::uint64_t mine = fnv1a(table_text(table, base));
   std::vector<std::uint64_t> all(static_cast<std::size_t>(boot.size()));
   OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
-  for (int r = 0; r < boot.size(); ++r) {
-    if (all[static_cast<std::size_t>(r)] != all[0]) {
-      return Status(Errc::mismatch, cat("configure: ranks 0 and ", r, " asked for different settings (here: ",
-                                        describe(table, base), ")"));
-    }
-  }
-  return {};
+  if (std::all_of(all.begin(), all.end(), [&](std::uint64_t h) { return h == all[0]; })) return {};
+  // Every rank saw the same hashes: all exchange what they asked for. Ranks
+  // with the same resulting table are one side, shown by its lowest rank's words.
+  OSMP_ASSIGN_OR_RETURN(std::vector<std::string> texts, boot.allgather_strings(asked));
+  std::vector<std::string> keys;
+  for (std::uint64_t h : all) keys.push_back(std::to_string(h));
+  Disagreement d = group_by_value(keys);
+  for (auto& g : d.groups) g.value = texts[static_cast<std::size_t>(g.ranks.front())];
+  return Status(Errc::mismatch, cat("configure: ranks disagree on the settings: ", describe_sides(d, "asked for")));
 }
 
 Status Views::next_table(const Settings& all, const std::map<OpKind, Settings>& per_op, Profile& base,
@@ -167,7 +166,7 @@ Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& p
   Profile base;
   std::array<Profile, kOpKinds> table;
   Status local = next_table(all, per_op, base, table);  // checked here, then agreed
-  OSMP_RETURN_IF_ERROR(agree_on_table(table, base, local));
+  OSMP_RETURN_IF_ERROR(agree_on_table(table, base, local, asked_text(all, per_op)));
   OSMP_RETURN_IF_ERROR(install(base, table));
   ++generation_;
   switched_after_ = calls_;

@@ -101,7 +101,8 @@ class Views {
   Status next_table(const Settings& all, const std::map<OpKind, Settings>& per_op, Profile& base,
                     std::array<Profile, kOpKinds>& table) const;
   Status install(const Profile& base, const std::array<Profile, kOpKinds>& table);
-  Status agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local);
+  Status agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local,
+                        const std::string& asked);
 
   std::vector<std::unique_ptr<View>> views_;  // [0]: the base view
   std::array<Profile, kOpKinds> profiles_;

@@ -178,9 +178,23 @@ Status Engine::run(const CollArgs& a) {
   CollArgs safe = a;
   if (!mine.ok() && (safe.root < 0 || safe.root >= team_.size())) safe.root = 0;
   Status st = dispatch(safe, local);
+  if (st.code() == Errc::mismatch) return explain_mismatch(safe, std::move(st));
   // This rank's own argument error says more than the common verdict.
   if (!mine.ok() && !st.ok() && st.code() == Errc::invalid_argument) return mine;
   return st;
+}
+
+// Every rank got the same mismatch verdict in the same call (the header step
+// is a round trip through the whole tree), so all take this path together:
+// one allgather of the headers, on the error path only, and every rank
+// names the ranks that differ from the majority.
+Status Engine::explain_mismatch(const CollArgs& a, Status verdict) {
+  const OpHeader mine = header_for(a);
+  std::vector<OpHeader> all(static_cast<std::size_t>(team_.size()));
+  CollArgs exchange{OpKind::allgather, &mine, all.data(), sizeof mine, Datatype::uint8};
+  OSMP_RETURN_IF_ERROR(dispatch(exchange, 0));
+  std::string m = mismatch_message(mine, all);
+  return m.empty() ? verdict : Status(Errc::mismatch, std::move(m));
 }
 
 Status Engine::dispatch(const CollArgs& a, StatusWord local) {

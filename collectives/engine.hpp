@@ -106,6 +106,7 @@ class Engine {
  private:
   Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
   Status validate(const CollArgs& a) const;
+  Status explain_mismatch(const CollArgs& a, Status verdict);
   TeamCore& team_;
   CollectiveConfig config_;
   std::vector<Lane> lanes_;

@@ -1,5 +1,9 @@
 #include "collectives/protocol.hpp"
 
+#include <vector>
+
+#include "core/disagreement.hpp"
+
 namespace osmp {
 
 Field compare_fields(const OpHeader& a, const OpHeader& b) {
@@ -9,6 +13,38 @@ Field compare_fields(const OpHeader& a, const OpHeader& b) {
   if (a.dtype != b.dtype) return Field::dtype;
   if (a.op != b.op) return Field::op;
   return a.pad != b.pad ? Field::kind : Field::none;
+}
+
+namespace {
+
+// Each field as the message names and shows it, in compare_fields() order.
+struct FieldText {
+  const char* what;
+  const char* verb;
+  std::string (*value)(const OpHeader&);
+};
+constexpr FieldText kFields[] = {
+    {"the operation", "called", [](const OpHeader& h) -> std::string { return to_string(static_cast<OpKind>(h.kind)); }},
+    {"the root", "passed", [](const OpHeader& h) { return std::to_string(h.root); }},
+    {"the count", "passed", [](const OpHeader& h) { return std::to_string(h.count); }},
+    {"the datatype", "passed", [](const OpHeader& h) -> std::string { return to_string(static_cast<Datatype>(h.dtype)); }},
+    {"the reduction op", "passed", [](const OpHeader& h) -> std::string { return to_string(static_cast<Op>(h.op)); }},
+};
+
+}  // namespace
+
+std::string mismatch_message(const OpHeader& mine, std::span<const OpHeader> all) {
+  std::string out;
+  std::vector<std::string> values(all.size());
+  for (const FieldText& f : kFields) {
+    for (std::size_t r = 0; r < all.size(); ++r) values[r] = f.value(all[r]);
+    Disagreement d = group_by_value(values);
+    if (d.agreed()) continue;
+    // "ranks disagree on the count: ...; on the datatype: ..."
+    out += cat(out.empty() ? "ranks disagree on " : "; on ", f.what, ": ", describe_sides(d, f.verb));
+    if (&f == &kFields[0]) break;  // other operations: the rest cannot compare
+  }
+  return out.empty() ? out : cat(to_string(static_cast<OpKind>(mine.kind)), ": ", out);
 }
 
 }  // namespace osmp

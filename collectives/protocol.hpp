@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
+#include <string>
 
 #include "collectives/types.hpp"
 #include "core/status.hpp"
@@ -27,6 +29,10 @@ enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args }
 
 // A status word: 0 = fine; else [code:8][field:8][rank+1:16]. Errors found
 // anywhere travel up to the top of the tree and come back down as the verdict.
+// For an argument error the rank is the one that found its arguments bad; for
+// a mismatch only where it was noticed (a unit differing from its group's
+// local root, who may be the odd one): the message comes from every rank's
+// header, exchanged after the verdict (mismatch_message(), Engine::run).
 using StatusWord = std::uint32_t;
 constexpr StatusWord make_status(Errc code, Field field, int rank) {
   return (static_cast<std::uint32_t>(code) << 24) | (static_cast<std::uint32_t>(field) << 16) |
@@ -44,6 +50,14 @@ inline Field compare(const OpHeader& a, const OpHeader& b) {
   std::memcpy(y, &b, sizeof y);
   return x[0] == y[0] && x[1] == y[1] ? Field::none : compare_fields(a, b);
 }
+
+// The error every rank reports when the headers of one call disagree: for
+// each field that differs (only the operation, when that does), the ranks
+// that differ from the majority and each side's value: "allreduce: ranks
+// disagree on the count: rank 1 passed 8, ranks 0,2-3 passed 16". `all[r]` is
+// rank r's header, `mine` this rank's (its operation names the call); ""
+// when all agree.
+std::string mismatch_message(const OpHeader& mine, std::span<const OpHeader> all);
 
 // A line's layout as the collectives use it: `ready` carries the step and, in
 // its reserved word, the status; the rest of its 64-byte line holds the op

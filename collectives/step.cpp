@@ -22,8 +22,8 @@ Status verdict_error(StatusWord w, const OpHeader& h, int me) {
     case Field::root: field = "root"; break;
     default: break;
   }
-  return Status(code, cat(op, ": ranks disagree on the ", field, " (rank ", rank,
-                          " differs from its group's root); every rank must pass the same"));
+  // Engine::run() replaces this with who passed what (mismatch_message()).
+  return Status(code, cat(op, ": ranks disagree on the ", field, " (seen at rank ", rank, ")"));
 }
 
 }  // namespace osmp

@@ -89,7 +89,8 @@ struct StepKind {
 // (step_impl.hpp). `header` is this rank's view of the op, `local` its own
 // argument check. Returns the verdict (header steps) or ok.
 
-// The error every rank reports for a verdict.
+// The error every rank reports for a verdict (for a mismatch, only until
+// Engine::run() has every rank's header to say who differs).
 Status verdict_error(StatusWord w, const OpHeader& h, int me);
 
 }  // namespace osmp

@@ -98,4 +98,16 @@ std::uint64_t fnv1a(std::string_view text) {
   return h;
 }
 
+std::string rank_list(std::span<const int> ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    out += cat(out.empty() ? "" : ",", ranks[i]);
+    if (j > i) out += cat("-", ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace osmp

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,8 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 bool iequals(std::string_view a, std::string_view b);
 bool ends_with(std::string_view s, std::string_view suffix);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// An ascending list of ranks (or any numbers) with runs compressed: "0-3,8,10-11".
+std::string rank_list(std::span<const int> ranks);
 
 // Parses a whole string as a decimal integer in [lo, hi]; `what` names the
 // value in the error ("degree in 'Package:x'").

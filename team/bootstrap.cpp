@@ -12,6 +12,22 @@ Status Bootstrap::broadcast_string(std::string& s, int root) {
   return len ? broadcast(s.data(), len, root) : Status{};
 }
 
+Result<std::vector<std::string>> Bootstrap::allgather_strings(const std::string& mine) {
+  const auto n = static_cast<std::size_t>(size());
+  std::uint64_t len = mine.size();
+  std::vector<std::uint64_t> lens(n);
+  OSMP_RETURN_IF_ERROR(allgather(&len, sizeof len, lens.data()));
+  const std::size_t most = *std::max_element(lens.begin(), lens.end());
+  std::vector<std::string> out(n);
+  if (most == 0) return out;
+  std::string padded = mine;  // every rank gives the same length
+  padded.resize(most, '\0');
+  std::string all(most * n, '\0');
+  OSMP_RETURN_IF_ERROR(allgather(padded.data(), most, all.data()));
+  for (std::size_t r = 0; r < n; ++r) out[r] = all.substr(r * most, lens[r]);
+  return out;
+}
+
 Status Bootstrap::agree(const Status& local) {
   struct Record {
     std::int32_t code;

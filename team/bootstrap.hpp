@@ -35,6 +35,8 @@ class Bootstrap {
 
   // Broadcasts a string of any length from `root`.
   Status broadcast_string(std::string& s, int root);
+  // Every rank gives a string of any length; all get every rank's, in rank order.
+  Result<std::vector<std::string>> allgather_strings(const std::string& mine);
 
   // Every rank passes its local outcome; all get the same answer: ok, or the
   // first failing rank's error ("rank 3: ..."). Lets a failing rank still take

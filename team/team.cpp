@@ -12,13 +12,16 @@
 #include "core/log.hpp"
 #include "core/random.hpp"
 #include "core/strings.hpp"
+#include "team/settings_agreement.hpp"
 #include "topology/build.hpp"
+#include "topology/limits.hpp"
 #include "virtual_hier/split.hpp"
 
 namespace osmp {
 namespace {
 
-constexpr std::size_t kPlaceWords = 128;  // cpusets up to PU 8191
+constexpr std::size_t kPlaceWords = kMaxPus / 64;  // a place is a bitmap of every PU osmp takes
+static_assert(kMaxPus % 64 == 0);
 
 Result<std::array<std::uint64_t, kPlaceWords>> pack(const CpuSet& s, const char* what) {
   std::array<std::uint64_t, kPlaceWords> w{};
@@ -84,34 +87,8 @@ struct TeamCore::Builder {
   std::vector<Segment> created;  // names this rank must remove after everyone attached
 
   Status agree_on_settings() {
-    struct Settings {
-      std::uint32_t wait, topo_kind;
-      std::uint64_t slot, bcast, limit, vh, topo, protocol;
-    };
-    const TeamOptions& o = t.options_;
-    Settings mine{static_cast<std::uint32_t>(o.wait), static_cast<std::uint32_t>(o.topology.kind),
-                  o.slot_bytes, o.bcast_bytes, o.shm_limit, fnv1a(o.vh), fnv1a(o.topology.text),
-                  fnv1a(o.protocol)};
-    std::vector<Settings> all(static_cast<std::size_t>(boot.size()));
-    OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
-    for (int r = 1; r < boot.size(); ++r) {
-      const Settings& a = all[0];
-      const Settings& b = all[static_cast<std::size_t>(r)];
-      const char* what = a.wait != b.wait ? "the wait policy (OSMP_WAIT)"
-                         : a.topo_kind != b.topo_kind || a.topo != b.topo ? "the topology (OSMP_TOPOLOGY)"
-                         : a.slot != b.slot ? "the slot size (OSMP_SLOT_SIZE)"
-                         : a.bcast != b.bcast ? "the broadcast size (OSMP_BCAST_SIZE)"
-                         : a.limit != b.limit ? "the shared-memory limit (OSMP_SHM_LIMIT)"
-                         : a.vh != b.vh ? "the virtual hierarchy (OSMP_VH)"
-                         : a.protocol != b.protocol ? "the collective settings (OSMP_BASE_CASE, OSMP_FLAT_MAX, "
-                                                      "OSMP_KNOMIAL_RADIX, OSMP_CMA*)"
-                                                    : nullptr;
-      if (what) {
-        return Status(Errc::mismatch, cat("ranks 0 and ", r, " were given different settings for ",
-                                          what, "; every rank must use the same"));
-      }
-    }
-    return boot.agree(parse_spec(o.vh).status());
+    OSMP_RETURN_IF_ERROR(osmp::agree_on_settings(boot, t.options_));
+    return boot.agree(parse_spec(t.options_.vh).status());
   }
 
   Status share_topology() {

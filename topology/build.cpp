@@ -3,11 +3,17 @@
 namespace osmp {
 
 int home_node(const MachineTree& machine, const CpuSet& place) {
+  // A child holding the place holds its first PU: one bit test rules out the
+  // other children (a subset test costs the whole cpuset; with thousands of
+  // siblings, testing each was quadratic in the machine's size).
+  const int first = place.first();
+  if (first < 0) return 0;
+  const auto pu = static_cast<unsigned>(first);
   int node = 0;
   for (bool descended = true; descended;) {
     descended = false;
     for (int c : machine.nodes[node].children) {
-      if (place.is_subset_of(machine.nodes[c].cpuset)) {
+      if (machine.nodes[c].cpuset.test(pu) && place.is_subset_of(machine.nodes[c].cpuset)) {
         node = c;
         descended = true;
         break;

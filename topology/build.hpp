@@ -20,7 +20,8 @@ struct BuildOptions {
 // its whole binding. A process bound to one PU or core lands there; one bound
 // to a package, or not bound at all, lands in that package or in the Machine,
 // and is never placed below its binding. Places are first clipped to the
-// machine's PUs; a place with no PU of the machine is an error.
+// machine's PUs; a place with no PU of the machine is an error. (An empty
+// place, which callers refuse first, gets the Machine, node 0.)
 int home_node(const MachineTree& machine, const CpuSet& place);
 
 // The communication tree for ranks 0..places.size()-1 placed at `places`.

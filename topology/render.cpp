@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/strings.hpp"
+
 namespace osmp {
 namespace {
 
@@ -50,25 +52,13 @@ void text_domain(const Tree& t, int id, int indent, std::ostringstream& out) {
     out << " (+" << others << ")";
   }
   if (d.is_virtual) out << " (virtual)";
-  out << "  ranks " << format_ranks(d.members);
+  out << "  ranks " << rank_list(d.members);
   if (d.has_group()) out << "  group[" << d.group.size() << "] " << group_text(d);
   out << "\n";
   for (int c : d.children) text_domain(t, c, indent + 1, out);
 }
 
 }  // namespace
-
-std::string format_ranks(const std::vector<int>& ranks) {
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    out += cat(out.empty() ? "" : ",", ranks[i]);
-    if (j > i) out += cat("-", ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 std::string render_text(const Tree& tree, const RenderContext& ctx) {
   std::ostringstream out;

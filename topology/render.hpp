@@ -22,9 +22,6 @@ std::string render_text(const Tree& tree, const RenderContext& ctx);
 // Everything in the tree, for tools: levels, domains, ranks with their paths.
 std::string render_json(const Tree& tree, const RenderContext& ctx);
 
-// "0-3,8,10-11" for an ascending rank list.
-std::string format_ranks(const std::vector<int>& ranks);
-
 // The SVG picture, like Figures 4 and 5 of the OSMP paper: domains as nested
 // rounded boxes (one colour per level, virtual ones dashed), each with its
 // label and group; ranks as cells (class "rank", the number in the first

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/strings.hpp"
 #include "topology/render.hpp"
 
 namespace osmp {
@@ -82,7 +83,7 @@ std::string group_label(const Domain& d) {
     return out;
   }
   std::vector<int> rest(d.group.begin() + 1, d.group.end());
-  std::string ranks = format_ranks(rest);
+  std::string ranks = rank_list(rest);
   if (ranks.size() > 60) ranks = ranks.substr(0, 57) + "\u2026";
   return cat("group[", d.group.size(), "] ", d.leader, "\u2605 ", ranks);
 }
@@ -361,7 +362,7 @@ void open_domain(const Tree& t, const SvgBox& b, std::string& out) {
   const Domain& d = t.domain(b.id);
   out += cat("<g class=\"domain", d.is_virtual ? " virtual" : "", "\" data-level=\"", esc(d.level),
              "\">\n<title>",
-             esc(cat(domain_label(d), ": ranks ", format_ranks(d.members), ", cpus ",
+             esc(cat(domain_label(d), ": ranks ", rank_list(d.members), ", cpus ",
                      d.cpuset.to_string())),
              "</title>\n", rect(b.x, b.y, b.w, b.h, 7, colour_of(t, d.level), d.is_virtual), "\n",
              text(b.x + kPad, b.y + 13, kLabelFont, true, "#1a1a1a", domain_label(d)), "\n");

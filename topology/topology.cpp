@@ -1,6 +1,7 @@
 #include "topology/topology.hpp"
 
 #include <hwloc.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "core/env.hpp"
 #include "core/strings.hpp"
 #include "topology/levels.hpp"
+#include "topology/limits.hpp"
 #include "topology/presets.hpp"
 
 namespace osmp {
@@ -152,6 +154,36 @@ void prefer_lean_hwloc() {
   });
 }
 
+Status check_xml_bytes(std::size_t bytes, std::string_view what) {
+  if (bytes <= kMaxXmlBytes) return {};
+  return Status(Errc::unsupported, cat(what, " is ", bytes, " bytes; osmp takes topology XML of at most ",
+                                       kMaxXmlBytes >> 20, " MiB"));
+}
+
+// The file's text, for check_size() before hwloc reads it (hwloc then reads
+// the file itself, as it always did).
+Result<std::string> read_xml_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) {
+    return Status(Errc::topology, cat("cannot read topology XML file '", path, "': ", std::strerror(errno)));
+  }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, std::fclose);
+  struct stat st{};
+  if (::fstat(::fileno(f), &st) == 0) {
+    OSMP_RETURN_IF_ERROR(check_xml_bytes(static_cast<std::size_t>(st.st_size), cat("XML file '", path, "'")));
+  }
+  std::string text;
+  char buf[1 << 16];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) {
+    text.append(buf, n);
+    OSMP_RETURN_IF_ERROR(check_xml_bytes(text.size(), cat("XML file '", path, "'")));  // a pipe has no size
+  }
+  if (std::ferror(f)) {
+    return Status(Errc::topology, cat("cannot read topology XML file '", path, "': ", std::strerror(errno)));
+  }
+  return text;
+}
+
 Status hwloc_error(std::string what) {
   int e = errno;
   return Status(Errc::topology, cat(what, e ? cat(": ", std::strerror(e)) : std::string()));
@@ -195,16 +227,14 @@ Result<Topology> Topology::load(const TopologySource& source) {
   switch (source.kind) {
     case TopologySource::Kind::native: break;
     case TopologySource::Kind::xml_file: {
-      std::FILE* f = std::fopen(source.text.c_str(), "r");
-      if (f == nullptr) {
-        return Status(Errc::topology, cat("cannot read topology XML file '", source.text,
-                                          "': ", std::strerror(errno)));
-      }
-      std::fclose(f);
+      OSMP_ASSIGN_OR_RETURN(std::string xml, read_xml_file(source.text));
+      OSMP_RETURN_IF_ERROR(check_size(xml_size(xml), source.describe()));
       rc = hwloc_topology_set_xml(t.topo_, source.text.c_str());
       break;
     }
     case TopologySource::Kind::xml_buffer:
+      OSMP_RETURN_IF_ERROR(check_xml_bytes(source.text.size(), source.describe()));
+      OSMP_RETURN_IF_ERROR(check_size(xml_size(source.text), source.describe()));
       rc = hwloc_topology_set_xmlbuffer(t.topo_, source.text.c_str(),
                                         static_cast<int>(source.text.size() + 1));
       if (rc == 0 && source.this_system) {
@@ -212,6 +242,7 @@ Result<Topology> Topology::load(const TopologySource& source) {
       }
       break;
     case TopologySource::Kind::synthetic:
+      OSMP_RETURN_IF_ERROR(check_size(synthetic_size(source.text), source.describe()));
       rc = hwloc_topology_set_synthetic(t.topo_, source.text.c_str());
       if (rc != 0) {
         return Status(Errc::topology,
@@ -232,6 +263,7 @@ Result<Topology> Topology::load(const TopologySource& source) {
   if (t.machine_.nodes.empty() || t.machine_.pus().empty()) {
     return Status(Errc::topology, cat("topology from ", source.describe(), " has no usable PU"));
   }
+  OSMP_RETURN_IF_ERROR(check_machine(t.machine_, source.describe()));
   return t;
 }
 

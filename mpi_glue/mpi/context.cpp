@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "core/disagreement.hpp"
 #include "core/env.hpp"
 #include "core/strings.hpp"
 #include "topology/topology.hpp"
@@ -193,16 +194,11 @@ Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_
     }
   Gathered g;
   g.me = rank;
-  std::string first_request;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    auto sep = all[i].find('\x1f');
-    std::string req = all[i].substr(1, sep - 1);
-    if (i == 0) first_request = req;
-    else if (req != first_request) {
-      return Status(Errc::mismatch, cat("ranks 0 and ", i, " passed different arguments ('", first_request,
-                                        "' and '", req, "')"));
-    }
-    OSMP_ASSIGN_OR_RETURN(hier::Member m, hier::decode(std::string_view(all[i]).substr(sep + 1)));
+  std::vector<std::string> requests;
+  for (const std::string& rec : all) requests.push_back(cat("'", rec.substr(1, rec.find('\x1f') - 1), "'"));
+  if (std::string d = disagreement("the arguments", requests, "passed"); !d.empty()) return Status(Errc::mismatch, d);
+  for (const std::string& rec : all) {
+    OSMP_ASSIGN_OR_RETURN(hier::Member m, hier::decode(std::string_view(rec).substr(rec.find('\x1f') + 1)));
     g.members.push_back(std::move(m));
   }
   return g;

@@ -5,6 +5,7 @@
 //   mp_coll random SEED N      N mixed collectives with seeded random ops, sizes and roots
 //   mp_coll determinism        allreduce of random doubles: same bits on every rank and run
 //   mp_coll loop               allreduce until an error (for kill tests)
+//   mp_coll mismatch ODD       rank ODD passes another count: prints each rank's message
 //   mp_coll settings           rank 0 prints each operation's spec, then random collectives
 //   mp_coll vhloop             set_vh and allreduce until an error (for kill tests)
 //   mp_coll lifecycle          collectives, a change of the virtual hierarchy,
@@ -208,6 +209,14 @@ int main(int argc, char** argv) {
     run(t, random_cases(t.size(), 21, 30), 21);
     if (auto st = t.set_vh("?2"); !st.ok()) die(st.to_string());
     run(t, random_cases(t.size(), 22, 30), 22);
+  } else if (mode == "mismatch") {  // rank ODD passes count 8, the others 16: print the error
+    const int odd = std::atoi(argv[2]);
+    std::vector<std::int32_t> in(16, 1), out(16);
+    osmp::Status st = t.allreduce(in.data(), out.data(), g_rank == odd ? 8 : 16, osmp::Datatype::int32, osmp::Op::sum);
+    if (st.code() != osmp::Errc::mismatch) die(osmp::cat("expected a mismatch, got ", st.to_string()));
+    line(osmp::cat("rank ", g_rank, " message: ", st.message()));
+    st = t.allreduce(in.data(), out.data(), 16, osmp::Datatype::int32, osmp::Op::sum);
+    if (!st.ok() || out[0] != t.size()) die(osmp::cat("the team is not usable after a mismatch: ", st.to_string()));
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {

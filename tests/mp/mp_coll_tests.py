@@ -110,6 +110,17 @@ def case_determinism():
         fail(f"allreduce bits differ between runs: {sums}")
 
 
+def case_mismatch():
+    """Rank ODD passes count 8, the others 16: every rank names rank ODD and both values."""
+    for n, odd, rest in ((3, 0, "ranks 1-2"), (3, 1, "ranks 0,2"), (4, 3, "ranks 0-2"), (5, 2, "ranks 0-1,3-4")):
+        rc, out, err, _ = run(["-n", str(n), "--oversubscribe", COLL, "mismatch", str(odd)])
+        expect_ok(f"mismatch -n {n} odd {odd}", n, rc, out, err)
+        want = f"allreduce: ranks disagree on the count: rank {odd} passed 8, {rest} passed 16"
+        for r in range(n):
+            if f"rank {r} message: {want}\n" not in out:
+                fail(f"-n {n}, odd rank {odd}: rank {r} did not say '{want}':\n{out}")
+
+
 def case_killed_mid_collective(mode="loop", runs=5):
     random.seed(os.getpid())
     for i in range(runs):

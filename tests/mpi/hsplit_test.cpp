@@ -416,7 +416,7 @@ void errors() {
   MPI_Info_free(&bad);
   MPI_Info mixed = info_with(MPIX_HW_DOMAIN_TYPE_KEY, g_world == 0 ? "Package" : "L3");
   expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, mixed, &c), MPI_ERR_ARG,
-               "different arguments", "levels differ across ranks");
+               "ranks disagree on the arguments: rank 0 passed 'directed Package'", "levels differ across ranks");
   MPI_Info_free(&mixed);
   MPI_Info empty;
   MPI_Info_create(&empty);

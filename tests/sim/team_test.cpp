@@ -116,17 +116,34 @@ TEST(TeamCore, TwoTeamsInOneProcessDoNotCollide) {
   EXPECT_EQ(a[1]->groups()[0].leader_line(0).inline_data[5], std::byte{1});
 }
 
-TEST(TeamCore, DifferentSettingsAreNamed) {
-  auto teams = test::create_teams(4, [](int r) {
+TEST(TeamCore, DifferentSettingsNameTheRanksThatDifferAndTheirValues) {
+  // The odd rank anywhere, rank 0 included; each side's value.
+  for (int odd : {2, 0, 3}) {
+    auto teams = test::create_teams(4, [odd](int r) {
+      TeamOptions o;
+      if (r == odd) o.vh = "auto";
+      return o;
+    });
+    const std::string rest = odd == 0 ? "1-3" : odd == 2 ? "0-1,3" : "0-2";
+    for (auto& t : teams) {
+      ASSERT_FALSE(t.status.ok());
+      EXPECT_EQ(t.status.code(), Errc::mismatch);
+      EXPECT_NE(t.status.message().find("ranks disagree on the virtual hierarchy (OSMP_VH): rank " +
+                                        std::to_string(odd) + " got 'auto', ranks " + rest + " got none"),
+                std::string::npos) << t.status.message();
+    }
+  }
+  // Two settings differ, on a tie of 1 against 1, and on 2 against 1.
+  auto teams = test::create_teams(3, [](int r) {
     TeamOptions o;
-    if (r == 2) o.vh = "auto";
+    if (r == 1) o.wait = WaitPolicy::spin;
+    if (r == 1) o.slot_bytes = 8192;
     return o;
   });
   for (auto& t : teams) {
-    ASSERT_FALSE(t.status.ok());
-    EXPECT_EQ(t.status.code(), Errc::mismatch);
-    EXPECT_NE(t.status.message().find("OSMP_VH"), std::string::npos) << t.status.message();
-    EXPECT_NE(t.status.message().find("ranks 0 and 2"), std::string::npos);
+    EXPECT_NE(t.status.message().find("ranks disagree on the wait policy (OSMP_WAIT): rank 1 got spin, ranks 0,2 got "
+                                      "auto; on the slot size (OSMP_SLOT_SIZE): rank 1 got 8192, ranks 0,2 got 65536"),
+              std::string::npos) << t.status.message();
   }
 }
 

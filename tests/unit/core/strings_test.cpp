@@ -16,6 +16,14 @@ TEST(Strings, SplitKeepsEmptyFields) {
   EXPECT_EQ(v[3], "");
 }
 
+TEST(Strings, RankListCompressesRuns) {
+  std::vector<int> r{0, 2, 3, 4, 7, 9, 10};
+  EXPECT_EQ(rank_list(r), "0,2-4,7,9-10");
+  std::vector<int> one{5};
+  EXPECT_EQ(rank_list(one), "5");
+  EXPECT_EQ(rank_list(std::vector<int>{}), "");
+}
+
 TEST(Strings, ParseIntChecksRangeAndSyntax) {
   EXPECT_EQ(*parse_int(" 42 ", 0, 100, "x"), 42);
   auto bad = parse_int("4x2", 0, 100, "degree");

@@ -1,0 +1,175 @@
+// Misusing the C interface (and a moved-from C++ Team): NULL, finalized and
+// foreign team handles are OSMP_ERR_ARG with a message, never a crash; a
+// finalized handle never names a later team (label sim: real teams).
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "osmp.h"
+#include "osmp.hpp"
+#include "team/thread_bootstrap.hpp"
+
+namespace {
+
+// osmp_init_with over threads: the callbacks run a ThreadBootstrap.
+int allgather(const void* in, size_t len, void* out, void* ctx) {
+  return static_cast<osmp::ThreadBootstrap*>(ctx)->allgather(in, len, out).ok() ? 0 : 1;
+}
+int bcast(void* buf, size_t len, int root, void* ctx) {
+  return static_cast<osmp::ThreadBootstrap*>(ctx)->broadcast(buf, len, root).ok() ? 0 : 1;
+}
+
+// A team of `n` threads; fn(rank, team) on each, then (if fn did not) finalize.
+void with_team(int n, const std::function<void(int, osmp_team*)>& fn) {
+  osmp::ThreadJob job(n);
+  std::vector<std::thread> th;
+  for (int r = 0; r < n; ++r) {
+    th.emplace_back([&, r] {
+      osmp::ThreadBootstrap boot(job, r);
+      osmp_team* t = nullptr;
+      char err[256] = "";
+      ASSERT_EQ(osmp_init_with(r, n, allgather, bcast, &boot, &t, err, sizeof err), OSMP_SUCCESS) << err;
+      fn(r, t);
+    });
+  }
+  for (auto& t : th) t.join();
+}
+
+osmp_team* solo() {
+  osmp_team* t = nullptr;
+  osmp::ThreadJob job(1);
+  osmp::ThreadBootstrap boot(job, 0);
+  char err[256] = "";
+  EXPECT_EQ(osmp_init_with(0, 1, allgather, bcast, &boot, &t, err, sizeof err), OSMP_SUCCESS) << err;
+  return t;
+}
+
+// Every entry point that takes a team, with `t`: all must refuse it.
+void expect_refused_everywhere(osmp_team* t, const std::string& words) {
+  int x = 0, y = 0;
+  char buf[32];
+  const std::vector<std::pair<const char*, std::function<int()>>> calls = {
+      {"osmp_barrier", [&] { return osmp_barrier(t); }},
+      {"osmp_bcast", [&] { return osmp_bcast(t, &x, 1, OSMP_INT32, 0); }},
+      {"osmp_reduce", [&] { return osmp_reduce(t, &x, &y, 1, OSMP_INT32, OSMP_SUM, 0); }},
+      {"osmp_allreduce", [&] { return osmp_allreduce(t, &x, &y, 1, OSMP_INT32, OSMP_SUM); }},
+      {"osmp_gather", [&] { return osmp_gather(t, &x, &y, 1, OSMP_INT32, 0); }},
+      {"osmp_allgather", [&] { return osmp_allgather(t, &x, &y, 1, OSMP_INT32); }},
+      {"osmp_scatter", [&] { return osmp_scatter(t, &x, &y, 1, OSMP_INT32, 0); }},
+      {"osmp_reduce_scatter_block", [&] { return osmp_reduce_scatter_block(t, &x, &y, 1, OSMP_INT32, OSMP_SUM); }},
+      {"osmp_set", [&] { return osmp_set(t, OSMP_COLL_ALL, "OSMP_VH", ""); }},
+      {"osmp_set_vh", [&] { return osmp_set_vh(t, OSMP_COLL_ALL, ""); }},
+  };
+  for (const auto& [name, call] : calls) {
+    EXPECT_EQ(call(), OSMP_ERR_ARG) << name;
+    // The thread's message, through NULL and through the bad handle alike.
+    EXPECT_EQ(std::string(osmp_last_error(nullptr)), std::string(name) + ": " + words) << name;
+    EXPECT_STREQ(osmp_last_error(t), osmp_last_error(nullptr));
+  }
+  EXPECT_EQ(osmp_rank(t), -1);
+  EXPECT_EQ(std::string(osmp_last_error(nullptr)), "osmp_rank: " + words);
+  EXPECT_EQ(osmp_size(t), -1);
+  EXPECT_EQ(osmp_get_vh(t, OSMP_COLL_ALL, buf, sizeof buf), -1);
+  EXPECT_EQ(std::string(osmp_last_error(nullptr)), "osmp_get_vh: " + words);
+  EXPECT_EQ(osmp_finalize(t), OSMP_ERR_ARG);
+  EXPECT_EQ(std::string(osmp_last_error(nullptr)), "osmp_finalize: " + words);
+}
+
+TEST(CApi, NullTeam) {
+  expect_refused_everywhere(nullptr, "the team handle is NULL");
+  EXPECT_EQ(osmp_init(nullptr), OSMP_ERR_ARG);
+}
+
+TEST(CApi, UseAfterFinalizeAndDoubleFinalize) {
+  osmp_team* t = solo();
+  ASSERT_EQ(osmp_barrier(t), OSMP_SUCCESS);
+  ASSERT_EQ(osmp_finalize(t), OSMP_SUCCESS);
+  expect_refused_everywhere(t, "the team was finalized (osmp_finalize); its handle may not be used again");
+}
+
+TEST(CApi, AFinalizedHandleNeverNamesALaterTeam) {
+  osmp_team* old = solo();
+  ASSERT_EQ(osmp_finalize(old), OSMP_SUCCESS);
+  for (int i = 0; i < 3; ++i) {  // later teams may reuse its slot, never its handle
+    osmp_team* t = solo();
+    ASSERT_NE(t, old);
+    EXPECT_EQ(osmp_barrier(old), OSMP_ERR_ARG);
+    EXPECT_EQ(osmp_finalize(old), OSMP_ERR_ARG);
+    EXPECT_EQ(osmp_barrier(t), OSMP_SUCCESS) << osmp_last_error(t);
+    EXPECT_EQ(osmp_rank(t), 0);
+    EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
+  }
+}
+
+TEST(CApi, ForeignPointersAreRefusedWithoutBeingRead) {
+  // A page nobody may touch: dereferencing it would crash the test.
+  void* page = ::mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  osmp_team* live = solo();
+  const auto h = reinterpret_cast<std::uintptr_t>(live);
+  int on_stack = 0;
+  const std::vector<osmp_team*> foreign = {
+      static_cast<osmp_team*>(page), reinterpret_cast<osmp_team*>(&on_stack), reinterpret_cast<osmp_team*>(1),
+      reinterpret_cast<osmp_team*>(~std::uintptr_t{0}),
+      reinterpret_cast<osmp_team*>(h + 1),               // another slot
+      reinterpret_cast<osmp_team*>(h + (1u << 16)),      // a generation not issued yet
+      reinterpret_cast<osmp_team*>(h ^ (1ull << 60))};  // another tag
+  for (osmp_team* f : foreign) {
+    SCOPED_TRACE(reinterpret_cast<std::uintptr_t>(f));
+    expect_refused_everywhere(f, "not a team handle returned by osmp_init or osmp_init_with");
+  }
+  EXPECT_EQ(osmp_barrier(live), OSMP_SUCCESS);
+  EXPECT_STREQ(osmp_last_error(live), "");  // the team's own message: its last call succeeded
+  EXPECT_EQ(osmp_finalize(live), OSMP_SUCCESS);
+  ::munmap(page, 4096);
+}
+
+TEST(CApi, MessagesArePerThreadAndPerTeam) {
+  with_team(3, [](int r, osmp_team* t) {
+    int x[2] = {1, 1}, y[2] = {0, 0};
+    if (r == 1) {
+      EXPECT_EQ(osmp_barrier(nullptr), OSMP_ERR_ARG);  // only this thread's message
+    }
+    // A real error on the team: all ranks, the team's message and the thread's.
+    EXPECT_EQ(osmp_allreduce(t, x, y, r == 2 ? 2 : 1, OSMP_INT32, OSMP_SUM), OSMP_ERR_MISMATCH);
+    EXPECT_NE(std::string(osmp_last_error(t)).find("disagree on the count"), std::string::npos) << osmp_last_error(t);
+    EXPECT_STREQ(osmp_last_error(nullptr), osmp_last_error(t));
+    EXPECT_EQ(osmp_allreduce(t, x, y, 1, OSMP_INT32, OSMP_SUM), OSMP_SUCCESS);
+    EXPECT_EQ(y[0], 3);
+    EXPECT_STREQ(osmp_last_error(t), "");
+    EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
+    EXPECT_EQ(osmp_finalize(t), OSMP_ERR_ARG);
+  });
+}
+
+TEST(CppApi, AMovedFromTeamAnswersWithAnError) {
+  osmp::ThreadJob job(1);
+  osmp::ThreadBootstrap boot(job, 0);
+  auto created = osmp::Team::create(boot, osmp::Options{});
+  ASSERT_TRUE(created.ok()) << created.status().to_string();
+  osmp::Team a = std::move(created).value();
+  osmp::Team b = std::move(a);
+  EXPECT_TRUE(b.barrier().ok());
+  int x = 1, y = 0;
+  for (const osmp::Status& st : {a.barrier(), a.allreduce(&x, &y, 1, osmp::Datatype::int32, osmp::Op::sum),
+                                 a.bcast(&x, 1, osmp::Datatype::int32, 0), a.set_vh("auto"),
+                                 a.configure({{"OSMP_VH", ""}})}) {
+    EXPECT_EQ(st.code(), osmp::Errc::invalid_argument) << st.to_string();
+    EXPECT_NE(st.message().find("this team was moved from"), std::string::npos) << st.message();
+  }
+  std::vector<int> in(1, 1), out(1);
+  EXPECT_EQ(a.allgather(std::span<const int>(in), std::span<int>(out)).code(), osmp::Errc::invalid_argument);
+  EXPECT_EQ(a.rank(), -1);
+  EXPECT_EQ(a.size(), -1);
+  EXPECT_EQ(a.vh(osmp::OpKind::barrier), "");
+  EXPECT_EQ(a.views(), 0);
+  EXPECT_THROW(a.core(), std::logic_error);
+  a = std::move(b);  // a moved-from team takes a live one again
+  EXPECT_TRUE(a.barrier().ok());
+}
+
+}  // namespace
