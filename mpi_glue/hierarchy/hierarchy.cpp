@@ -223,11 +223,12 @@ std::vector<Set> memory_nest(std::span<const Member> members, int me) {
   const Member& mine = members[static_cast<std::size_t>(me)];
   std::vector<Set> nest{all};
   nest.push_back(members_where(members, all, [&](const Member& m) { return m.node == mine.node; }));
-  for (const char* level : {"Package", "NUMANode"}) {
-    auto it = std::find_if(mine.chain.begin(), mine.chain.end(), [&](const Link& l) { return l.level == level; });
-    if (it == mine.chain.end()) continue;
+  // In the order they nest on this machine: a NUMA node may hold several
+  // packages (hwloc's Group-level machines) as well as sit inside one.
+  for (const Link& link : mine.chain) {
+    if (std::find(std::begin(kMemoryLevels), std::end(kMemoryLevels), link.level) == std::end(kMemoryLevels)) continue;
     nest.push_back(members_where(members, nest.back(), [&](const Member& m) {
-      return m.node == mine.node && std::find(m.chain.begin(), m.chain.end(), *it) != m.chain.end();
+      return m.node == mine.node && std::find(m.chain.begin(), m.chain.end(), link) != m.chain.end();
     }));
   }
   nest.erase(std::unique(nest.begin(), nest.end()), nest.end());

@@ -79,8 +79,10 @@ Result<std::string> min_domain(std::span<const Member> members, std::span<const 
 // `me`'s domain `hops` steps up the hierarchy of these members (0: those
 // sharing my deepest domain; each hop: one split level up; beyond the top:
 // everyone). metric kTree counts every level an undirected walk would make;
-// kMemory counts only memory levels (NUMANode, Package, Machine, nodes).
+// kMemory counts only memory levels (kMemoryLevels, in the order they nest on
+// the machine), then the node, then everyone.
 enum class Metric { tree = 0, memory = 1 };
+inline constexpr std::string_view kMemoryLevels[] = {"Package", "NUMANode"};
 std::vector<int> neighbours(std::span<const Member> members, int me, int hops, Metric metric);
 
 }  // namespace osmp::hier
