@@ -19,7 +19,9 @@ extern "C" {
 /* split_type for MPIX_Comm_split_type: a hardware domain. Without an info key
  * (undirected) the highest level strictly below comm's span, so repeated calls
  * walk down the hierarchy; with info key MPI_HW_DOMAIN_TYPE (directed) the
- * named level. */
+ * named level, or "MPI_HW_LEVELn" (level n as MPIX_Get_hw_topology_info lists
+ * them on each process's node). Network levels above the nodes (switches,
+ * islands) come from OSMP_SIM_NETWORK or OSMP_NETWORK_FILE (README). */
 #define MPIX_COMM_TYPE_HW_DOMAIN 0x6f6d
 #define MPIX_HW_DOMAIN_TYPE_KEY "MPI_HW_DOMAIN_TYPE"
 
@@ -34,12 +36,16 @@ extern "C" {
 
 /* Metrics for MPIX_Get_hw_domain_neighbours. */
 #define MPIX_HW_METRIC_TREE 0   /* hops over every level an undirected walk makes */
-#define MPIX_HW_METRIC_MEMORY 1 /* hops over memory levels: NUMANode, Package, node, all */
+#define MPIX_HW_METRIC_MEMORY 1 /* hops over memory levels (NUMANode, Package, as they nest), node, network, all */
 
 /* MPI_Comm_split_type plus MPIX_COMM_TYPE_HW_DOMAIN, MPI_COMM_TYPE_HW_GUIDED
  * (info "mpi_hw_resource_type" = a level or "mpi_shared_memory") and
  * MPI_COMM_TYPE_HW_UNGUIDED (undirected; writes the chosen level back into
- * info). Other split types go to the MPI's own MPI_Comm_split_type. */
+ * info). Other split types go to the MPI's own MPI_Comm_split_type.
+ * MPI_Comm_get_info on a communicator made by a hardware split (this or
+ * MPIX_Comm_hsplit_with_roots) reports its level: keys mpi_hw_resource_type,
+ * MPI_HW_DOMAIN_TYPE / _NUM / _RANK and MPI_COMM_HLEVEL_TYPE / _NUM / _RANK
+ * (libosmp_mpi wraps MPI_Comm_get_info through the profiling interface). */
 int MPIX_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 
 /* The hardware split of oldcomm (directed when info names a level) keeping
@@ -48,7 +54,9 @@ int MPIX_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 int MPIX_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info, MPI_Comm* newcomm, MPI_Comm* rootscomm);
 
 /* Local. The levels of this node's hardware, top-down, as info keys
- * MPI_HW_LEVEL0 .. MPI_HW_LEVEL<n-1> (info may be MPI_INFO_NULL). */
+ * MPI_HW_LEVEL0 .. MPI_HW_LEVEL<n-1> (info may be MPI_INFO_NULL); network
+ * levels, when set, come first. Each name, and the key itself, is a valid
+ * MPI_HW_DOMAIN_TYPE. */
 int MPIX_Get_hw_topology_info(int* numlevels, MPI_Info info);
 
 /* For a communicator made by a hardware split: how many were made from its
@@ -59,9 +67,10 @@ int MPIX_Get_hw_topology_info(int* numlevels, MPI_Info info);
  * not MPI_INFO_NULL. */
 int MPIX_Get_hw_domain_info(MPI_Comm comm, int* num_subcomms, int* rank, char** type, MPI_Info info);
 
-/* The lowest level shared by the listed ranks of comm: a level name, "Cluster"
- * when they span nodes, "Unknown" when the caller is not listed. Local on
- * communicators made by osmp; collective the first time on another one. */
+/* The lowest level shared by the listed ranks of comm: a level name; across
+ * nodes the narrowest network level they share, else "Cluster"; "Unknown"
+ * when the caller is not listed. Local on communicators made by osmp;
+ * collective the first time on another one. */
 int MPIX_Get_min_hw_domain(MPI_Comm comm, int size, int* ranks, char** type);
 
 /* The group of comm's processes within `hops` levels up from the caller's
