@@ -90,6 +90,17 @@ extern const double osmp_mpix_weights_equal[1];
  * smallest largest factor. Equal weights: balanced (72 in 2-D gives 9 x 8). */
 int MPIX_Dims_create_weighted(int nnodes, int ndims, const double weights[], int dims[]);
 
+/* Local. The paper's prototype (section 4.1: weights and an info argument);
+ * MPIX_Dims_create_weighted is this with MPI_INFO_NULL. Info keys:
+ *   osmp_cart_level_sizes = "24,4,8"  multi-level factorization over those
+ *       levels (their product must be nnodes), as MPIX_Dims_create_ml;
+ *   osmp_cart_cost = "paper" (default: the weighted sum, eq. 4) or "refined"
+ *       (section 6: a level's term is dropped where its factor is 1, counted
+ *       once where it is 2 on a non-periodic dim);
+ *   osmp_cart_periods = "1,0,1"  which dims are periodic (for "refined";
+ *       default all). A bad value is MPI_ERR_INFO_VALUE. */
+int MPIX_Dims_create_weighted_info(int nnodes, int ndims, const double weights[], MPI_Info info, int dims[]);
+
 /* Local. Multi-level factorization for a machine the caller describes:
  * level_sizes[nlevels] (e.g. {24 nodes, 4 packages, 8 cores}), factorized level
  * by level from the top. dims[ndims] gets the final d_i (non-zero entries are
@@ -111,15 +122,26 @@ int MPIX_Cart_ml_index(int nlevels, int ndims, const int level_dims[], int rank,
 int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]);
 
 /* Collective. A Cartesian communicator over comm_old's processes whose grid is
- * factorized level by level over the hardware (node, then package, NUMA node,
- * L3, then the processes below; info key "osmp_cart_levels" = "Machine,Package"
- * names the levels instead) and whose ranks are reordered so that each node
- * (and each package in it) holds one box of the grid. Levels where the
- * hardware is not symmetric: see README (compact blocks by recursive
- * bisection instead of plain MPI_Cart_create). The dims chosen are read back
- * with MPI_Cart_get. */
+ * factorized level by level over the hardware (the network levels, node,
+ * then package, NUMA node, L3, then the processes below; info key
+ * "osmp_cart_levels" = "Machine,Package" names the levels instead) and whose
+ * ranks are reordered so that each node (and each package in it) holds one
+ * box of the grid. Levels where the hardware is not symmetric: see README
+ * (compact blocks by recursive bisection instead of plain MPI_Cart_create).
+ * Info osmp_cart_cost = "refined" as for MPIX_Dims_create_weighted_info (with
+ * these periods). The dims chosen are read back with MPI_Cart_get. */
 int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights[], const int periods[],
                               MPI_Info info, MPI_Comm* comm_cart);
+
+/* Collective over level_comms[0]. The same, with the levels given as a
+ * hierarchy of communicators (the paper's Figure 5): level_comms[0] holds
+ * every process (it plays comm_old), level_comms[l + 1] is the part of
+ * level_comms[l] the calling process is in (e.g. from MPIX_Comm_split_type);
+ * each process passes its own. A part that is MPI_COMM_NULL, not inside its
+ * parent, or parts that do not cover their parent are an error on every
+ * process. */
+int MPIX_Cart_create_weighted_comms(int nlevels, const MPI_Comm level_comms[], int ndims, const double weights[],
+                                    const int periods[], MPI_Info info, MPI_Comm* comm_cart);
 
 /* The standard class (MPI_ERR_ARG, MPI_ERR_INFO_VALUE, MPI_ERR_INTERN, ...) of
  * an error code returned by osmp, else MPI_Error_class's answer. */
