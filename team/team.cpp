@@ -168,8 +168,11 @@ struct TeamCore::Builder {
   Status build_tree(const std::vector<CpuSet>& places) {
     BuildOptions bo;
     bo.allow_oversubscribe = t.options_.allow_oversubscribe;
-    auto tree = osmp::build_tree(topo->machine(), places, bo, *parse_spec(t.options_.vh));
+    SpecReport report;
+    auto tree = osmp::build_tree(topo->machine(), places, bo, *parse_spec(t.options_.vh), &report);
     if (!tree.ok()) return tree.status();
+    if (boot.rank() == 0)  // every rank builds the same tree: one warning is enough
+      for (const std::string& note : ineffective_items(report)) log(LogLevel::warn, "virtual hierarchy: ", note);
     OSMP_RETURN_IF_ERROR(tree->check());
     t.tree_ = std::move(tree).value();
     t.oversubscribed_ = is_oversubscribed(real);

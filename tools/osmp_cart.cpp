@@ -26,6 +26,11 @@ const char* kUsage =
     "  --mesh G0,G1,...     data mesh extents instead of weights: w_i = G / g_i\n"
     "  --dims D0,D1,...     preset final dims: 0 = free, > 0 = fixed\n"
     "  --ndims D            number of dims (default: the length of the lists above)\n"
+    "  --refined            the paper's section 6 refinements: a level's term is\n"
+    "                       dropped where its factor is 1, counted once where it is 2\n"
+    "                       on a non-periodic dim\n"
+    "  --periods P0,P1,...  1 = periodic, 0 = open, per dim (default: all periodic;\n"
+    "                       only --refined reads them)\n"
     "  -h, --help           this text\n";
 
 struct Options {
@@ -33,7 +38,9 @@ struct Options {
   std::vector<double> weights;
   std::vector<std::int64_t> mesh;
   std::vector<int> dims;
+  std::vector<int> periods;
   int ndims = 0;
+  osmp::cart::CostModel model;
 };
 
 using osmp::Result;
@@ -98,7 +105,12 @@ int parse(int argc, char** argv, Options& o, Status& error) {
       std::fputs(kUsage, stdout);
       return 1;
     }
-    if (a != "--levels" && a != "--weights" && a != "--mesh" && a != "--dims" && a != "--ndims") {
+    if (a == "--refined") {
+      o.model.refined = true;
+      continue;
+    }
+    if (a != "--levels" && a != "--weights" && a != "--mesh" && a != "--dims" && a != "--ndims" &&
+        a != "--periods") {
       error = Status(osmp::Errc::invalid_argument, "unknown option '" + a + "' (see -h)");
       return 2;
     }
@@ -116,6 +128,8 @@ int parse(int argc, char** argv, Options& o, Status& error) {
       st = assign(parse_ints<std::int64_t>(a, v, 1, LLONG_MAX), o.mesh);
     } else if (a == "--dims") {
       st = assign(parse_ints<int>(a, v, 0, INT_MAX), o.dims);
+    } else if (a == "--periods") {
+      st = assign(parse_ints<int>(a, v, 0, 1), o.periods);
     } else {
       st = assign(osmp::parse_int(v, 1, 64, a), o.ndims);
     }
@@ -144,7 +158,7 @@ Status resolve(Options& o) {
     std::size_t size;
   };
   for (List l : {List{"--weights", o.weights.size()}, List{"--mesh", o.mesh.size()},
-                 List{"--dims", o.dims.size()}}) {
+                 List{"--dims", o.dims.size()}, List{"--periods", o.periods.size()}}) {
     if (l.size == 0) continue;
     if (o.ndims == 0) o.ndims = static_cast<int>(l.size);
     if (l.size != static_cast<std::size_t>(o.ndims))
@@ -161,6 +175,7 @@ Status resolve(Options& o) {
   }
   if (Status st = osmp::cart::check_preset(total, o.dims); !st.ok())
     return bad("--dims", st.message());
+  for (int p : o.periods) o.model.periodic.push_back(p != 0);
   return {};
 }
 
@@ -218,33 +233,43 @@ std::vector<std::vector<std::string>> header(const Options& o) {
   if (!o.mesh.empty()) weights += " (from mesh " + join(o.mesh, " x ") + ")";
   std::vector<std::vector<std::string>> rows = {{"processes", processes}, {"weights", weights}};
   if (!o.dims.empty()) rows.push_back({"preset", join(o.dims, " ") + " (0 = free)"});
+  if (o.model.refined) {
+    rows.push_back({"objective", "refined (section 6), periods " +
+                                (o.periods.empty() ? std::string("all periodic") : join(o.periods, " "))});
+  }
   return rows;
 }
 
 int single_level(const Options& o) {
   std::vector<int> dims = o.dims.empty() ? std::vector<int>(o.ndims, 0) : o.dims;
-  Status st = osmp::cart::dims_create_weighted(o.levels[0], o.ndims, o.weights, dims);
+  Status st = osmp::cart::dims_create_weighted(o.levels[0], o.ndims, o.weights, dims, o.model);
   if (!st.ok()) return std::fprintf(stderr, "osmp-cart: %s\n", st.to_string().c_str()), 1;
   auto rows = header(o);
   rows.push_back({"dims", join(dims, " x ")});
   rows.push_back({"w_i * d_i", join(terms(o.weights, dims), " ")});
   rows.push_back({"cost", num(osmp::cart::weighted_cost(o.weights, dims))});
+  if (o.model.refined) {
+    std::vector<double> w = o.weights.empty() ? std::vector<double>(o.ndims, 1.0) : o.weights;
+    rows.push_back({"refined", num(osmp::cart::level_objective(w, dims, o.model))});
+  }
   print_table(rows);
   return 0;
 }
 
 int multi_level(const Options& o) {
-  auto ml = osmp::cart::dims_create_multilevel(o.levels, o.ndims, o.weights, o.dims);
+  auto ml = osmp::cart::dims_create_multilevel(o.levels, o.ndims, o.weights, o.dims, o.model);
   if (!ml.ok()) return std::fprintf(stderr, "osmp-cart: %s\n", ml.status().to_string().c_str()), 1;
   print_table(header(o));
   std::printf("\n");
   std::vector<std::vector<std::string>> rows = {
       {"level", "N(l)", "n_i(l)", "w_i * prod_{k<=l} n_i(k)", "sum"}};
+  if (o.model.refined) rows[0].push_back("refined");
   std::vector<int> reached(o.ndims, 1);
   for (std::size_t l = 0; l < ml->levels.size(); ++l) {
     for (int i = 0; i < o.ndims; ++i) reached[i] *= ml->levels[l][i];
     rows.push_back({std::to_string(l), std::to_string(o.levels[l]), join(ml->levels[l], " x "),
                     join(terms(o.weights, reached), " "), num(ml->level_cost[l])});
+    if (o.model.refined) rows.back().push_back(num(ml->level_objective[l]));
   }
   rows.push_back({"final", std::to_string(total_of(o.levels)), join(ml->dims, " x "),
                   join(terms(o.weights, ml->dims), " "),

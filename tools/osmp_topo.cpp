@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
   if (!spec.ok()) return fail(spec.status().message());
   osmp::BuildOptions bo;
   bo.allow_oversubscribe = o.where.oversubscribe;
-  auto tree = osmp::build_tree(machine, placed->places, bo, *spec);
+  osmp::SpecReport report;
+  auto tree = osmp::build_tree(machine, placed->places, bo, *spec, &report);
   if (!tree.ok()) return fail(tree.status().message());
   if (auto st = tree->check(); !st.ok()) return fail(st.to_string());
 
@@ -167,6 +168,7 @@ int main(int argc, char** argv) {
   ctx.topology = placed->topology.describe();
   ctx.placement = placed->placement;
   ctx.spec = spec->text;
+  ctx.spec_notes = osmp::ineffective_items(report);
   if (!o.svg.empty() || !o.png.empty()) {
     std::string svg = osmp::render_svg(*tree, ctx);
     if (!o.svg.empty())

@@ -67,6 +67,7 @@ std::string render_text(const Tree& tree, const RenderContext& ctx) {
   if (!ctx.placement.empty()) out << " (" << ctx.placement << ")";
   out << "\n";
   if (!ctx.spec.empty()) out << "virtual hierarchy: " << ctx.spec << "\n";
+  for (const auto& note : ctx.spec_notes) out << "  note: " << note << "\n";
   out << "levels:";
   for (const auto& l : tree.levels()) {
     if (l.groups == 0) continue;
@@ -82,7 +83,10 @@ std::string render_json(const Tree& tree, const RenderContext& ctx) {
   std::ostringstream out;
   out << "{\n  \"topology\": \"" << json_escape(ctx.topology) << "\",\n";
   out << "  \"placement\": \"" << json_escape(ctx.placement) << "\",\n";
-  out << "  \"spec\": \"" << json_escape(ctx.spec) << "\",\n";
+  out << "  \"spec\": \"" << json_escape(ctx.spec) << "\",\n  \"spec_notes\": [";
+  for (std::size_t i = 0; i < ctx.spec_notes.size(); ++i)
+    out << (i ? ", " : "") << "\"" << json_escape(ctx.spec_notes[i]) << "\"";
+  out << "],\n";
   out << "  \"nprocs\": " << tree.size() << ",\n  \"levels\": [";
   for (std::size_t i = 0; i < tree.levels().size(); ++i) {
     const auto& l = tree.levels()[i];

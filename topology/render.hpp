@@ -12,6 +12,7 @@ struct RenderContext {
   std::string topology;   // Topology::describe()
   std::string placement;  // "map-by core, bind-to core"
   std::string spec;       // virtual-hierarchy spec, "" when none
+  std::vector<std::string> spec_notes;  // items of the spec that had no effect, and why
 };
 
 // Levels indented like lstopo's text output; each domain with a group shows its

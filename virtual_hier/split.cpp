@@ -20,11 +20,14 @@ class Splitter {
  public:
   explicit Splitter(const Tree& tree) : tree_(tree), raw_(tree.domains()) {}
 
-  Result<Tree> run(const VhSpec& spec) {
+  Result<Tree> run(const VhSpec& spec, SpecReport* report) {
     OSMP_RETURN_IF_ERROR(validate(spec));
+    for (const auto& item : spec.items)
+      effects_.push_back({item.token, item.level, item.kind == SpecItem::Kind::degree, 0, 0, 0});
     // raw_ grows while we go: virtual domains are visited too, so that an
     // every-level limit (?N) also applies inside the parts of a LEVEL:D split.
     for (std::size_t d = 0; d < raw_.size(); ++d) split_domain(static_cast<int>(d), spec);
+    if (report) *report = effects_;
     return Tree::from_domains(std::move(raw_), tree_.places());
   }
 
@@ -77,6 +80,10 @@ class Splitter {
   void split_domain(int d, const VhSpec& spec) {
     std::vector<std::vector<int>> rounds;  // virtual domains made by each split, bottom-up
     for (const SpecItem* item : items_for(raw_[d], spec)) {
+      SpecItemEffect& effect = effects_[static_cast<std::size_t>(item - spec.items.data())];
+      const std::size_t before = rounds.size();
+      ++effect.domains;
+      effect.max_members = std::max(effect.max_members, static_cast<int>(units_of(d).size()));
       if (item->kind == SpecItem::Kind::degree) {
         rounds.push_back(split_once(d, item->value, /*by_weight=*/true));
       } else {
@@ -86,6 +93,11 @@ class Splitter {
           rounds.push_back(split_once(d, parts, /*by_weight=*/false));
         }
       }
+      for (std::size_t r = before; r < rounds.size(); ++r)
+        if (!rounds[r].empty()) {
+          ++effect.split;
+          break;
+        }
     }
     name_virtual_levels(d, rounds);
   }
@@ -166,7 +178,16 @@ class Splitter {
 
   const Tree& tree_;
   std::vector<Domain> raw_;
+  SpecReport effects_;
 };
+
+// "Package:2 .. Package:11", "?2 .. ?7", or "" when no value would do.
+std::string values_that_split(const SpecItemEffect& e) {
+  const int lo = 2, hi = e.max_members - 1;  // D (or N) in [2, members - 1]
+  if (hi < lo) return "";
+  const std::string pre = e.level + (e.degree ? ":" : "?");
+  return hi == lo ? cat(pre, lo) : cat(pre, lo, " .. ", pre, hi);
+}
 
 }  // namespace
 
@@ -195,15 +216,32 @@ std::vector<int> balanced_runs(std::span<const int> weights, int parts) {
   return runs;
 }
 
-Result<Tree> apply_spec(const Tree& tree, const VhSpec& spec) {
+Result<Tree> apply_spec(const Tree& tree, const VhSpec& spec, SpecReport* report) {
+  if (report) report->clear();
   if (spec.empty()) return tree;
-  return Splitter(tree).run(spec);
+  return Splitter(tree).run(spec, report);
 }
 
 Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places,
-                        const BuildOptions& options, const VhSpec& spec) {
+                        const BuildOptions& options, const VhSpec& spec, SpecReport* report) {
   OSMP_ASSIGN_OR_RETURN(Tree tree, build_tree(machine, places, options));
-  return apply_spec(tree, spec);
+  return apply_spec(tree, spec, report);
+}
+
+std::vector<std::string> ineffective_items(const SpecReport& report) {
+  std::vector<std::string> out;
+  for (const SpecItemEffect& e : report) {
+    if (e.split > 0) continue;
+    const std::string what = e.level.empty() ? "group" : e.level + " domain";
+    std::string why = e.domains == 0 ? cat("no domain of this tree stands for ", e.level,
+                                           " (its domains hold one process each, or none)")
+                                     : cat("no ", what, " has more than ", e.max_members,
+                                           e.max_members == 1 ? " member here" : " members here");
+    const std::string would = values_that_split(e);
+    out.push_back(cat("'", e.token, "' had no effect: ", why, "; ",
+                      would.empty() ? std::string("no value would split it") : would + " would split it"));
+  }
+  return out;
 }
 
 }  // namespace osmp

@@ -68,7 +68,7 @@ Status check_preset(std::int64_t nnodes, std::span<const int> dims) {
 }
 
 Status dims_create_weighted(int nnodes, int ndims, std::span<const double> weights,
-                            std::span<int> dims) {
+                            std::span<int> dims, const CostModel& model) {
   if (nnodes < 1)
     return Status(Errc::invalid_argument, cat("nnodes = ", nnodes, " is less than 1"));
   if (ndims < 1) return Status(Errc::invalid_argument, cat("ndims = ", ndims, " is less than 1"));
@@ -77,7 +77,7 @@ Status dims_create_weighted(int nnodes, int ndims, std::span<const double> weigh
                   cat("dims has ", dims.size(), " entries but ndims = ", ndims));
   }
   const int levels[] = {nnodes};
-  OSMP_ASSIGN_OR_RETURN(MultilevelDims ml, dims_create_multilevel(levels, ndims, weights, dims));
+  OSMP_ASSIGN_OR_RETURN(MultilevelDims ml, dims_create_multilevel(levels, ndims, weights, dims, model));
   std::copy(ml.dims.begin(), ml.dims.end(), dims.begin());
   return {};
 }

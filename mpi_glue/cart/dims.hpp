@@ -33,12 +33,25 @@
 
 namespace osmp::cart {
 
+// The paper's section 6 refinements of the objective ("further improvements
+// are possible"), off by default so that the paper's tables come out as
+// printed. With `refined`, at each level l and dim i:
+//   - n_i(l) = 1: the term is dropped (no communication along i at this level);
+//   - n_i(l) = 2 and dim i not periodic: the term counts once (every unit has
+//     one neighbour along i at this level, not two).
+// Where the choice differs: 6 processes with w = (1, 2) give 3 x 2 under eq. (4)
+// (3 + 4 = 7) and 6 x 1 refined (6 + 0: nothing to exchange along dim 1).
+struct CostModel {
+  bool refined = false;
+  std::vector<bool> periodic;  // per dim; empty: every dim periodic
+};
+
 // Fills the zero entries of `dims` (ndims entries; non-zero entries are fixed,
 // as in MPI_Dims_create) with the best factorization of nnodes under
 // `weights` (ndims positive finite numbers, or empty for equal weights).
 // On error `dims` is unchanged.
 Status dims_create_weighted(int nnodes, int ndims, std::span<const double> weights,
-                            std::span<int> dims);
+                            std::span<int> dims, const CostModel& model = {});
 
 // The checks dims_create_weighted makes, for callers that want to name the
 // argument at fault: weights is empty or has ndims positive finite entries;
@@ -66,6 +79,7 @@ struct MultilevelDims {
   std::vector<std::vector<int>> levels;  // levels[l][i] = n_i^(l); prod_i = N^(l)
   std::vector<int> dims;                 // d_i = prod_l n_i^(l)
   std::vector<double> level_cost;        // sum_i w_i prod_{k<=l} n_i^(k) (eq. 4 / (2G/N))
+  std::vector<double> level_objective;   // what level l minimised: level_cost, or refined
 };
 
 // Factors level by level from the top: level l minimises eq. (4), i.e. runs
@@ -76,7 +90,12 @@ struct MultilevelDims {
 // >= 1 and multiply to at most INT_MAX.
 Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, int ndims,
                                               std::span<const double> weights,
-                                              std::span<const int> preset = {});
+                                              std::span<const int> preset = {},
+                                              const CostModel& model = {});
+
+// The value level l minimises for factors n (this level's) with w_i R_i
+// (the weights times the factors of the levels above): eq. (4) or refined.
+double level_objective(std::span<const double> scaled_weights, std::span<const int> n, const CostModel& model);
 
 // The per-level factors that MPI_Cart_create's default (no reordering) gives
 // a row-major `dims` grid when consecutive ranks fill the finest level first

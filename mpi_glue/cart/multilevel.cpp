@@ -36,10 +36,13 @@ std::vector<long double> user_weights(std::span<const double> weights, int ndims
 // The level's problem (eq. 4): weights w_i * prod_{k<l} n_i^(k), and a preset
 // dim may take at most what it still lacks, preset_i / prod_{k<l} n_i^(k).
 detail::LevelProblem level_problem(int size, i64 rest, const std::vector<long double>& base,
-                                   const std::vector<i64>& reached, std::span<const int> preset) {
+                                   const std::vector<i64>& reached, std::span<const int> preset,
+                                   const CostModel& model) {
   detail::LevelProblem p;
   p.total = size;
   p.rest = rest;
+  p.refined = model.refined;
+  for (std::size_t i = 0; i < base.size(); ++i) p.open.push_back(!model.periodic.empty() && !model.periodic[i]);
   std::vector<long double> w(base.size());
   p.cap.assign(base.size(), 0);
   for (std::size_t i = 0; i < base.size(); ++i) {
@@ -54,7 +57,7 @@ detail::LevelProblem level_problem(int size, i64 rest, const std::vector<long do
 
 Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, int ndims,
                                               std::span<const double> weights,
-                                              std::span<const int> preset) {
+                                              std::span<const int> preset, const CostModel& model) {
   OSMP_ASSIGN_OR_RETURN(const i64 total, product_of_levels(level_sizes));
   if (ndims < 1) return Status(Errc::invalid_argument, cat("ndims = ", ndims, " is less than 1"));
   OSMP_RETURN_IF_ERROR(check_weights(weights, ndims));
@@ -63,6 +66,10 @@ Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, 
                   cat("preset dims has ", preset.size(), " entries but ndims = ", ndims));
   }
   OSMP_RETURN_IF_ERROR(check_preset(total, preset));
+  if (!model.periodic.empty() && model.periodic.size() != static_cast<std::size_t>(ndims)) {
+    return Status(Errc::invalid_argument,
+                  cat("periods has ", model.periodic.size(), " entries but ndims = ", ndims));
+  }
 
   const std::vector<long double> user = user_weights(weights, ndims);
   const std::vector<long double> base = detail::normalize_weights(user);
@@ -72,8 +79,10 @@ Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, 
   i64 rest = total;
   for (std::size_t l = 0; l < level_sizes.size(); ++l) {
     rest /= level_sizes[l];
+    std::vector<double> scaled(ndims);
+    for (int i = 0; i < ndims; ++i) scaled[i] = static_cast<double>(user[i] * static_cast<long double>(reached[i]));
     const std::vector<i64> f =
-        detail::solve_level(level_problem(level_sizes[l], rest, base, reached, preset));
+        detail::solve_level(level_problem(level_sizes[l], rest, base, reached, preset, model));
     if (f.empty()) {
       return Status(Errc::internal, cat("no factorization of level ", l, " (size ", level_sizes[l],
                                         ") keeps the preset dims reachable"));
@@ -86,9 +95,19 @@ Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, 
       cost += user[i] * static_cast<long double>(reached[i]);
     }
     out.level_cost.push_back(static_cast<double>(cost));
+    out.level_objective.push_back(level_objective(scaled, row, model));
   }
   out.dims.assign(reached.begin(), reached.end());
   return out;
+}
+
+double level_objective(std::span<const double> scaled_weights, std::span<const int> n, const CostModel& model) {
+  long double sum = 0;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const bool open = !model.periodic.empty() && !model.periodic[i];
+    sum += scaled_weights[i] * detail::cost_factor(n[i], model.refined, open);
+  }
+  return static_cast<double>(sum);
 }
 
 namespace {

@@ -32,6 +32,12 @@ std::vector<int> weight_order(const std::vector<real>& weight) {
 // the second picks, among the tuples within kRelTol of it, the best by
 // spread, largest factor and order. Two passes keep "tied" well defined
 // (a running comparison with a tolerance is not transitive).
+//
+// Free dims are visited by class, then by increasing weight. A class holds
+// the dims whose cost function h is the same (one class unless refined:
+// periodic and open dims); within a class the best tuple has non-increasing
+// factors by the rearrangement inequality (h does not decrease), so only
+// those are visited, while every split of the product between classes is.
 class Search {
  public:
   explicit Search(const LevelProblem& p);
@@ -43,13 +49,15 @@ class Search {
   bool hopeless(std::size_t j, i64 rem, real partial) const;
   void complete(real sum);
   bool beats_best() const;
+  real term(int dim, i64 f) const;
+  int class_of(int dim) const { return p_.refined && p_.open[static_cast<std::size_t>(dim)] ? 1 : 0; }
 
   const LevelProblem& p_;
   std::vector<int> order_;
-  std::vector<int> free_;       // free dims in order_
-  std::vector<int> capped_;     // capped dims in order_
-  std::vector<real> log_w_;     // [t] = log weight[free_[t]]
-  std::vector<real> w_suffix_;  // [t] = sum_{s >= t} weight[free_[s]]
+  std::vector<int> free_;                 // free dims, by class then as in order_
+  std::vector<int> capped_;               // capped dims in order_
+  std::vector<std::vector<real>> rest_w_;  // [t] = weights of free_[t..], ascending
+  std::vector<std::size_t> class_end_;    // [t] = end of free_[t]'s class in free_
   std::vector<i64> divs_;
   std::vector<i64> f_;
   bool select_ = false;
@@ -61,9 +69,22 @@ class Search {
 Search::Search(const LevelProblem& p)
     : p_(p), order_(weight_order(p.weight)), divs_(divisors(p.total)), f_(p.weight.size(), 1) {
   for (int d : order_) (p.cap[d] == 0 ? free_ : capped_).push_back(d);
-  w_suffix_.assign(free_.size() + 1, 0);
-  for (std::size_t t = free_.size(); t-- > 0;) w_suffix_[t] = w_suffix_[t + 1] + p.weight[free_[t]];
-  for (int d : free_) log_w_.push_back(std::log(p.weight[d]));
+  std::stable_sort(free_.begin(), free_.end(), [&](int a, int b) { return class_of(a) < class_of(b); });
+  class_end_.assign(free_.size(), free_.size());
+  for (std::size_t t = free_.size(); t-- > 0;) {
+    const bool last = t + 1 == free_.size() || class_of(free_[t + 1]) != class_of(free_[t]);
+    class_end_[t] = last ? t + 1 : class_end_[t + 1];
+  }
+  rest_w_.resize(free_.size() + 1);
+  for (std::size_t t = free_.size(); t-- > 0;) {
+    rest_w_[t] = rest_w_[t + 1];
+    rest_w_[t].insert(std::upper_bound(rest_w_[t].begin(), rest_w_[t].end(), p.weight[free_[t]]),
+                      p.weight[free_[t]]);
+  }
+}
+
+real Search::term(int dim, i64 f) const {
+  return p_.weight[dim] * cost_factor(f, p_.refined, p_.refined && p_.open[static_cast<std::size_t>(dim)]);
 }
 
 std::vector<i64> Search::run() {
@@ -90,47 +111,58 @@ void Search::capped(std::size_t j, i64 prod, i64 need, real partial) {
     if (f > left || f > cap) break;
     if (cap % f != 0 || left % f != 0 || p_.rest % (need * (cap / f)) != 0) continue;
     f_[dim] = f;
-    capped(j + 1, prod * f, need * (cap / f), partial + p_.weight[dim] * static_cast<real>(f));
+    capped(j + 1, prod * f, need * (cap / f), partial + term(dim, f));
   }
 }
 
-// Free dims by increasing weight take non-increasing factors: the largest
-// remaining factor is at least rem^(1/m) and at most the previous one.
+// Within a class, factors do not increase (`limit`: the previous one; a class
+// starts with limit = rem). In the last class the dims share rem exactly, so
+// its largest factor is at least rem^(1/m); an earlier class may take any
+// divisor of rem.
 void Search::free_dims(std::size_t j, i64 rem, i64 limit, real partial) {
-  const std::size_t m = free_.size() - j;
   const int dim = free_[j];
-  const real w = p_.weight[dim];
-  if (m == 1) {
+  if (j + 1 == free_.size()) {
     if (rem > limit) return;
     f_[dim] = rem;
-    return complete(partial + w * static_cast<real>(rem));
+    return complete(partial + term(dim, rem));
   }
   if (hopeless(j, rem, partial)) return;
+  const bool last_class = class_end_[j] == free_.size();
+  const std::size_t m = class_end_[j] - j;
   const i64 hi = std::min(limit, rem);
-  auto it = std::partition_point(divs_.begin(), divs_.end(),
-                                 [&](i64 f) { return !pow_at_least(f, m, rem); });
+  auto it = !last_class ? divs_.begin() : std::partition_point(divs_.begin(), divs_.end(), [&](i64 f) {
+    return !pow_at_least(f, m, rem);
+  });
   for (; it != divs_.end() && *it <= hi; ++it) {
     if (rem % *it != 0) continue;
     f_[dim] = *it;
-    free_dims(j + 1, rem / *it, *it, partial + w * static_cast<real>(*it));
+    const i64 next = rem / *it;
+    free_dims(j + 1, next, class_end_[j] == j + 1 ? next : *it, partial + term(dim, *it));
   }
 }
 
 // The continuous minimum of sum_{t>=j} w_t f_t with prod f_t = rem and every
-// f_t >= 1 (water-filling: the k lightest dims take f_t = lambda / w_t, the
-// rest 1; k is the largest for which lambda >= w_{k-1}). Plain AM-GM, which
-// lets heavy dims take f < 1, is far too weak for skewed weights. The slack
-// keeps rounding in the bound from cutting a tuple that ties.
+// f_t >= 1 (water-filling over the remaining weights, ascending: the k
+// lightest dims take f_t = lambda / w_t, the rest 1; k is the largest for
+// which lambda >= w_{k-1}). Plain AM-GM, which lets heavy dims take f < 1, is
+// far too weak for skewed weights. Refined terms are at least w (f - 1), so
+// the sum of those weights comes off. The slack keeps rounding in the bound
+// from cutting a tuple that ties.
 bool Search::hopeless(std::size_t j, i64 rem, real partial) const {
+  const std::vector<real>& w = rest_w_[j];
+  real suffix = 0;
+  for (real x : w) suffix += x;
   real log_prod = std::log(static_cast<real>(rem));
-  real bound = 0;
-  for (std::size_t k = 1; j + k <= free_.size(); ++k) {
-    log_prod += log_w_[j + k - 1];
+  real bound = suffix, before = 0;
+  for (std::size_t k = 1; k <= w.size(); ++k) {
+    log_prod += std::log(w[k - 1]);
+    before += w[k - 1];
     const real lambda = std::exp(log_prod / static_cast<real>(k));
-    if (lambda < p_.weight[free_[j + k - 1]] * (1 - kRelTol)) break;
-    bound = static_cast<real>(k) * lambda + w_suffix_[j + k];
+    if (lambda < w[k - 1] * (1 - kRelTol)) break;
+    bound = static_cast<real>(k) * lambda + (suffix - before);
   }
-  const real lower = partial + bound * (1 - kRelTol);
+  if (p_.refined) bound -= suffix;
+  const real lower = partial + bound - std::fabs(bound) * kRelTol;
   return lower > (select_ ? threshold_ : best_sum_);
 }
 
@@ -153,6 +185,12 @@ bool Search::beats_best() const {
 }
 
 }  // namespace
+
+long double cost_factor(std::int64_t f, bool refined, bool open) {
+  if (!refined || f >= 3) return static_cast<long double>(f);
+  if (f == 1) return 0;
+  return open ? 1 : 2;
+}
 
 std::vector<std::int64_t> solve_level(const LevelProblem& problem) { return Search(problem).run(); }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "core/strings.hpp"
@@ -26,7 +27,8 @@ std::vector<Link> chain_of(const MachineTree& machine, const CpuSet& place) {
 
 std::string encode(const Member& m) {
   std::string out = std::to_string(m.node);
-  for (const Link& l : m.chain) out += cat("|", l.level, ":", l.order, ":", l.index);
+  for (const auto* links : {&m.network, &m.chain})
+    for (const Link& l : *links) out += cat("|", l.level, ":", l.order, ":", l.index);
   return out;
 }
 
@@ -51,7 +53,9 @@ Result<Member> decode(std::string_view text) {
     auto idx = parse_int(parts[2], 0, (1LL << 31) - 1, "logical index");
     if (!idx.ok()) return bad();
     l.index = static_cast<int>(*idx);
-    m.chain.push_back(std::move(l));
+    if (l.order >= 0) m.chain.push_back(std::move(l));
+    else if (m.chain.empty()) m.network.push_back(std::move(l));  // network links come first
+    else return bad();
   }
   if (m.chain.empty()) return bad();
   return m;
@@ -100,7 +104,21 @@ bool several_nodes(std::span<const Member> members) {
   return false;
 }
 
-Split split_by_node(std::span<const Member> members) {
+// Members on several nodes: the widest network level whose objects tell
+// them apart, else the node.
+Split split_across_nodes(std::span<const Member> members) {
+  const Member& first = members.front();
+  for (std::size_t l = 0; l < first.network.size(); ++l) {
+    const std::string& level = first.network[l].level;
+    bool differ = false;
+    std::vector<std::optional<int>> keys;
+    for (const Member& m : members) {
+      if (l < m.network.size() && m.network[l].level == level) keys.emplace_back(m.network[l].index);
+      else keys.emplace_back();
+      differ = differ || keys.back() != keys.front();
+    }
+    if (differ) return number_parts(keys, level);
+  }
   std::vector<std::optional<int>> keys;
   for (const Member& m : members) keys.emplace_back(m.node);
   return number_parts(keys, "Machine");
@@ -127,7 +145,7 @@ std::optional<int> object_at(const Member& m, const std::string& level, double o
 
 Split split_undirected(std::span<const Member> members) {
   if (members.empty()) return {};
-  if (several_nodes(members)) return split_by_node(members);
+  if (several_nodes(members)) return split_across_nodes(members);
   const std::size_t p = common_prefix(members);
   std::set<std::pair<double, std::string>> candidates;
   for (const Member& m : members)
@@ -149,20 +167,31 @@ Split split_undirected(std::span<const Member> members) {
   return none;
 }
 
+namespace {
+
+// The object of `level` holding m: (level, node or -1 for a network object, index).
+using DirectedKey = std::tuple<std::string, int, int>;
+std::optional<DirectedKey> directed_key(const Member& m, const std::string& level) {
+  if (level.empty()) return std::nullopt;
+  if (level == "Machine") return DirectedKey{level, m.node, 0};
+  for (const Link& l : m.network)
+    if (l.level == level) return DirectedKey{level, -1, l.index};
+  for (const Link& l : m.chain)
+    if (l.level == level) return DirectedKey{level, m.node, l.index};
+  return std::nullopt;
+}
+
+}  // namespace
+
 Split split_directed(std::span<const Member> members, std::string_view level) {
-  if (level == "Machine") return split_by_node(members);
-  std::vector<std::optional<std::pair<int, int>>> keys;
-  for (const Member& m : members) {
-    std::optional<std::pair<int, int>> key;
-    for (const Link& l : m.chain) {
-      if (l.level == level) {
-        key = std::pair{m.node, l.index};
-        break;
-      }
-    }
-    keys.push_back(key);
-  }
-  return number_parts(keys, std::string(level));
+  std::vector<std::string> each(members.size(), std::string(level));
+  return split_directed(members, each);
+}
+
+Split split_directed(std::span<const Member> members, std::span<const std::string> level_of) {
+  std::vector<std::optional<DirectedKey>> keys;
+  for (std::size_t i = 0; i < members.size(); ++i) keys.push_back(directed_key(members[i], level_of[i]));
+  return number_parts(keys, level_of.empty() ? std::string() : level_of.front());
 }
 
 Result<std::string> min_domain(std::span<const Member> members, std::span<const int> ranks, int me) {
@@ -176,7 +205,16 @@ Result<std::string> min_domain(std::span<const Member> members, std::span<const 
   if (std::find(ranks.begin(), ranks.end(), me) == ranks.end()) return std::string(kUnknownLevel);
   std::vector<Member> chosen;
   for (int r : ranks) chosen.push_back(members[static_cast<std::size_t>(r)]);
-  if (several_nodes(chosen)) return std::string(kClusterLevel);
+  if (several_nodes(chosen)) {
+    std::string shared(kClusterLevel);
+    for (std::size_t l = 0; l < chosen.front().network.size(); ++l) {
+      const Link& link = chosen.front().network[l];
+      for (const Member& m : chosen)
+        if (l >= m.network.size() || !(m.network[l] == link)) return shared;
+      shared = link.level;
+    }
+    return shared;
+  }
   std::size_t p = common_prefix(chosen);
   return chosen.front().chain[p == 0 ? 0 : p - 1].level;
 }
@@ -222,12 +260,18 @@ std::vector<Set> memory_nest(std::span<const Member> members, int me) {
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   const Member& mine = members[static_cast<std::size_t>(me)];
   std::vector<Set> nest{all};
-  nest.push_back(members_where(members, all, [&](const Member& m) { return m.node == mine.node; }));
-  for (const char* level : {"Package", "NUMANode"}) {
-    auto it = std::find_if(mine.chain.begin(), mine.chain.end(), [&](const Link& l) { return l.level == level; });
-    if (it == mine.chain.end()) continue;
+  for (const Link& net : mine.network) {
     nest.push_back(members_where(members, nest.back(), [&](const Member& m) {
-      return m.node == mine.node && std::find(m.chain.begin(), m.chain.end(), *it) != m.chain.end();
+      return std::find(m.network.begin(), m.network.end(), net) != m.network.end();
+    }));
+  }
+  nest.push_back(members_where(members, nest.back(), [&](const Member& m) { return m.node == mine.node; }));
+  // In the order they nest on this machine: a NUMA node may hold several
+  // packages (hwloc's Group-level machines) as well as sit inside one.
+  for (const Link& link : mine.chain) {
+    if (std::find(std::begin(kMemoryLevels), std::end(kMemoryLevels), link.level) == std::end(kMemoryLevels)) continue;
+    nest.push_back(members_where(members, nest.back(), [&](const Member& m) {
+      return m.node == mine.node && std::find(m.chain.begin(), m.chain.end(), link) != m.chain.end();
     }));
   }
   nest.erase(std::unique(nest.begin(), nest.end()), nest.end());

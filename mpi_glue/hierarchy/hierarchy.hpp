@@ -30,13 +30,15 @@ struct Link {
 
 struct Member {
   int node = 0;
-  std::vector<Link> chain;  // top-down; chain[0] is the Machine
+  std::vector<Link> chain;    // top-down; chain[0] is the Machine
+  std::vector<Link> network;  // network levels above the node, widest first (order < 0; network.hpp)
 };
 
 // The chain of a process bound to `place` (the Machine when unbound).
 std::vector<Link> chain_of(const MachineTree& machine, const CpuSet& place);
 
-// One line of text per member, for the allgather: "node|Level:order:index|...".
+// One line of text per member, for the allgather: "node|Level:order:index|...",
+// network links first.
 std::string encode(const Member& m);
 Result<Member> decode(std::string_view text);
 
@@ -61,26 +63,33 @@ struct Split {
 
 // Undirected: the highest level strictly below the members' common domain
 // that splits them (several parts, or some member bound too wide to be in
-// one). Members on several nodes split by node first ("Machine").
+// one). Members on several nodes split by the widest network level that
+// tells them apart, else by node ("Machine").
 // Every member gets -1 at the bottom of the hierarchy.
 Split split_undirected(std::span<const Member> members);
 
-// Directed: the members grouped by the object of `level` (canonical) that
-// holds them; a member bound wider than that level, or on a node without it,
-// gets -1. The machine level ("Machine") groups by node.
+// Directed: the members grouped by the object of `level` (canonical, or a
+// network level) that holds them; a member bound wider than that level, or
+// on a node without it, gets -1. The machine level ("Machine") groups by node.
 Split split_directed(std::span<const Member> members, std::string_view level);
+// The same with each member's own level (MPI_HW_LEVELn names a level per
+// node); "" gives that member -1. `level` of the result is the first member's.
+Split split_directed(std::span<const Member> members, std::span<const std::string> level_of);
 
 // The lowest level shared by `ranks` (indexes into members): the level name
-// of their deepest common object, kClusterLevel when they span nodes,
-// kUnknownLevel when `me` is not among them. Ranks out of range: an error.
+// of their deepest common object; across nodes the narrowest network level
+// they share, else kClusterLevel; kUnknownLevel when `me` is not among them.
+// Ranks out of range: an error.
 Result<std::string> min_domain(std::span<const Member> members, std::span<const int> ranks, int me);
 
 // Neighbourhoods for MPIX_Get_hw_domain_neighbours: the members sharing
 // `me`'s domain `hops` steps up the hierarchy of these members (0: those
 // sharing my deepest domain; each hop: one split level up; beyond the top:
 // everyone). metric kTree counts every level an undirected walk would make;
-// kMemory counts only memory levels (NUMANode, Package, Machine, nodes).
+// kMemory counts only memory levels (kMemoryLevels, in the order they nest
+// on the machine), the node and the network levels.
 enum class Metric { tree = 0, memory = 1 };
+inline constexpr std::string_view kMemoryLevels[] = {"Package", "NUMANode"};
 std::vector<int> neighbours(std::span<const Member> members, int me, int hops, Metric metric);
 
 }  // namespace osmp::hier

@@ -8,8 +8,9 @@
 #include "mpi_glue/cart/coords.hpp"
 #include "mpi_glue/cart/dims.hpp"
 #include "mpi_glue/hierarchy/hierarchy.hpp"
-#include "mpi_glue/mpi/blocks.hpp"
+#include "mpi_glue/hierarchy/network.hpp"
 #include "mpi_glue/mpi/context.hpp"
+#include "mpi_glue/mpi/grid.hpp"
 #include "mpi_glue/mpi/osmp_mpi.h"
 
 extern "C" const double osmp_mpix_weights_equal[1] = {0.0};
@@ -35,104 +36,108 @@ int guarded(MPI_Comm comm, const char* function, F&& f) {
   }
 }
 
-const std::vector<std::string> kDefaultLevels = {"Machine", "Package", "NUMANode", "L3Cache"};
-
+// The levels a Cartesian grid is laid out over, top-down: info
+// "osmp_cart_levels" (checked here, each name as MPIX_Comm_split_type takes
+// it), else the network's levels, the node, Package, NUMANode, L3.
 Result<std::vector<std::string>> levels_requested(MPI_Info info) {
-  if (info == MPI_INFO_NULL) return kDefaultLevels;
-  int len = 0, flag = 0;
-  MPI_Info_get_valuelen(info, "osmp_cart_levels", &len, &flag);
-  if (!flag) return kDefaultLevels;
-  std::string v(static_cast<std::size_t>(len) + 1, '\0');
-  MPI_Info_get(info, "osmp_cart_levels", len + 1, v.data(), &flag);
-  v.resize(static_cast<std::size_t>(len));
-  std::vector<std::string> out;
-  for (auto item : split(v, ','))
-    if (!trim(item).empty()) {
-      auto level = hier::level_for_request(item);
-      if (!level.ok()) return Status(Errc::not_found, cat("info osmp_cart_levels: ", level.status().message()));
-      out.push_back(*level);
-    }
+  if (auto v = info_value(info, "osmp_cart_levels")) {
+    std::vector<std::string> out;
+    for (auto item : split(*v, ','))
+      if (!trim(item).empty()) {
+        auto level = level_named(item);
+        if (!level.ok()) return Status(Errc::not_found, cat("info osmp_cart_levels: ", level.status().message()));
+        out.push_back(hier::names_level_number(item) ? std::string(trim(item)) : *level);
+      }
+    return out;
+  }
+  OSMP_ASSIGN_OR_RETURN(Layout layout, layout_from_env());
+  std::vector<std::string> out = layout.network.levels_top_down();
+  for (const char* l : {"Machine", "Package", "NUMANode", "L3Cache"}) out.emplace_back(l);
   return out;
 }
 
-// Each process's place in the hardware: per level, how many units its parent
-// has (sizes) and which one it is in (index); the last entry is the processes
-// below the last level. Levels some process cannot be split by are left out
-// everywhere. Collective over comm.
-struct Levels {
-  std::vector<int> sizes, index;
-  std::vector<std::string> names;
+// Info keys of the Cartesian calls: osmp_cart_cost = paper (eq. 4, the
+// default) or refined (section 6); osmp_cart_periods = "1,0,1" for the dims
+// call (the others take periods as an argument); osmp_cart_level_sizes =
+// "24,4,8", multi-level sizes for the dims call.
+struct CartHints {
+  cart::CostModel model;
+  std::vector<int> level_sizes;
 };
 
-Result<Levels> hardware_levels(MPI_Comm comm, const std::vector<std::string>& names) {
-  Levels out;
-  MPI_Comm cur;
-  MPI_Comm_dup(comm, &cur);
-  for (const std::string& name : names) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, MPIX_HW_DOMAIN_TYPE_KEY, name.c_str());
-    int rank = 0;
-    MPI_Comm_rank(cur, &rank);
-    MPI_Comm next = MPI_COMM_NULL;
-    int rc = MPIX_Comm_split_type(cur, MPIX_COMM_TYPE_HW_DOMAIN, rank, info, &next);
-    MPI_Info_free(&info);
-    int missing = (rc != MPI_SUCCESS || next == MPI_COMM_NULL) ? 1 : 0, any = 0;
-    MPI_Allreduce(&missing, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any) {
-      if (next != MPI_COMM_NULL) MPI_Comm_free(&next);
-      continue;
-    }
-    int parts = 0, index = 0;
-    char* type = nullptr;
-    MPIX_Get_hw_domain_info(next, &parts, &index, &type, MPI_INFO_NULL);
-    out.sizes.push_back(parts);
-    out.index.push_back(index);
-    out.names.push_back(name);
-    MPI_Comm_free(&cur);
-    cur = next;
+Result<std::vector<int>> int_list(const std::string& text, const char* key, long long lo, long long hi) {
+  std::vector<int> out;
+  for (auto item : split(text, ',')) {
+    auto v = parse_int(item, lo, hi, cat("info ", key));
+    if (!v.ok()) return Status(Errc::not_found, v.status().message());
+    out.push_back(static_cast<int>(*v));
   }
-  int size = 0, rank = 0;
-  MPI_Comm_size(cur, &size);
-  MPI_Comm_rank(cur, &rank);
-  out.sizes.push_back(size);
-  out.index.push_back(rank);
-  out.names.push_back("processes");
-  MPI_Comm_free(&cur);
   return out;
 }
 
-bool symmetric(MPI_Comm comm, const std::vector<int>& sizes) {
-  std::vector<int> lo(sizes), hi(sizes);
-  MPI_Allreduce(MPI_IN_PLACE, lo.data(), static_cast<int>(lo.size()), MPI_INT, MPI_MIN, comm);
-  MPI_Allreduce(MPI_IN_PLACE, hi.data(), static_cast<int>(hi.size()), MPI_INT, MPI_MAX, comm);
-  return lo == hi;
+Result<CartHints> cart_hints(MPI_Info info, int ndims, const int* periods) {
+  CartHints h;
+  if (auto cost = info_value(info, "osmp_cart_cost")) {
+    if (iequals(trim(*cost), "refined")) h.model.refined = true;
+    else if (!iequals(trim(*cost), "paper"))
+      return Status(Errc::not_found, cat("info osmp_cart_cost = '", *cost, "' (expected paper or refined)"));
+  }
+  std::vector<int> per;
+  if (periods) per.assign(periods, periods + ndims);
+  else if (auto p = info_value(info, "osmp_cart_periods")) {
+    OSMP_ASSIGN_OR_RETURN(per, int_list(*p, "osmp_cart_periods", 0, 1));
+  }
+  if (!per.empty() && per.size() != static_cast<std::size_t>(ndims))
+    return Status(Errc::not_found, cat("info osmp_cart_periods has ", per.size(), " entries but ndims = ", ndims));
+  for (int x : per) h.model.periodic.push_back(x != 0);
+  if (auto sizes = info_value(info, "osmp_cart_level_sizes")) {
+    OSMP_ASSIGN_OR_RETURN(h.level_sizes, int_list(*sizes, "osmp_cart_level_sizes", 1, INT_MAX));
+  }
+  return h;
 }
 
-// The grid rank of this process: multi-level when every level is symmetric,
-// else compact blocks over the single-level weighted dims.
-Result<int> grid_rank(MPI_Comm comm, const Levels& lv, int ndims, std::span<const double> w, std::vector<int>& dims) {
-  int n = 0, me = 0;
-  MPI_Comm_size(comm, &n);
-  MPI_Comm_rank(comm, &me);
-  if (symmetric(comm, lv.sizes)) {
-    OSMP_ASSIGN_OR_RETURN(cart::MultilevelDims ml, cart::dims_create_multilevel(lv.sizes, ndims, w));
-    dims = ml.dims;
-    OSMP_ASSIGN_OR_RETURN(cart::Place place, cart::place_of(ml.levels, lv.index));
-    return place.rank;
+// The arguments every Cartesian constructor checks, agreed over comm before
+// anything collective, so that a rank with a bad argument never leaves the
+// others waiting.
+struct CartArgs {
+  std::span<const double> weights;
+  CartHints hints;
+};
+Result<CartArgs> agreed_args(MPI_Comm comm, int ndims, const double* weights, const int* periods, MPI_Info info,
+                             MPI_Comm* comm_cart, Status local) {
+  CartArgs a;
+  auto w = weights_of(weights, ndims);
+  if (local.ok() && !w.ok()) local = w.status();
+  else if (local.ok() && ndims < 1) local = Status(Errc::invalid_argument, cat("ndims = ", ndims, " (must be >= 1)"));
+  else if (local.ok() && !comm_cart) local = Status(Errc::invalid_argument, "comm_cart is NULL");
+  else if (local.ok() && !w->empty()) local = cart::check_weights(*w, ndims);
+  if (local.ok()) {
+    auto hints = cart_hints(info, ndims, periods);
+    if (hints.ok()) a.hints = std::move(hints).value();
+    else local = hints.status();
   }
-  dims.assign(static_cast<std::size_t>(ndims), 0);
-  OSMP_RETURN_IF_ERROR(cart::dims_create_weighted(n, ndims, w, dims));
-  const int len = static_cast<int>(lv.index.size());
-  std::vector<int> all(static_cast<std::size_t>(n * len));
-  MPI_Allgather(lv.index.data(), len, MPI_INT, all.data(), len, MPI_INT, comm);
-  std::vector<std::vector<int>> keys;
-  for (int p = 0; p < n; ++p) {
-    keys.emplace_back(all.begin() + p * len, all.begin() + (p + 1) * len);
-    keys.back().push_back(p);  // distinct even if two processes report the same place
-  }
-  OSMP_ASSIGN_OR_RETURN(std::vector<int> ranks, compact_assignment(dims, w, keys));
-  return ranks[static_cast<std::size_t>(me)];
+  int bad = local.ok() ? 0 : 1, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) return local.ok() ? Status(Errc::invalid_argument, "another rank passed a bad argument") : local;
+  a.weights = *w;
+  return a;
+}
+
+// The grid over `lv`, the ranks reordered, and the Cartesian communicator.
+Status make_cart(MPI_Comm comm, const Levels& lv, int ndims, const CartArgs& a, const int* periods,
+                 MPI_Comm* comm_cart) {
+  std::vector<int> dims;
+  Result<int> rank = grid_rank(comm, lv, ndims, a.weights, a.hints.model, dims);
+  int failed = rank.ok() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (failed) return rank.ok() ? Status(Errc::internal, "another rank could not place itself in the grid") : rank.status();
+  MPI_Comm ordered;
+  MPI_Comm_split(comm, 0, *rank, &ordered);
+  std::vector<int> per(static_cast<std::size_t>(ndims), 0);
+  if (periods) std::copy(periods, periods + ndims, per.begin());
+  MPI_Cart_create(ordered, ndims, dims.data(), per.data(), 0, comm_cart);
+  MPI_Comm_free(&ordered);
+  return {};
 }
 
 }  // namespace
@@ -144,11 +149,25 @@ using namespace osmp::mpi;
 extern "C" {
 
 int MPIX_Dims_create_weighted(int nnodes, int ndims, const double weights[], int dims[]) {
+  return MPIX_Dims_create_weighted_info(nnodes, ndims, weights, MPI_INFO_NULL, dims);
+}
+
+int MPIX_Dims_create_weighted_info(int nnodes, int ndims, const double weights[], MPI_Info info, int dims[]) {
   return guarded(MPI_COMM_WORLD, "MPIX_Dims_create_weighted", [&]() -> Status {
     OSMP_ASSIGN_OR_RETURN(auto w, weights_of(weights, ndims));
     if (ndims < 1) return Status(Errc::invalid_argument, cat("ndims = ", ndims, " (must be >= 1)"));
     if (!dims) return Status(Errc::invalid_argument, "dims is NULL");
-    return cart::dims_create_weighted(nnodes, ndims, w, std::span<int>(dims, static_cast<std::size_t>(ndims)));
+    OSMP_ASSIGN_OR_RETURN(CartHints h, cart_hints(info, ndims, nullptr));
+    std::span<int> d(dims, static_cast<std::size_t>(ndims));
+    if (h.level_sizes.empty()) return cart::dims_create_weighted(nnodes, ndims, w, d, h.model);
+    long long product = 1;
+    for (int s : h.level_sizes) product = std::min<long long>(product * s, 1LL + INT_MAX);
+    if (product != nnodes) {
+      return Status(Errc::not_found, cat("info osmp_cart_level_sizes multiply to ", product, ", not nnodes = ", nnodes));
+    }
+    OSMP_ASSIGN_OR_RETURN(cart::MultilevelDims ml, cart::dims_create_multilevel(h.level_sizes, ndims, w, d, h.model));
+    std::copy(ml.dims.begin(), ml.dims.end(), d.begin());
+    return {};
   });
 }
 
@@ -217,33 +236,26 @@ int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights
                               MPI_Info info, MPI_Comm* comm_cart) {
   return guarded(comm_old, "MPIX_Cart_create_weighted", [&]() -> Status {
     if (comm_old == MPI_COMM_NULL) return Status(Errc::invalid_argument, "comm_old is MPI_COMM_NULL");
-    // Argument checks are agreed before anything collective, so that a rank
-    // with a bad argument never leaves the others waiting.
-    Status local;
-    auto w = weights_of(weights, ndims);
-    if (!w.ok()) local = w.status();
-    else if (ndims < 1) local = Status(Errc::invalid_argument, cat("ndims = ", ndims, " (must be >= 1)"));
-    else if (!comm_cart) local = Status(Errc::invalid_argument, "comm_cart is NULL");
-    else if (!w->empty()) local = cart::check_weights(*w, ndims);
     auto names = levels_requested(info);
-    if (local.ok() && !names.ok()) local = names.status();
-    int bad = local.ok() ? 0 : 1, any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm_old);
-    if (any) return local.ok() ? Status(Errc::invalid_argument, "another rank passed a bad argument") : local;
+    OSMP_ASSIGN_OR_RETURN(CartArgs args, agreed_args(comm_old, ndims, weights, periods, info, comm_cart,
+                                                     names.ok() ? Status() : names.status()));
     *comm_cart = MPI_COMM_NULL;
     OSMP_ASSIGN_OR_RETURN(Levels lv, hardware_levels(comm_old, *names));
-    std::vector<int> dims;
-    Result<int> rank = grid_rank(comm_old, lv, ndims, *w, dims);
-    int failed = rank.ok() ? 0 : 1;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm_old);
-    if (failed) return rank.ok() ? Status(Errc::internal, "another rank could not place itself in the grid") : rank.status();
-    MPI_Comm ordered;
-    MPI_Comm_split(comm_old, 0, *rank, &ordered);
-    std::vector<int> per(static_cast<std::size_t>(ndims), 0);
-    if (periods) std::copy(periods, periods + ndims, per.begin());
-    MPI_Cart_create(ordered, ndims, dims.data(), per.data(), 0, comm_cart);
-    MPI_Comm_free(&ordered);
-    return {};
+    return make_cart(comm_old, lv, ndims, args, periods, comm_cart);
+  });
+}
+
+int MPIX_Cart_create_weighted_comms(int nlevels, const MPI_Comm level_comms[], int ndims, const double weights[],
+                                    const int periods[], MPI_Info info, MPI_Comm* comm_cart) {
+  MPI_Comm comm = nlevels >= 1 && level_comms ? level_comms[0] : MPI_COMM_NULL;
+  return guarded(comm, "MPIX_Cart_create_weighted_comms", [&]() -> Status {
+    if (comm == MPI_COMM_NULL)
+      return Status(Errc::invalid_argument, cat("nlevels = ", nlevels, ", level_comms NULL or level_comms[0] MPI_COMM_NULL"));
+    OSMP_ASSIGN_OR_RETURN(CartArgs args, agreed_args(comm, ndims, weights, periods, info, comm_cart, Status()));
+    *comm_cart = MPI_COMM_NULL;
+    OSMP_ASSIGN_OR_RETURN(Levels lv, levels_from_comms(std::span<const MPI_Comm>(level_comms, static_cast<std::size_t>(nlevels)),
+                                                       "level_comms"));
+    return make_cart(comm, lv, ndims, args, periods, comm_cart);
   });
 }
 

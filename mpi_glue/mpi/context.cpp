@@ -40,78 +40,79 @@ CpuSet my_binding() {
   return set;
 }
 
-Result<CpuSet> my_place(const MachineTree& machine, const SimConfig& sim) {
-  if (!sim.on) return my_binding();
-  const int local = world_rank() % sim.ranks_per_node;
-  if (!sim.places.empty()) {
-    if (local >= static_cast<int>(sim.places.size())) {
-      return Status(Errc::invalid_argument, cat("OSMP_SIM_PLACES lists ", sim.places.size(),
+Result<CpuSet> my_place(const MachineTree& machine, const Layout& layout) {
+  if (!layout.simulated) return my_binding();
+  const int local = world_rank() % layout.ranks_per_node;
+  if (!layout.places.empty()) {
+    if (local >= static_cast<int>(layout.places.size())) {
+      return Status(Errc::invalid_argument, cat("OSMP_SIM_PLACES lists ", layout.places.size(),
                                                 " places but node-local rank ", local, " needs one"));
     }
-    auto p = hier::resolve_place(machine, sim.places[static_cast<std::size_t>(local)]);
+    auto p = hier::resolve_place(machine, layout.places[static_cast<std::size_t>(local)]);
     if (!p.ok()) return Status(p.status()).prefix("OSMP_SIM_PLACES");
     return *p;
   }
-  if (sim.unbound) return machine.pus();
+  if (layout.unbound) return machine.pus();
   std::vector<int> cores = machine.cores();
   return machine.nodes[static_cast<std::size_t>(cores[static_cast<std::size_t>(local) % cores.size()])].cpuset;
 }
 
-Status adopt(Topology topo, const SimConfig& sim) {
+Status adopt(Topology topo, const Layout& layout) {
   LocalState st;
   OSMP_ASSIGN_OR_RETURN(st.xml, topo.export_xml());
   st.local.machine = topo.machine();
-  OSMP_ASSIGN_OR_RETURN(CpuSet place, my_place(st.local.machine, sim));
+  OSMP_ASSIGN_OR_RETURN(CpuSet place, my_place(st.local.machine, layout));
   st.local.me.chain = hier::chain_of(st.local.machine, place);
-  st.local.me.node = sim.on ? world_rank() / sim.ranks_per_node : 0;  // real nodes: set by gather()
+  st.local.me.node = layout.simulated ? world_rank() / layout.ranks_per_node : 0;  // real nodes: set by gather()
   g_local = std::move(st);
   return {};
 }
 
-Status load_alone(const SimConfig& sim) {
+Status load_alone(const Layout& layout) {
   OSMP_ASSIGN_OR_RETURN(Topology topo, Topology::load(TopologySource::from_env()));
-  return adopt(std::move(topo), sim);
+  return adopt(std::move(topo), layout);
 }
 
 }  // namespace
 
-Result<SimConfig> sim_config() {
-  SimConfig c;
-  int world = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &world);
-  OSMP_ASSIGN_OR_RETURN(long long rpn, env_int("OSMP_SIM_RANKS_PER_NODE", 0, 0, 1 << 24));
-  OSMP_ASSIGN_OR_RETURN(long long nodes, env_int("OSMP_SIM_NODES", 0, 0, 1 << 24));
-  if (nodes > 0) {
-    if (world % nodes != 0)
-      return Status(Errc::invalid_argument, cat("OSMP_SIM_NODES=", nodes, " does not divide the ", world, " ranks"));
-    rpn = world / nodes;
-  }
-  if (rpn == 0) return c;
-  c.on = true;
-  c.ranks_per_node = static_cast<int>(rpn);
-  if (auto places = env_get("OSMP_SIM_PLACES"))
-    for (auto p : split(*places, ';'))
-      if (!trim(p).empty()) c.places.emplace_back(trim(p));
-  if (auto bind = env_get("OSMP_SIM_BIND")) {
-    if (iequals(*bind, "none")) c.unbound = true;
-    else if (!iequals(*bind, "core"))
-      return Status(Errc::invalid_argument, cat("OSMP_SIM_BIND='", *bind, "' (expected core or none)"));
-  }
-  return c;
-}
-
 Result<const Local*> local_alone() {
   if (!g_local) {
-    OSMP_ASSIGN_OR_RETURN(SimConfig sim, sim_config());
-    OSMP_RETURN_IF_ERROR(load_alone(sim));
+    OSMP_ASSIGN_OR_RETURN(Layout layout, layout_from_env());
+    OSMP_RETURN_IF_ERROR(load_alone(layout));
   }
   return &g_local->local;
+}
+
+std::optional<std::string> info_value(MPI_Info info, const char* key) {
+  if (info == MPI_INFO_NULL) return std::nullopt;
+  int len = 0, flag = 0;
+  MPI_Info_get_valuelen(info, key, &len, &flag);
+  if (!flag) return std::nullopt;
+  std::string v(static_cast<std::size_t>(len) + 1, '\0');
+  MPI_Info_get(info, key, len + 1, v.data(), &flag);
+  v.resize(static_cast<std::size_t>(len));
+  return v;
+}
+
+Result<std::vector<std::string>> levels_here() {
+  OSMP_ASSIGN_OR_RETURN(Layout layout, layout_from_env());
+  OSMP_ASSIGN_OR_RETURN(const Local* local, local_alone());
+  return hier::levels(local->machine, layout.network);
+}
+
+Result<std::string> level_named(std::string_view name) {
+  OSMP_ASSIGN_OR_RETURN(Layout layout, layout_from_env());
+  std::vector<std::string> here;  // loaded only for MPI_HW_LEVELn
+  if (hier::names_level_number(name)) {
+    OSMP_ASSIGN_OR_RETURN(here, levels_here());
+  }
+  return hier::level_for_request(name, layout.network, here);
 }
 
 namespace {
 
 // One process per node loads the topology; the others import its XML.
-Status share_topology(MPI_Comm node, const SimConfig& sim) {
+Status share_topology(MPI_Comm node, const Layout& layout) {
   int need = g_local ? 0 : 1, any = 0, me = 0;
   MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, node);
   if (!any) return {};
@@ -119,7 +120,7 @@ Status share_topology(MPI_Comm node, const SimConfig& sim) {
   Status st;
   long long len = 0;
   if (me == 0) {
-    if (!g_local) st = load_alone(sim);
+    if (!g_local) st = load_alone(layout);
     len = st.ok() ? static_cast<long long>(g_local->xml.size()) : -1;
   }
   MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, node);
@@ -127,15 +128,15 @@ Status share_topology(MPI_Comm node, const SimConfig& sim) {
   std::string xml = me == 0 ? g_local->xml : std::string(static_cast<std::size_t>(len), '\0');
   MPI_Bcast(xml.data(), static_cast<int>(len), MPI_CHAR, 0, node);
   if (g_local) return {};
-  auto topo = Topology::load(TopologySource::xml_buffer(std::move(xml), !sim.on && TopologySource::from_env().kind ==
+  auto topo = Topology::load(TopologySource::xml_buffer(std::move(xml), !layout.simulated && TopologySource::from_env().kind ==
                                                                                       TopologySource::Kind::native));
   if (!topo.ok()) return topo.status();
-  return adopt(std::move(*topo), sim);
+  return adopt(std::move(*topo), layout);
 }
 
 // This node's id, the same on every rank of the node.
-int node_id(MPI_Comm node, const SimConfig& sim) {
-  if (sim.on) return world_rank() / sim.ranks_per_node;
+int node_id(MPI_Comm node, const Layout& layout) {
+  if (layout.simulated) return world_rank() / layout.ranks_per_node;
   int id = world_rank();
   MPI_Bcast(&id, 1, MPI_INT, 0, node);
   return id;
@@ -164,25 +165,30 @@ Status exchange(MPI_Comm comm, const std::string& mine, std::vector<std::string>
 
 }  // namespace
 
-Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_error) {
+Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_error, const std::string& detail) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  auto sim = sim_config();
-  if (!sim.ok() && local_error.ok()) local_error = sim.status();
-  SimConfig cfg = sim.ok() ? *sim : SimConfig{};
+  auto layout = layout_from_env();
+  if (!layout.ok() && local_error.ok()) local_error = layout.status();
+  Layout cfg = layout.ok() ? *layout : Layout{};
   MPI_Comm node = MPI_COMM_NULL;
-  if (cfg.on) MPI_Comm_split(comm, world_rank() / cfg.ranks_per_node, rank, &node);
+  if (cfg.simulated) MPI_Comm_split(comm, world_rank() / cfg.ranks_per_node, rank, &node);
   else MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   Status st = share_topology(node, cfg);
   int id = node_id(node, cfg);
   MPI_Comm_free(&node);
   if (!st.ok() && local_error.ok()) local_error = st;
+  if (local_error.ok()) {
+    auto net = cfg.network.links(id, node_name(cfg, id));
+    if (net.ok()) g_local->local.me.network = std::move(net).value();
+    else local_error = net.status();
+  }
   std::string record;
   if (!local_error.ok()) {
     record = cat("E", static_cast<int>(local_error.code()), ":", local_error.message());
   } else {
     g_local->local.me.node = id;
-    record = "R" + request + '\x1f' + hier::encode(g_local->local.me);
+    record = "R" + request + '\x1f' + detail + '\x1f' + hier::encode(g_local->local.me);
   }
   std::vector<std::string> all;
   OSMP_RETURN_IF_ERROR(exchange(comm, record, all));
@@ -198,7 +204,10 @@ Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_
   for (const std::string& rec : all) requests.push_back(cat("'", rec.substr(1, rec.find('\x1f') - 1), "'"));
   if (std::string d = disagreement("the arguments", requests, "passed"); !d.empty()) return Status(Errc::mismatch, d);
   for (const std::string& rec : all) {
-    OSMP_ASSIGN_OR_RETURN(hier::Member m, hier::decode(std::string_view(rec).substr(rec.find('\x1f') + 1)));
+    auto sep = rec.find('\x1f');
+    auto sep2 = rec.find('\x1f', sep + 1);
+    g.details.push_back(rec.substr(sep + 1, sep2 - sep - 1));
+    OSMP_ASSIGN_OR_RETURN(hier::Member m, hier::decode(std::string_view(rec).substr(sep2 + 1)));
     g.members.push_back(std::move(m));
   }
   return g;
@@ -230,6 +239,15 @@ const CommRecord* record_of(MPI_Comm comm) {
   int flag = 0;
   MPI_Comm_get_attr(comm, keyval(), &value, &flag);
   return flag ? static_cast<const CommRecord*>(value) : nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> hw_info_keys(const CommRecord& record) {
+  if (record.type.empty()) return {};
+  const std::string num = std::to_string(record.parts), rank = std::to_string(record.index);
+  return {{"mpi_hw_resource_type", record.type}, {"MPI_HW_DOMAIN_TYPE", record.type},
+          {"MPI_HW_DOMAIN_NUM", num},             {"MPI_HW_DOMAIN_RANK", rank},
+          {"MPI_COMM_HLEVEL_TYPE", record.type},  {"MPI_COMM_HLEVEL_NUM", num},
+          {"MPI_COMM_HLEVEL_RANK", rank}};
 }
 
 void attach_record(MPI_Comm comm, CommRecord record) {

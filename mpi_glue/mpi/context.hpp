@@ -4,27 +4,18 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/status.hpp"
 #include "mpi_glue/hierarchy/hierarchy.hpp"
+#include "mpi_glue/mpi/layout.hpp"
 #include "topology/machine_tree.hpp"
 
 namespace osmp::mpi {
-
-// Simulated nodes (tests on one machine): OSMP_SIM_RANKS_PER_NODE=R (or
-// OSMP_SIM_NODES=K) puts MPI_COMM_WORLD ranks r in node r / R; each node is
-// the machine of OSMP_TOPOLOGY; OSMP_SIM_PLACES lists the place of node-local
-// rank 0, 1, ... separated by ';' ("Core:3", "L2:1", "NUMA:1", "none", "0-3");
-// without it local rank i is bound to core i (OSMP_SIM_BIND=none: unbound).
-struct SimConfig {
-  bool on = false;
-  int ranks_per_node = 0;
-  std::vector<std::string> places;
-  bool unbound = false;
-};
-Result<SimConfig> sim_config();
 
 // This process's machine (loaded once per node and shared as XML) and place.
 struct Local {
@@ -34,14 +25,26 @@ struct Local {
 // Local: loads the topology alone if nobody shared it yet.
 Result<const Local*> local_alone();
 
+// An info value, or nullopt when info is MPI_INFO_NULL or lacks the key.
+std::optional<std::string> info_value(MPI_Info info, const char* key);
+
+// Local. This node's levels with the network's above them, widest first
+// (MPI_HW_LEVEL0, ...), and the canonical level for a name a user gave:
+// hardware names and aliases, network levels, MPI_HW_LEVELn (of that list).
+Result<std::vector<std::string>> levels_here();
+Result<std::string> level_named(std::string_view name);
+
 // Every member's place on `comm`, in rank order (collective, unless comm
-// carries them already); `request` is compared across ranks and every rank
-// gets the same error when one fails or they differ.
+// carries them already), with its network links; `request` is compared
+// across ranks and every rank gets the same error when one fails or they
+// differ; `detail` travels along, per rank (a level resolved on each node).
 struct Gathered {
   std::vector<hier::Member> members;
+  std::vector<std::string> details;
   int me = 0;
 };
-Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_error);
+Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_error,
+                        const std::string& detail = "");
 
 // What osmp remembers about a communicator it made (an attribute).
 struct CommRecord {
@@ -51,6 +54,10 @@ struct CommRecord {
   int index = 0;
 };
 const CommRecord* record_of(MPI_Comm comm);
+// The info keys of a communicator made by a hardware split (empty otherwise):
+// mpi_hw_resource_type (MPI-4), MPI_HW_DOMAIN_{TYPE,NUM,RANK} (hsplit
+// functions) and MPI_COMM_HLEVEL_{TYPE,NUM,RANK} (hsplit paper), from one list.
+std::vector<std::pair<std::string, std::string>> hw_info_keys(const CommRecord& record);
 void attach_record(MPI_Comm comm, CommRecord record);
 // Records `newcomm`'s members from its parent's, in newcomm's rank order.
 Status remember_split(MPI_Comm parent, const std::vector<hier::Member>& parent_members, MPI_Comm newcomm,

@@ -3,29 +3,19 @@
 #include <exception>
 
 #include "core/strings.hpp"
+#include "mpi_glue/hierarchy/network.hpp"
 #include "mpi_glue/mpi/context.hpp"
 #include "mpi_glue/mpi/osmp_mpi.h"
 
 namespace osmp::mpi {
 namespace {
 
-// An info value, or nullopt when info is null or lacks the key.
-std::optional<std::string> info_value(MPI_Info info, const char* key) {
-  if (info == MPI_INFO_NULL) return std::nullopt;
-  int len = 0, flag = 0;
-  MPI_Info_get_valuelen(info, key, &len, &flag);
-  if (!flag) return std::nullopt;
-  std::string v(static_cast<std::size_t>(len) + 1, '\0');
-  MPI_Info_get(info, key, len + 1, v.data(), &flag);
-  v.resize(static_cast<std::size_t>(len));
-  return v;
-}
-
 struct Request {
   bool directed = false;
-  std::string level;    // canonical, when directed
+  std::string asked;        // as every rank must name it: canonical, or MPI_HW_LEVELn
+  std::string level;        // this rank's level (MPI_HW_LEVELn resolved on its node)
   bool write_back = false;  // HW_UNGUIDED: the chosen level goes back into info
-  std::string text() const { return directed ? "directed " + level : "undirected"; }
+  std::string text() const { return directed ? "directed " + asked : "undirected"; }
 };
 
 Result<Request> request_of(int split_type, MPI_Info info) {
@@ -43,10 +33,11 @@ Result<Request> request_of(int split_type, MPI_Info info) {
     r.write_back = true;
   }
   if (named) {
-    auto level = hier::level_for_request(*named);
+    auto level = level_named(*named);
     if (!level.ok()) return Status(Errc::not_found, level.status().message());
     r.directed = true;
     r.level = *level;
+    r.asked = hier::names_level_number(*named) ? std::string(trim(*named)) : *level;
   }
   return r;
 }
@@ -62,8 +53,9 @@ struct Made {
 Result<Made> hw_split(MPI_Comm comm, const Result<Request>& req, int key) {
   Made m;
   std::string text = req.ok() ? req->text() : "";
-  OSMP_ASSIGN_OR_RETURN(Gathered g, gather(comm, text, req.ok() ? Status() : req.status()));
-  m.split = req->directed ? hier::split_directed(g.members, req->level) : hier::split_undirected(g.members);
+  OSMP_ASSIGN_OR_RETURN(Gathered g, gather(comm, text, req.ok() ? Status() : req.status(), req.ok() ? req->level : ""));
+  m.split = req->directed ? hier::split_directed(g.members, g.details) : hier::split_undirected(g.members);
+  if (req->directed) m.split.level = req->level;  // each rank's own (MPI_HW_LEVELn may differ by node)
   m.me = g.me;
   const int color = m.split.color[static_cast<std::size_t>(g.me)];
   MPI_Comm_split(comm, color < 0 ? MPI_UNDEFINED : color, key, &m.comm);
@@ -147,8 +139,7 @@ int MPIX_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info, MPI_Comm* newco
 int MPIX_Get_hw_topology_info(int* numlevels, MPI_Info info) {
   return guarded(MPI_COMM_SELF, "MPIX_Get_hw_topology_info", [&]() -> Status {
     if (!numlevels) return Status(Errc::invalid_argument, "numlevels is NULL");
-    OSMP_ASSIGN_OR_RETURN(const Local* local, local_alone());
-    std::vector<std::string> names = hier::levels(local->machine);
+    OSMP_ASSIGN_OR_RETURN(std::vector<std::string> names, levels_here());
     *numlevels = static_cast<int>(names.size());
     if (info != MPI_INFO_NULL)
       for (std::size_t i = 0; i < names.size(); ++i)
@@ -177,11 +168,9 @@ int MPIX_Get_hw_domain_info(MPI_Comm comm, int* num_subcomms, int* rank, char** 
     *num_subcomms = parts;
     *rank = index;
     *type = intern(level);
-    if (info != MPI_INFO_NULL) {
-      MPI_Info_set(info, "MPI_HW_DOMAIN_TYPE", level.c_str());
-      MPI_Info_set(info, "MPI_HW_DOMAIN_NUM", std::to_string(parts).c_str());
-      MPI_Info_set(info, "MPI_HW_DOMAIN_RANK", std::to_string(index).c_str());
-    }
+    if (info != MPI_INFO_NULL)
+      for (const auto& [k, v] : hw_info_keys(CommRecord{{}, level, parts, index}))
+        MPI_Info_set(info, k.c_str(), v.c_str());
     return {};
   });
 }

@@ -1,5 +1,6 @@
 // libosmp_pmpi: the MPI_ entry points, for LD_PRELOAD (or linking before the
 // MPI library); each hands its call to logic.cpp, which uses PMPI_ itself.
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include "mpi_glue/pmpi/logic.h"
@@ -42,8 +43,15 @@ int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Com
   if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) osmp_pmpi_created_with(*newcomm, info);
   return rc;
 }
+// The next MPI_Comm_get_info, not PMPI's: libosmp_mpi wraps it too (the
+// hardware level of its communicators), and both must run.
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info) {
-  int rc = PMPI_Comm_get_info(comm, info);
+  using GetInfo = int (*)(MPI_Comm, MPI_Info*);
+  static const GetInfo next = [] {
+    void* f = dlsym(RTLD_NEXT, "MPI_Comm_get_info");
+    return f ? reinterpret_cast<GetInfo>(f) : &PMPI_Comm_get_info;
+  }();
+  int rc = next(comm, info);
   if (rc == MPI_SUCCESS) osmp_pmpi_get_info(comm, *info);
   return rc;
 }

@@ -5,7 +5,9 @@
 //   symmetric   24 ranks: 4 nodes of Package:2 Core:3, mesh 1:2:4
 //   uneven      8 ranks: 2 nodes with 3 + 1 ranks per package
 //   unbound     12 ranks: 3 nodes, unbound ranks
-//   local       1+ ranks: MPIX_Dims_create_weighted / _ml and their errors
+//   local       1+ ranks: MPIX_Dims_create_weighted / _info / _ml and their errors
+//   comms       24 ranks: MPIX_Cart_create_weighted_comms, hardware and user levels
+//   network     24 ranks: 4 nodes under OSMP_SIM_NETWORK=Switch:2
 #include <osmp_mpi.h>
 
 #include <algorithm>
@@ -97,6 +99,47 @@ void compare_with_default(const double* weights, int rpn, bool boxes, const char
   MPI_Comm_free(&theirs);
 }
 
+void expect_error(int rc, const char* text, const std::string& what, int mpi_class = MPI_ERR_ARG) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (rc == MPI_SUCCESS) return expect(false, what + ": no error");
+  MPI_Error_string(rc, s, &len);
+  expect(std::strstr(s, text) != nullptr, what + ": message '" + s + "' lacks '" + text + "'");
+  expect(MPIX_Osmp_error_class(rc) == mpi_class, what + ": class " + std::to_string(MPIX_Osmp_error_class(rc)));
+}
+
+MPI_Info info_of(std::vector<std::pair<const char*, const char*>> kv) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  for (auto [k, v] : kv) MPI_Info_set(info, k, v);
+  return info;
+}
+
+// MPIX_Dims_create_weighted_info with these keys, from all-free dims.
+std::string dims_info(int n, int nd, const double* w, std::vector<std::pair<const char*, const char*>> kv) {
+  MPI_Info info = info_of(kv);
+  std::vector<int> d(static_cast<std::size_t>(nd), 0);
+  int rc = MPIX_Dims_create_weighted_info(n, nd, w, info, d.data());
+  MPI_Info_free(&info);
+  return rc == MPI_SUCCESS ? str(d) : "(error)";
+}
+
+std::vector<int> dims_of(MPI_Comm cart) {
+  int nd = 0;
+  MPI_Cartdim_get(cart, &nd);
+  std::vector<int> dims(static_cast<std::size_t>(nd)), p(dims.size()), c(dims.size());
+  MPI_Cart_get(cart, nd, dims.data(), p.data(), c.data());
+  return dims;
+}
+
+MPI_Comm split_at(MPI_Comm comm, const char* level) {
+  MPI_Info info = info_of({{MPIX_HW_DOMAIN_TYPE_KEY, level}});
+  MPI_Comm c;
+  MPIX_Comm_split_type(comm, MPIX_COMM_TYPE_HW_DOMAIN, 0, info, &c);
+  MPI_Info_free(&info);
+  return c;
+}
+
 void symmetric() {
   setenv("OSMP_TOPOLOGY", "Package:2 Core:3 PU:1", 1);
   setenv("OSMP_SIM_RANKS_PER_NODE", "6", 1);
@@ -126,6 +169,14 @@ void symmetric() {
   expect(std::equal(dims, dims + 3, want2), "osmp_cart_levels=Node: dims " + str({dims, dims + 3}));
   MPI_Comm_free(&cart);
   MPI_Info_free(&info);
+  // The refinements through info, with the call's periods; the dims call agrees.
+  info = info_of({{"osmp_cart_cost", "refined"}});
+  MPIX_Cart_create_weighted(MPI_COMM_WORLD, 3, w, periods, info, &cart);
+  MPI_Info_free(&info);
+  std::string refined = dims_info(24, 3, w, {{"osmp_cart_level_sizes", "4,2,3"}, {"osmp_cart_cost", "refined"},
+                                             {"osmp_cart_periods", "0,0,0"}});
+  expect(str(dims_of(cart)) == refined, "refined: dims " + str(dims_of(cart)) + ", the dims call says " + refined);
+  MPI_Comm_free(&cart);
 }
 
 void uneven() {
@@ -146,13 +197,85 @@ void unbound() {
   compare_with_default(MPIX_WEIGHTS_EQUAL, 4, true, "unbound");
 }
 
-void expect_error(int rc, const char* text, const std::string& what) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (rc == MPI_SUCCESS) return expect(false, what + ": no error");
-  MPI_Error_string(rc, s, &len);
-  expect(std::strstr(s, text) != nullptr, what + ": message '" + s + "' lacks '" + text + "'");
-  expect(MPIX_Osmp_error_class(rc) == MPI_ERR_ARG, what + ": not MPI_ERR_ARG");
+// Level communicators (the paper's Figure 5), from hsplit and made by hand.
+void comms() {
+  setenv("OSMP_TOPOLOGY", "Package:2 Core:3 PU:1", 1);
+  setenv("OSMP_SIM_RANKS_PER_NODE", "6", 1);
+  long long mesh[3] = {100, 200, 400};
+  double w[3];
+  MPIX_Weights_from_mesh(3, mesh, w);
+  int periods[3] = {0, 0, 0};
+  MPI_Comm node = split_at(MPI_COMM_WORLD, "Machine");
+  MPI_Comm pkg = split_at(node, "Package");
+  MPI_Comm levels[3] = {MPI_COMM_WORLD, node, pkg};
+  MPI_Comm cart, ref;
+  expect(MPIX_Cart_create_weighted_comms(3, levels, 3, w, periods, MPI_INFO_NULL, &cart) == MPI_SUCCESS,
+         "comms: MPIX_Cart_create_weighted_comms failed");
+  int sizes[3] = {4, 2, 3}, want[3] = {0, 0, 0};
+  MPIX_Dims_create_ml(3, sizes, 3, w, want, nullptr);
+  expect(dims_of(cart) == std::vector<int>(want, want + 3), "comms: dims " + str(dims_of(cart)));
+  MPIX_Cart_create_weighted(MPI_COMM_WORLD, 3, w, periods, MPI_INFO_NULL, &ref);
+  int r1 = 0, r2 = 0;
+  MPI_Comm_rank(cart, &r1);
+  MPI_Comm_rank(ref, &r2);
+  expect(r1 == r2, "comms: another grid rank than MPIX_Cart_create_weighted's over the same levels");
+  std::vector<int> d;
+  cut_edges(cart, 6, d, true);  // every node one box
+  MPI_Comm_free(&cart);
+  MPI_Comm_free(&ref);
+  // Levels made by hand: halves of the job, then quarters (not the nodes).
+  MPI_Comm half, quarter;
+  MPI_Comm_split(MPI_COMM_WORLD, g_world / 12, g_world, &half);
+  MPI_Comm_split(half, g_world / 3, g_world, &quarter);
+  MPI_Comm mine[3] = {MPI_COMM_WORLD, half, quarter};
+  MPIX_Cart_create_weighted_comms(3, mine, 3, MPIX_WEIGHTS_EQUAL, periods, MPI_INFO_NULL, &cart);
+  int hand[3] = {2, 4, 3}, want2[3] = {0, 0, 0};
+  MPIX_Dims_create_ml(3, hand, 3, MPIX_WEIGHTS_EQUAL, want2, nullptr);
+  expect(dims_of(cart) == std::vector<int>(want2, want2 + 3), "comms by hand: dims " + str(dims_of(cart)));
+  cut_edges(cart, 3, d, true);  // every quarter one box
+  MPI_Comm_free(&cart);
+  // One level: the plain weighted dims over everyone.
+  MPIX_Cart_create_weighted_comms(1, levels, 3, w, periods, MPI_INFO_NULL, &cart);
+  int one[3] = {0, 0, 0};
+  MPIX_Dims_create_weighted(24, 3, w, one);
+  expect(dims_of(cart) == std::vector<int>(one, one + 3), "comms, one level: dims " + str(dims_of(cart)));
+  MPI_Comm_free(&cart);
+  // Errors reach every process: a part that is MPI_COMM_NULL on one, a part
+  // outside its parent on another.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm bad[3] = {MPI_COMM_WORLD, g_world == 5 ? MPI_COMM_NULL : node, pkg};
+  expect_error(MPIX_Cart_create_weighted_comms(3, bad, 3, w, periods, MPI_INFO_NULL, &cart),
+               g_world == 5 ? "level_comms[1] is MPI_COMM_NULL" : "another process passed a bad level_comms", "NULL part");
+  MPI_Comm outside[3] = {MPI_COMM_WORLD, g_world == 7 ? pkg : node, g_world == 7 ? node : pkg};
+  expect_error(MPIX_Cart_create_weighted_comms(3, outside, 3, w, periods, MPI_INFO_NULL, &cart),
+               g_world == 7 ? "level_comms[2] holds a process that level_comms[1] does not" : "another process passed",
+               "part outside its parent");
+  MPI_Comm overlap[2] = {MPI_COMM_WORLD, g_world < 6 ? half : node};  // halves and nodes mixed: no partition
+  expect_error(MPIX_Cart_create_weighted_comms(2, overlap, 3, w, periods, MPI_INFO_NULL, &cart),
+               "do not partition", "parts that do not partition");
+  for (MPI_Comm* c : {&node, &pkg, &half, &quarter}) MPI_Comm_free(c);
+}
+
+// Network levels are the grid's top levels: 4 nodes in 2 switches.
+void network() {
+  setenv("OSMP_TOPOLOGY", "Package:2 Core:3 PU:1", 1);
+  setenv("OSMP_SIM_RANKS_PER_NODE", "6", 1);
+  setenv("OSMP_SIM_NETWORK", "Switch:2", 1);
+  long long mesh[3] = {100, 200, 400};
+  double w[3];
+  MPIX_Weights_from_mesh(3, mesh, w);
+  int sizes[4] = {2, 2, 2, 3}, want[3] = {0, 0, 0};
+  MPIX_Dims_create_ml(4, sizes, 3, w, want, nullptr);
+  MPI_Comm cart;
+  int periods[3] = {0, 0, 0};
+  MPIX_Cart_create_weighted(MPI_COMM_WORLD, 3, w, periods, MPI_INFO_NULL, &cart);
+  expect(dims_of(cart) == std::vector<int>(want, want + 3), "network: dims " + str(dims_of(cart)) + ", want " +
+                                                                 str({want, want + 3}));
+  std::vector<int> d;
+  cut_edges(cart, 12, d, true);  // every switch one box
+  cut_edges(cart, 6, d, true);   // every node one box
+  MPI_Comm_free(&cart);
+  compare_with_default(w, 12, true, "network, inter-switch");
 }
 
 void local() {
@@ -200,6 +323,37 @@ void local() {
   expect_error(MPIX_Cart_create_weighted(MPI_COMM_WORLD, 2, g_world == 0 ? neg : MPIX_WEIGHTS_EQUAL, periods,
                                          MPI_INFO_NULL, &cart),
                g_world == 0 ? "weights" : "another rank", "a bad weight on rank 0 only");
+  // The paper's prototype with info: multi-level sizes, the section 6 refinements.
+  expect(dims_info(192, 3, w, {{"osmp_cart_level_sizes", "8,2,12"}}) == "4x6x8", "info level sizes: Table 1");
+  expect(dims_info(72, 2, MPIX_WEIGHTS_EQUAL, {}) == "9x8", "info, no keys");
+  const double w12[2] = {1, 2}, w115[2] = {1, 1.5};
+  expect(dims_info(6, 2, w12, {}) == "3x2", "6 on (1, 2), eq. 4");
+  expect(dims_info(6, 2, w12, {{"osmp_cart_cost", "refined"}}) == "6x1", "6 on (1, 2), refined");
+  expect(dims_info(4, 2, w115, {{"osmp_cart_cost", "refined"}}) == "4x1", "4 on (1, 1.5), refined");
+  expect(dims_info(4, 2, w115, {{"osmp_cart_cost", "refined"}, {"osmp_cart_periods", "1,0"}}) == "2x2",
+         "4 on (1, 1.5), refined, dim 1 open");
+  expect(dims_info(768, 3, std::vector<double>{1.0 / 12, 1.0 / 16, 1.0 / 8}.data(),
+                   {{"osmp_cart_level_sizes", "24,4,8"}, {"osmp_cart_cost", "refined"}}) == "16x12x4",
+         "section 6, refined");
+  MPI_Info bad = info_of({{"osmp_cart_cost", "cheap"}});
+  int z2[2] = {0, 0};
+  expect_error(MPIX_Dims_create_weighted_info(6, 2, w12, bad, z2), "osmp_cart_cost = 'cheap'", "bad cost",
+               MPI_ERR_INFO_VALUE);
+  MPI_Info_free(&bad);
+  bad = info_of({{"osmp_cart_level_sizes", "4,4"}});
+  expect_error(MPIX_Dims_create_weighted_info(12, 2, w12, bad, z2), "multiply to 16, not nnodes = 12",
+               "level sizes that do not multiply to nnodes", MPI_ERR_INFO_VALUE);
+  MPI_Info_free(&bad);
+  bad = info_of({{"osmp_cart_periods", "1,0,1"}, {"osmp_cart_cost", "refined"}});
+  expect_error(MPIX_Dims_create_weighted_info(12, 2, w12, bad, z2), "has 3 entries but ndims = 2", "periods count",
+               MPI_ERR_INFO_VALUE);
+  MPI_Info_free(&bad);
+  bad = info_of({{"osmp_cart_cost", "nonsense"}});
+  expect_error(MPIX_Cart_create_weighted(MPI_COMM_WORLD, 2, MPIX_WEIGHTS_EQUAL, periods, g_world == 0 ? bad : MPI_INFO_NULL,
+                                         &cart),
+               g_world == 0 ? "osmp_cart_cost" : "another rank", "a bad info value on rank 0 only",
+               g_world == 0 ? MPI_ERR_INFO_VALUE : MPI_ERR_ARG);
+  MPI_Info_free(&bad);
 }
 
 }  // namespace
@@ -213,8 +367,10 @@ int main(int argc, char** argv) {
   else if (scenario == "uneven") uneven();
   else if (scenario == "unbound") unbound();
   else if (scenario == "local") local();
+  else if (scenario == "comms") comms();
+  else if (scenario == "network") network();
   else {
-    if (g_world == 0) std::fprintf(stderr, "usage: cart_test symmetric|uneven|unbound|local\n");
+    if (g_world == 0) std::fprintf(stderr, "usage: cart_test symmetric|uneven|unbound|local|comms|network\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int total = 0;

@@ -10,6 +10,12 @@
 //   real               this machine, as mpirun bound the ranks
 //   mpi4               MPI_COMM_TYPE_HW_GUIDED / HW_UNGUIDED
 //   errors             every error path, then a split that works
+//   memory KIND        MPIX_HW_METRIC_MEMORY where NUMA nodes hold packages
+//                      (KIND groups, 16 ranks) or sit in them (snc, 16 ranks)
+//   network            16 ranks: 8 nodes under OSMP_SIM_NETWORK=Switch:2,Island:2
+//   network_file FILE  12 ranks: 6 nodes placed by an OSMP_NETWORK_FILE
+//   info [interposer]  MPI_Comm_get_info of hardware communicators (8 ranks);
+//                      "interposer": with libosmp_pmpi preloaded, both wrappers
 #include <hwloc.h>
 #include <sched.h>
 #include <unistd.h>
@@ -24,69 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "hsplit_support.hpp"
+
+namespace hsplit_test {
 namespace {
-
-int g_world = 0, g_size = 0, g_failures = 0;
-
-void fail(const std::string& what) {
-  std::fprintf(stderr, "rank %d: FAIL: %s\n", g_world, what.c_str());
-  ++g_failures;
-}
-void expect(bool ok, const std::string& what) {
-  if (!ok) fail(what);
-}
-
-std::string list(const std::vector<int>& v) {
-  std::string s = "{";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "}";
-}
-
-// World ranks of comm's members, in comm's rank order; {} for MPI_COMM_NULL.
-std::vector<int> members(MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) return {};
-  MPI_Group g, w;
-  MPI_Comm_group(comm, &g);
-  MPI_Comm_group(MPI_COMM_WORLD, &w);
-  int n = 0;
-  MPI_Group_size(g, &n);
-  std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
-  MPI_Group_translate_ranks(g, n, in.data(), w, out.data());
-  MPI_Group_free(&g);
-  MPI_Group_free(&w);
-  return out;
-}
-
-std::vector<int> range(int first, int count) {
-  std::vector<int> v;
-  for (int i = 0; i < count; ++i) v.push_back(first + i);
-  return v;
-}
-
-void expect_comm(MPI_Comm comm, const std::vector<int>& want, const std::string& what) {
-  std::vector<int> got = members(comm);
-  if (got != want) fail(what + ": got " + (comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : list(got)) + ", want " +
-                        (want.empty() ? "MPI_COMM_NULL" : list(want)));
-}
-
-std::string domain_type(MPI_Comm comm, int* parts = nullptr, int* index = nullptr) {
-  int n = 0, i = 0;
-  char* type = nullptr;
-  if (MPIX_Get_hw_domain_info(comm, &n, &i, &type, MPI_INFO_NULL) != MPI_SUCCESS) return "(error)";
-  if (parts) *parts = n;
-  if (index) *index = i;
-  return type;
-}
-
-MPI_Info info_with(const char* key, const char* value) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, key, value);
-  return info;
-}
-
-const char* kPaperMachine = "Package:2 [NUMANode] L3Cache:1 L2Cache:2 Core:2 PU:1";
 
 // ---- section 5.1 ---------------------------------------------------------
 
@@ -290,6 +237,13 @@ void directed(const char* xml, int rpn) {
       MPI_Comm_free(&c);
     }
     MPI_Info_free(&info);
+    // The key itself is a level too (MPI_HW_LEVELn as a value of MPI_HW_DOMAIN_TYPE).
+    MPI_Comm by_key = directed_split(MPI_COMM_WORLD, key);
+    expect_comm(by_key, want, std::string("directed ") + key + " (" + value + ") on " + xml);
+    if (by_key != MPI_COMM_NULL) {
+      expect(domain_type(by_key) == value, std::string(key) + ": type " + domain_type(by_key));
+      MPI_Comm_free(&by_key);
+    }
   }
   MPI_Info_free(&levels);
   // Aliases give the same communicators as the hwloc names.
@@ -390,15 +344,6 @@ void mpi4() {
 
 // ---- errors ----------------------------------------------------------------
 
-void expect_error(int rc, int mpi_class, const char* text, const std::string& what) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (rc == MPI_SUCCESS) return fail(what + ": no error");
-  MPI_Error_string(rc, s, &len);
-  expect(MPIX_Osmp_error_class(rc) == mpi_class, what + ": class " + std::to_string(MPIX_Osmp_error_class(rc)));
-  expect(std::strstr(s, text) != nullptr, what + ": message '" + s + "' lacks '" + text + "'");
-}
-
 void errors() {
   setenv("OSMP_TOPOLOGY", kPaperMachine, 1);
   setenv("OSMP_SIM_RANKS_PER_NODE", "4", 1);
@@ -414,6 +359,21 @@ void errors() {
                "unknown hardware level 'L7Cache'", "unknown level");
   expect(c == MPI_COMM_NULL, "unknown level: newcomm not MPI_COMM_NULL");
   MPI_Info_free(&bad);
+  MPI_Info far = info_with(MPIX_HW_DOMAIN_TYPE_KEY, "MPI_HW_LEVEL99");
+  expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, far, &c), MPI_ERR_INFO_VALUE,
+               "'MPI_HW_LEVEL99': this node has 7 levels (MPI_HW_LEVEL0 .. 6: Machine,", "MPI_HW_LEVEL out of range");
+  MPI_Info_free(&far);
+  setenv("OSMP_SIM_NETWORK", "Switch:2,Package:2", 1);
+  expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG,
+               "'Package' is taken", "network level named like a hardware level");
+  setenv("OSMP_SIM_NETWORK", "Switch:2", 1);
+  setenv("OSMP_NETWORK_FILE", "/nonexistent", 1);
+  expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG,
+               "OSMP_SIM_NETWORK and OSMP_NETWORK_FILE are both set", "two network sources");
+  unsetenv("OSMP_SIM_NETWORK");
+  expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG,
+               "OSMP_NETWORK_FILE: cannot read '/nonexistent'", "unreadable network file");
+  unsetenv("OSMP_NETWORK_FILE");
   MPI_Info mixed = info_with(MPIX_HW_DOMAIN_TYPE_KEY, g_world == 0 ? "Package" : "L3");
   expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, mixed, &c), MPI_ERR_ARG,
                "ranks disagree on the arguments: rank 0 passed 'directed Package'", "levels differ across ranks");
@@ -444,6 +404,9 @@ void errors() {
 }
 
 }  // namespace
+}  // namespace hsplit_test
+
+using namespace hsplit_test;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -463,8 +426,13 @@ int main(int argc, char** argv) {
   else if (scenario == "real") real();
   else if (scenario == "mpi4") mpi4();
   else if (scenario == "errors") errors();
+  else if (scenario == "memory" && argc > 3) need(16), memory(argv[2], argv[3]);
+  else if (scenario == "network") need(16), network();
+  else if (scenario == "network_file" && argc > 2) need(12), network_file(argv[2]);
+  else if (scenario == "info") info(argc > 2 && std::string(argv[2]) == "interposer");
   else {
-    if (g_world == 0) std::fprintf(stderr, "usage: hsplit_test paper51|paper52|directed XML RPN|unbound RPN|real|mpi4|errors\n");
+    if (g_world == 0) std::fprintf(stderr, "usage: hsplit_test paper51|paper52|directed XML RPN|unbound RPN|real|mpi4|errors|"
+                                 "memory KIND DATA|network|network_file DATA|info [interposer]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int total = 0;

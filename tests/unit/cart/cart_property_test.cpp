@@ -51,10 +51,18 @@ Tuples all_tuples(int n, std::size_t d) {
   return out;
 }
 
+// What factor f costs dim i: f, or refined (section 6): 0 for 1, 1 for 2 on
+// an open dim (open[i] = 1), else f. `open` null: eq. (4).
+long long cost_of(int f, std::size_t i, const std::vector<int>* open) {
+  if (!open || f >= 3) return f;
+  return f == 1 ? 0 : ((*open)[i] ? 1 : 2);
+}
+
 // Does a rank before b? Sum, spread, largest, then greater in weight order.
-bool ranks_before(const Dims& a, const Dims& b, const std::vector<long long>& w) {
+bool ranks_before(const Dims& a, const Dims& b, const std::vector<long long>& w,
+                  const std::vector<int>* open = nullptr) {
   long long sa = 0, sb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) sa += w[i] * a[i], sb += w[i] * b[i];
+  for (std::size_t i = 0; i < a.size(); ++i) sa += w[i] * cost_of(a[i], i, open), sb += w[i] * cost_of(b[i], i, open);
   if (sa != sb) return sa < sb;
   auto [amin, amax] = std::minmax_element(a.begin(), a.end());
   auto [bmin, bmax] = std::minmax_element(b.begin(), b.end());
@@ -151,7 +159,7 @@ TEST(CartProperty, RealWeightsReachTheMinimalSum) {
 // One level of the spec: its tuples must leave every preset reachable by the
 // levels below (their product `rest`), exactly when no dim is free.
 Dims brute_level(int size, long long rest, const std::vector<long long>& w, const Dims& preset,
-                 const std::vector<long long>& reached) {
+                 const std::vector<long long>& reached, const std::vector<int>* open = nullptr) {
   const bool any_free = std::count(preset.begin(), preset.end(), 0) > 0;
   Dims best;
   for (const Dims& t : all_tuples(size, preset.size())) {
@@ -166,7 +174,7 @@ Dims brute_level(int size, long long rest, const std::vector<long long>& w, cons
     if (!fits) continue;
     std::vector<long long> lw(t.size());
     for (std::size_t i = 0; i < t.size(); ++i) lw[i] = w[i] * reached[i];
-    if (best.empty() || ranks_before(t, best, lw)) best = t;
+    if (best.empty() || ranks_before(t, best, lw, open)) best = t;
   }
   return best;
 }
@@ -197,6 +205,39 @@ TEST(CartProperty, EachLevelIsTheBestGivenTheLevelsAbove) {
       if (preset[i] != 0) {
         EXPECT_EQ(ml->dims[i], preset[i]);
       }
+    }
+  }
+}
+
+// The section 6 refinements (CostModel::refined) against the same brute force
+// with the refined costs, periodic and open dims mixed: the search then visits
+// every split of the product between the two kinds of dims.
+TEST(CartProperty, RefinedLevelsMatchBruteForce) {
+  std::mt19937 rng(2020);
+  for (int iter = 0; iter < 600; ++iter) {
+    Dims sizes(1 + rng() % 3);
+    int total = 1;
+    for (int& s : sizes) total *= (s = 1 + static_cast<int>(rng() % (sizes.size() == 1 ? 400 : 12)));
+    const std::size_t d = 1 + rng() % 4;
+    const std::vector<long long> w = random_weights(rng, d);
+    const Dims preset = random_preset(rng, total, d);
+    std::vector<int> open(d);
+    CostModel model{true, {}};
+    for (std::size_t i = 0; i < d; ++i) {
+      open[i] = static_cast<int>(rng() % 2);
+      model.periodic.push_back(open[i] == 0);
+    }
+    SCOPED_TRACE("levels=" + show(sizes) + " preset=" + show(preset) + " weights=" +
+                 show(Dims(w.begin(), w.end())) + " open=" + show(open));
+    auto ml = dims_create_multilevel(sizes, static_cast<int>(d), std::vector<double>(w.begin(), w.end()), preset,
+                                     model);
+    ASSERT_TRUE(ml.ok()) << ml.status().to_string();
+    std::vector<long long> reached(d, 1);
+    long long rest = total;
+    for (std::size_t l = 0; l < sizes.size(); ++l) {
+      rest /= sizes[l];
+      ASSERT_EQ(ml->levels[l], brute_level(sizes[l], rest, w, preset, reached, &open)) << "level " << l;
+      for (std::size_t i = 0; i < d; ++i) reached[i] *= ml->levels[l][i];
     }
   }
 }

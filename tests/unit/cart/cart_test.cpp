@@ -249,5 +249,47 @@ TEST(CartWeights, NearlyEqualWeightsCountAsEqual) {
   EXPECT_EQ(create(6, {0, 0}, {b * (1 + 1e-9), b}), (Dims{2, 3}));
 }
 
+// Section 6's refinements (CostModel::refined), where they change the choice.
+Dims refined(int nnodes, int ndims, std::vector<double> weights, std::vector<bool> periodic = {}) {
+  Dims dims(static_cast<std::size_t>(ndims), 0);
+  Status st = dims_create_weighted(nnodes, ndims, weights, dims, CostModel{true, std::move(periodic)});
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  return dims;
+}
+
+TEST(CartRefined, DroppedTermsAndOpenDimsOfTwo) {
+  // 6 processes, w = (1, 2): eq. (4) 3 x 2 (3 + 4 = 7); refined 6 x 1 (6 + 0).
+  EXPECT_EQ(create(6, {0, 0}, {1, 2}), (Dims{3, 2}));
+  EXPECT_EQ(refined(6, 2, {1, 2}), (Dims{6, 1}));
+  // 4 processes, w = (1, 1.5): periodic 4 x 1 (4 against 2 + 3); dim 1 open:
+  // its factor 2 counts once, 2 x 2 (2 + 1.5).
+  EXPECT_EQ(refined(4, 2, {1, 1.5}), (Dims{4, 1}));
+  EXPECT_EQ(refined(4, 2, {1, 1.5}, {true, false}), (Dims{2, 2}));
+  // Balanced answers for equal weights stay balanced.
+  EXPECT_EQ(refined(72, 2, {}), (Dims{9, 8}));
+  EXPECT_EQ(refined(8, 3, {}, {false, false, false}), (Dims{2, 2, 2}));
+}
+
+// The section 6 example under the refinements: periodic, the nodes take
+// 4 x 6 x 1 (0.708 inter-node against 0.75 for 3 x 4 x 2: nothing crosses
+// a node along dim 2); all dims open, 2 x 6 x 2 (0.583).
+TEST(CartRefined, Section6Example) {
+  const int sizes[] = {24, 4, 8};
+  auto periodic = dims_create_multilevel(sizes, 3, kSection6Weights, {}, CostModel{true, {}});
+  ASSERT_TRUE(periodic.ok()) << periodic.status().to_string();
+  EXPECT_EQ(periodic->levels[0], (Dims{4, 6, 1}));
+  EXPECT_NEAR(periodic->level_objective[0], 1.0 / 3 + 0.375, 1e-12);
+  EXPECT_NEAR(periodic->level_cost[0], 1.0 / 3 + 0.375 + 0.125, 1e-12);
+  auto open = dims_create_multilevel(sizes, 3, kSection6Weights, {}, CostModel{true, {false, false, false}});
+  ASSERT_TRUE(open.ok()) << open.status().to_string();
+  EXPECT_EQ(open->levels[0], (Dims{2, 6, 2}));
+  EXPECT_EQ(open->dims, (Dims{8, 12, 8}));
+  // Without the refinements the objective is eq. (4).
+  auto paper = dims_create_multilevel(sizes, 3, kSection6Weights);
+  ASSERT_TRUE(paper.ok());
+  EXPECT_EQ(paper->level_objective, paper->level_cost);
+  EXPECT_FALSE(dims_create_multilevel(sizes, 3, kSection6Weights, {}, CostModel{true, {true}}).ok());
+}
+
 }  // namespace
 }  // namespace osmp::cart

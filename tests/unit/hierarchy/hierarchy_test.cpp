@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/machines.hpp"
 #include "topology/topology.hpp"
 
 namespace osmp::hier {
@@ -19,7 +20,10 @@ MachineTree paper_machine() {
 Member at(const MachineTree& m, const char* place, int node = 0) {
   auto p = resolve_place(m, place);
   EXPECT_TRUE(p.ok()) << p.status().to_string();
-  return Member{node, chain_of(m, *p)};
+  Member member;
+  member.node = node;
+  member.chain = chain_of(m, *p);
+  return member;
 }
 
 std::vector<Member> by_core(const MachineTree& m, int n, int nodes = 1) {
@@ -146,6 +150,60 @@ TEST(Neighbours, HopsUpTheTree) {
   EXPECT_EQ(neighbours(v, 5, 9, Metric::tree).size(), 16u);
   EXPECT_EQ(neighbours(v, 5, 0, Metric::memory), (std::vector<int>{4, 5, 6, 7}));
   EXPECT_EQ(neighbours(v, 5, 1, Metric::memory).size(), 8u);
+}
+
+std::vector<int> iota(int first, int count) {
+  std::vector<int> v;
+  for (int i = 0; i < count; ++i) v.push_back(first + i);
+  return v;
+}
+
+// The memory nest of `me` (hops 0, 1, ... until everyone), as sizes.
+std::vector<std::size_t> memory_sizes(const std::vector<Member>& v, int me) {
+  std::vector<std::size_t> out;
+  for (int hops = 0;; ++hops) {
+    out.push_back(neighbours(v, me, hops, Metric::memory).size());
+    if (out.back() == v.size() || hops > 10) return out;
+  }
+}
+
+// hwloc's paper: NUMA nodes that hold several packages (Superdome-like
+// machines, POWER7 with Group levels). Core 0's package, then its NUMA node,
+// then the node.
+TEST(Neighbours, MemoryMetricSeesANumaNodeHoldingPackages) {
+  auto t = Topology::load(TopologySource::synthetic("Group:2 [NUMANode] Package:2 Core:2 PU:1"));
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  MachineTree m = t->machine();
+  std::vector<Member> v = by_core(m, 8, 2);
+  EXPECT_EQ(neighbours(v, 0, 0, Metric::memory), iota(0, 2));
+  EXPECT_EQ(neighbours(v, 0, 1, Metric::memory), iota(0, 4));
+  EXPECT_EQ(neighbours(v, 5, 1, Metric::memory), iota(4, 4));
+  EXPECT_EQ(neighbours(v, 0, 2, Metric::memory), iota(0, 8));
+  EXPECT_EQ(neighbours(v, 9, 2, Metric::memory), iota(8, 8));
+  EXPECT_EQ(neighbours(v, 0, 3, Metric::memory), iota(0, 16));
+}
+
+// The shared XML machines, one process per core on one node: NUMA inside the
+// package (Cascade Lake SNC2, Kunpeng's NUMA per L3, the fake KNL's SNC4
+// clusters), NUMA = package under Groups (SGI UV), one NUMA node above two
+// packages (Skylake without NUMA information).
+TEST(Neighbours, MemoryMetricOnSharedMachines) {
+  struct Case {
+    const char* file;
+    std::vector<std::size_t> sizes;  // of core 0's memory nest
+  };
+  const Case cases[] = {
+      {"intel-cascadelake-2x20c-gold6230-snc2-memcache.xml", {10, 20, 40}},
+      {"arm-kunpeng920-2x64c-4numa-clusters.xml", {32, 64, 128}},
+      {"intel-knl-mini-fake-snc4-hybrid-mcdram.xml", {4, 16}},
+      {"sgi-uv2000-24x8c-e5-4640-12groups.xml", {8, 192}},
+      {"intel-skylake-2x18c-gold6140-cpuid-nonuma.xml", {18, 36}},
+  };
+  for (const Case& c : cases) {
+    MachineTree m = test::load(test::data_path(std::string("topologies/") + c.file)).machine();
+    std::vector<Member> v = by_core(m, static_cast<int>(m.cores().size()));
+    EXPECT_EQ(memory_sizes(v, 0), c.sizes) << c.file;
+  }
 }
 
 TEST(Places, ResolveAndReject) {

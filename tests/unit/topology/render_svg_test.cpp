@@ -24,7 +24,7 @@ bool overlap(const SvgBox& a, const SvgBox& b) {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
-const RenderContext kCtx{"test machine", "map-by core, bind-to core", ""};
+const RenderContext kCtx{"test machine", "map-by core, bind-to core", "", {}};
 
 void check_box(const Tree& t, const SvgLayout& l, std::size_t i) {
   const SvgBox& b = l.boxes[i];
@@ -123,8 +123,8 @@ TEST(RenderSvg, RomeFigure4) {
 TEST(RenderSvg, CascadeLakeVirtualDomains) {
   Topology topo = test::load("cascadelake");
   Tree t = test::tree_for(topo.machine(), 56, MapBy::core, BindTo::core, "Package:4");
-  check_layout(t, {"cascadelake", "map-by core, bind-to core", "Package:4"});
-  std::string svg = render_svg(t, {"cascadelake", "map-by core, bind-to core", "Package:4"});
+  check_layout(t, {"cascadelake", "map-by core, bind-to core", "Package:4", {}});
+  std::string svg = render_svg(t, {"cascadelake", "map-by core, bind-to core", "Package:4", {}});
   expect_every_rank_once(t, svg);
   EXPECT_EQ(occurrences(svg, "<g class=\"domain virtual\""), 8u);
   EXPECT_EQ(occurrences(svg, "<g class=\"domain\""), 3u);
@@ -184,7 +184,7 @@ TEST(RenderSvg, OneProcess) {
 TEST(RenderSvg, EscapesText) {
   Topology topo = test::load("cascadelake");
   Tree t = test::tree_for(topo.machine(), 4);
-  std::string svg = render_svg(t, {"file 'a<b>&c\".xml'", "map-by core", ""});
+  std::string svg = render_svg(t, {"file 'a<b>&c\".xml'", "map-by core", "", {}});
   EXPECT_NE(svg.find("file &apos;a&lt;b&gt;&amp;c&quot;.xml&apos;"), std::string::npos);
   EXPECT_EQ(svg.find("a<b>"), std::string::npos);
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);

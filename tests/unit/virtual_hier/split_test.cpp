@@ -166,5 +166,97 @@ TEST(VirtualSplit, RandomSpecsKeepInvariants) {
   }
 }
 
+// Items that cannot apply are reported with the values that would (issue 16):
+// a degree at or above a domain's member count, degree 1, a limit no group
+// exceeds, a level no domain of the tree stands for.
+SpecReport report_of(const MachineTree& m, int n, const std::string& spec) {
+  SpecReport report;
+  std::vector<CpuSet> places;
+  for (int c : m.cores()) {
+    if (static_cast<int>(places.size()) == n) break;
+    places.push_back(m.nodes[static_cast<std::size_t>(c)].cpuset);
+  }
+  auto t = build_tree(m, places, {}, *parse_spec(spec), &report);
+  EXPECT_TRUE(t.ok()) << t.status().to_string();
+  return report;
+}
+
+std::vector<std::string> notes(const MachineTree& m, int n, const std::string& spec) {
+  return ineffective_items(report_of(m, n, spec));
+}
+
+TEST(SpecReport, DegreesThatCannotSplit) {
+  Topology t12 = test::load("Package:2 L3Cache:12 Core:8 PU:1");  // 12 CCDs of 8 cores
+  const MachineTree& m = t12.machine();
+  EXPECT_EQ(notes(m, 192, "Package:13"),
+            (std::vector<std::string>{"'Package:13' had no effect: no Package domain has more than 12 members here; "
+                                      "Package:2 .. Package:11 would split it"}));
+  EXPECT_EQ(notes(m, 192, "Package:12").size(), 1u);
+  EXPECT_TRUE(notes(m, 192, "Package:11").empty());
+  EXPECT_EQ(notes(m, 192, "L3:9"),
+            (std::vector<std::string>{"'L3:9' had no effect: no L3Cache domain has more than 8 members here; "
+                                      "L3Cache:2 .. L3Cache:7 would split it"}));
+  EXPECT_EQ(notes(m, 192, "L3?8,Package:4"),
+            (std::vector<std::string>{"'L3?8' had no effect: no L3Cache domain has more than 8 members here; "
+                                      "L3Cache?2 .. L3Cache?7 would split it"}));
+  EXPECT_EQ(notes(m, 192, "Package:1").size(), 1u);
+  EXPECT_EQ(notes(m, 192, "?16"),
+            (std::vector<std::string>{"'?16' had no effect: no group has more than 12 members here; ?2 .. ?11 would "
+                                      "split it"}));
+  // 3 processes in one L3: the root stands for Machine, Package and L3 and
+  // has 3 members; L3:3 (innermost, first) cannot split them, Package:2 can.
+  EXPECT_EQ(notes(m, 3, "L3:2").size(), 0u);
+  SpecReport r = report_of(m, 3, "Package:2,L3:3");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].split, 1);
+  EXPECT_EQ(r[1].max_members, 3);
+  EXPECT_EQ(r[1].split, 0);
+}
+
+TEST(SpecReport, SharedMachines) {
+  // Naples: a NUMA node (die) holds 2 L3s of 3 cores: no degree splits it.
+  Topology naples = test::load(test::data_path("topologies/amd-epyc7451-naples-2x24c-8numa.xml"));
+  EXPECT_EQ(notes(naples.machine(), 48, "NUMA:3"),
+            (std::vector<std::string>{"'NUMA:3' had no effect: no NUMANode domain has more than 2 members here; no "
+                                      "value would split it"}));
+  EXPECT_TRUE(notes(naples.machine(), 48, "Package:3").empty());
+  // Cascade Lake SNC2, one process per core: a core holds one process; the
+  // cores' second PUs are in no tree domain.
+  Topology clx = test::load(test::data_path("topologies/intel-cascadelake-2x20c-gold6230-snc2-memcache.xml"));
+  EXPECT_EQ(notes(clx.machine(), 40, "Core:2"),
+            (std::vector<std::string>{"'Core:2' had no effect: no Core domain has more than 1 member here; no value "
+                                      "would split it"}));
+  auto n = notes(clx.machine(), 40, "PU:2");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].find("no domain of this tree stands for PU"), std::string::npos) << n[0];
+}
+
+// An item reported as having no effect can go without changing the tree, and
+// a lone item reported as having one changes it.
+TEST(SpecReport, AgreesWithTheTrees) {
+  Topology topo = test::load("Package:2 [NUMANode] L3Cache:3 Core:5 PU:2");
+  const MachineTree& m = topo.machine();
+  const char* specs[] = {"Package:2", "Package:3", "Package:4", "L3:5", "L3:6", "L3:2,Package:2", "?3", "?16",
+                         "NUMA:2", "Core:2", "Machine:2", "Package?3", "PU:2"};
+  for (int n : {1, 2, 7, 15, 30}) {
+    Tree plain = test::tree_for(m, n);
+    for (const char* spec : specs) {
+      SpecReport report = report_of(m, n, spec);
+      VhSpec parsed = *parse_spec(spec);
+      Tree full = test::tree_for(m, n, MapBy::core, BindTo::core, spec);
+      for (std::size_t i = 0; i < report.size(); ++i) {
+        VhSpec without = parsed;
+        without.items.erase(without.items.begin() + static_cast<long>(i));
+        Tree less = *apply_spec(plain, without);
+        if (report[i].split == 0) {
+          EXPECT_EQ(test::level_summary(less), test::level_summary(full)) << spec << " n=" << n;
+        } else if (report.size() == 1) {
+          EXPECT_NE(test::level_summary(plain), test::level_summary(full)) << spec << " n=" << n;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace osmp
