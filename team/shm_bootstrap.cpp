@@ -18,6 +18,8 @@
 namespace osmp {
 namespace {
 
+constexpr std::uint64_t kLatecomerGraceNs = 2'000'000'000ULL;
+
 std::uint64_t bootstrap_timeout_ns() {
   auto s = env_int("OSMP_BOOTSTRAP_TIMEOUT", 60, 1, 86400);
   return static_cast<std::uint64_t>(s.ok() ? *s : 60) * 1'000'000'000ULL;
@@ -92,7 +94,10 @@ Result<std::unique_ptr<ShmBootstrap>> ShmBootstrap::connect(const JobEnv& env) {
   }
   OSMP_RETURN_IF_ERROR(b->claim());
   kill_point(KillPoint::bootstrap_claimed, env.rank);
-  OSMP_RETURN_IF_ERROR(b->await_claims(deadline));
+  if (Status st = b->await_claims(deadline); !st.ok()) {
+    b->tell_latecomers(deadline);
+    return st;
+  }
   kill_point(KillPoint::bootstrap_attached, env.rank);
   return b;
 }
@@ -243,6 +248,22 @@ Status ShmBootstrap::await_claims(std::uint64_t deadline) {
   peers_ = PeerWatch(std::move(pids));
   waiter_.watch(AbortWords{nullptr, &control()->abort}, &peers_);
   return {};
+}
+
+// Rank 0 whose job failed while starting: ranks that have not connected yet
+// would only time out. For a little while they still get the segment, whose
+// abort word tells them why (kLatecomerGrace, within the bootstrap timeout).
+void ShmBootstrap::tell_latecomers(std::uint64_t deadline) {
+  // Only a cause in the abort word (a rank died) is worth passing on.
+  if (!rendezvous_.open() || !control()->abort.load(std::memory_order_acquire)) return;
+  const JobGreeting greeting{env_.job_id, static_cast<std::uint64_t>(size())};
+  const std::uint64_t end = std::min(deadline, now_ns() + kLatecomerGraceNs);
+  for (bool all = false; !all && now_ns() < end;) {
+    rendezvous_.serve(seg_.fd(), &greeting, sizeof greeting, 10);
+    all = true;
+    for (int r = 0; r < size(); ++r) all = all && line(r).pid.load(std::memory_order_acquire) != 0;
+  }
+  rendezvous_.close();
 }
 
 Result<ShmBootstrap*> ShmBootstrap::instance() {

@@ -74,6 +74,7 @@ class ShmBootstrap final : public Bootstrap {
   Status find_rank0(std::uint64_t deadline);
   Status claim();
   Status await_claims(std::uint64_t deadline);
+  void tell_latecomers(std::uint64_t deadline);
   Status wait_all(bool done_flags, std::uint64_t step);
   Status wait_one(const Flag& f, std::uint64_t step, int rank);
   Status failure(WaitStatus ws, int rank, std::uint64_t step);
