@@ -12,6 +12,8 @@ import sys
 import tempfile
 import time
 
+from mp_support import NotStarted, alive, pid_lines
+
 OSMPRUN, WORKER = sys.argv[2], sys.argv[3]
 SHM = os.environ.get("OSMP_SHM_DIR") or "/dev/shm"
 UID = os.getuid()
@@ -61,34 +63,6 @@ def start(args, env=None):
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
 
 
-def wait_for_pids(proc, n, timeout=30):
-    """Reads the worker's stdout until every rank printed its pid."""
-    pids, lines, end = {}, [], time.time() + timeout
-    while len(pids) < n and time.time() < end:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.match(r"pid (\d+) (\d+)", line)
-        if m:
-            pids[int(m.group(1))] = int(m.group(2))
-    if len(pids) < n:
-        fail(f"only {len(pids)} of {n} ranks started: {''.join(lines)}")
-    return pids, "".join(lines)
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 # ---------------------------------------------------------------------------
 
 def case_handoff():
@@ -116,7 +90,7 @@ def case_bootstrap_cycles():
 
 def kill_one(mode, n, delay):
     p = start([OSMPRUN, "-n", str(n), "--oversubscribe", WORKER] + mode)
-    pids, head = wait_for_pids(p, n)
+    pids, head = pid_lines(p, n)
     time.sleep(delay)
     victim = random.randrange(n)
     t0 = time.time()
@@ -166,7 +140,7 @@ def case_launcher_killed():
     """osmprun itself SIGKILLed: its ranks stop, nothing is left behind."""
     for mode in (["ring", "0"], ["cycles", "1000000"]):
         p = start([OSMPRUN, "-n", "4", "--oversubscribe", "--grace", "0.5", WORKER] + mode)
-        pids, head = wait_for_pids(p, 4)
+        pids, head = pid_lines(p, 4)
         time.sleep(0.3)
         os.kill(p.pid, signal.SIGKILL)
         p.wait()
@@ -302,7 +276,7 @@ def case_placement():
 
 def case_signal_forwarding():
     p = start([OSMPRUN, "-n", "3", "--oversubscribe", WORKER, "ring", "0"])
-    pids, head = wait_for_pids(p, 3)
+    pids, head = pid_lines(p, 3)
     time.sleep(0.2)
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=30)
@@ -348,5 +322,8 @@ def case_tag_output():
 
 
 if __name__ == "__main__":
-    globals()["case_" + sys.argv[1]]()
+    try:
+        globals()["case_" + sys.argv[1]]()
+    except NotStarted as e:
+        fail(str(e))
     print("ok")

@@ -17,12 +17,13 @@ import subprocess
 import sys
 import time
 
+from mp_support import SHM, NotStarted, osmp_names, osmp_sockets, pid_lines, state, tagged
+
 BIN = sys.argv[2]
 OSMPRUN = os.path.join(BIN, "osmprun")
 WORKER = os.path.join(BIN, "mp_worker")
 COLL = os.path.join(BIN, "mp_coll")
 INTRUDER = os.path.join(BIN, "mp_intruder")
-SHM = os.environ.get("OSMP_SHM_DIR") or "/dev/shm"
 SKIP = 77
 NOBODY = 65534
 KILL_POINTS = ["bootstrap.claimed", "bootstrap.attached", "team.settings", "team.created", "team.attached",
@@ -51,47 +52,17 @@ def start(args, extra=None, **kw):
                             env=env_with(extra or {}), **kw)
 
 
-def shm_entries():
-    """osmp's names in the shm directory (it makes none; other software on the
-    machine may make its own, which are not ours to judge)."""
-    return {n for n in os.listdir(SHM) if n.startswith("osmp")}
-
-
-def osmp_sockets():
-    """Abstract unix socket names of osmp (rendezvous) in this network namespace."""
-    with open("/proc/net/unix") as f:
-        return {l.split()[-1] for l in f if len(l.split()) >= 8 and l.split()[-1].startswith("@osmp-")}
-
-
-def tagged(tag):
-    """Processes (not zombies) whose command line holds `tag`."""
-    found = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/cmdline", "rb") as f:
-                if tag.encode() not in f.read():
-                    continue
-            with open(f"/proc/{p}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    found.append(int(p))
-        except OSError:
-            pass
-    return found
-
-
 class Clean:
     """What a run may not leave behind: names in the shm directory, rendezvous
     sockets, processes carrying the run's tag."""
 
     def __init__(self, tag=None):
-        self.names, self.sockets, self.tag = shm_entries(), osmp_sockets(), tag
+        self.names, self.sockets, self.tag = osmp_names(), osmp_sockets(), tag
 
     def check(self, what, wait=2.0):
         end = time.time() + wait
         while True:
-            names, sockets = shm_entries() - self.names, osmp_sockets() - self.sockets
+            names, sockets = osmp_names() - self.names, osmp_sockets() - self.sockets
             procs = tagged(self.tag) if self.tag else []
             if not names and not sockets and not procs:
                 return
@@ -191,21 +162,6 @@ def case_hostile_osmprun():
 
 
 # --- impostors -------------------------------------------------------------
-
-def pid_lines(p, n, timeout=30):
-    pids, seen, end = {}, [], time.time() + timeout
-    while len(pids) < n and time.time() < end:
-        line = p.stdout.readline()
-        if not line:
-            break
-        seen.append(line)
-        m = re.match(r"pid (\d+) (\d+)", line)
-        if m:
-            pids[int(m.group(1))] = int(m.group(2))
-    if len(pids) < n:
-        fail(f"only {len(pids)} of {n} ranks started: {''.join(seen)}")
-    return pids, "".join(seen)
-
 
 def environ_of(pid):
     with open(f"/proc/{pid}/environ", "rb") as f:
@@ -329,14 +285,6 @@ def subreaper():
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
         fail("cannot become a subreaper")
-
-
-def state(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
 
 
 def watchdog_of(launcher):
@@ -465,5 +413,8 @@ def case_kill_points_env_route():
 
 
 if __name__ == "__main__":
-    globals()["case_" + sys.argv[1]]()
+    try:
+        globals()["case_" + sys.argv[1]]()
+    except NotStarted as e:
+        fail(str(e))
     print("ok")

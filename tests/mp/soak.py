@@ -19,38 +19,13 @@ import subprocess
 import sys
 import time
 
+from mp_support import osmp_names, osmp_sockets as sockets, tagged
+
 BIN = sys.argv[1]
 OSMPRUN, WORKER, COLL = (os.path.join(BIN, x) for x in ("osmprun", "mp_worker", "mp_coll"))
-SHM = os.environ.get("OSMP_SHM_DIR") or "/dev/shm"
 POINTS = ["bootstrap.claimed", "bootstrap.attached", "team.settings", "team.created", "team.attached",
           "team.ready", "reconfigure.begin", "reconfigure.built", "finalize"]
 HANG_S = 10
-
-
-def osmp_names():
-    """Names osmp ever used in the shm directory (other software on the machine
-    has its own)."""
-    return {n for n in os.listdir(SHM) if n.startswith("osmp-")}
-
-
-def sockets():
-    with open("/proc/net/unix") as f:
-        return {l.split()[-1] for l in f if l.split() and l.split()[-1].startswith("@osmp-")}
-
-
-def tagged(tag):
-    out = []
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                with open(f"/proc/{p}/cmdline", "rb") as f:
-                    if tag.encode() in f.read():
-                        with open(f"/proc/{p}/stat") as s:
-                            if s.read().rsplit(")", 1)[1].split()[0] != "Z":
-                                out.append(int(p))
-            except OSError:
-                pass
-    return out
 
 
 def pids_of(tag, n, timeout=5):
