@@ -154,6 +154,12 @@ Status Engine::validate(const CollArgs& a) const {
 
 Status Engine::run(const CollArgs& a) {
   OSMP_RETURN_IF_ERROR(team_.usable());
+  if (a.abstain != Errc::ok) {
+    if (team_.size() == 1) return Status(a.abstain, cat(OpName{a.kind, team_.rank()}, ": abstained"));
+    CollArgs none{a.kind, nullptr, nullptr, 0, a.dtype, a.op, a.root >= 0 && a.root < team_.size() ? a.root : 0};
+    none.count = a.count;
+    return dispatch(none, make_status(a.abstain, Field::none, team_.rank()));
+  }
   Status mine = validate(a);
   StatusWord local = mine.ok() ? 0 : make_status(Errc::invalid_argument, Field::args, team_.rank());
   if (team_.size() == 1) {
