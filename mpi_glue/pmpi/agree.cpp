@@ -17,6 +17,8 @@ struct Header {
   std::int32_t mpi_min, mpi_max;
   std::int64_t bytes_min, bytes_max;
   std::int32_t kind_min, kind_max, dtype_min, dtype_max, op_min, op_max, root_min, root_max;
+  std::int32_t combined;  // bytes of payload to combine (the same wherever the headers agree)
+  std::int32_t unused[7];
 };
 static_assert(sizeof(Header) == kHeader);
 
@@ -27,7 +29,8 @@ struct Block {
 static_assert(sizeof(Block) == kBlock);
 
 bool reduction(std::int32_t kind) {
-  return kind == static_cast<std::int32_t>(OpKind::reduce) || kind == static_cast<std::int32_t>(OpKind::allreduce);
+  return kind == static_cast<std::int32_t>(OpKind::reduce) || kind == static_cast<std::int32_t>(OpKind::allreduce) ||
+         kind == static_cast<std::int32_t>(OpKind::reduce_scatter_block);
 }
 
 // Both blocks come from nodes that ran the call on osmp with the same arguments.
@@ -45,9 +48,10 @@ void merge_payload(const Block& in, Block& io) {
     return;
   }
   const auto t = static_cast<Datatype>(io.h.dtype_min);
-  if (io.h.bytes_min > static_cast<std::int64_t>(kPayload) || static_cast<int>(t) >= kDatatypeCount) return;
-  combine(io.payload, in.payload, static_cast<std::size_t>(io.h.bytes_min) / size_of(t), t,
-          static_cast<Op>(io.h.op_min));
+  if (io.h.combined != in.h.combined || io.h.combined < 0 || io.h.combined > static_cast<std::int32_t>(kPayload) ||
+      static_cast<int>(t) >= kDatatypeCount)
+    return;
+  combine(io.payload, in.payload, static_cast<std::size_t>(io.h.combined) / size_of(t), t, static_cast<Op>(io.h.op_min));
 }
 
 void merge_header(const Header& a, Header& b) {
@@ -83,8 +87,12 @@ struct MpiObjects {
   MPI_Datatype block = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
 };
-const MpiObjects& objects() {
+MpiObjects& objects_made() {
   static MpiObjects o;
+  return o;
+}
+const MpiObjects& objects() {
+  MpiObjects& o = objects_made();
   if (o.block == MPI_DATATYPE_NULL) {
     PMPI_Type_contiguous(static_cast<int>(kBlock), MPI_BYTE, &o.block);
     PMPI_Type_commit(&o.block);
@@ -96,7 +104,7 @@ const MpiObjects& objects() {
 Header header_of(const NodeSays& s, int who) {
   auto k = static_cast<std::int32_t>(s.kind);
   return Header{static_cast<std::int32_t>(s.error), s.error == Errc::ok ? INT32_MAX : who,
-                s.to_mpi, s.to_mpi, s.bytes, s.bytes, k, k, s.dtype, s.dtype, s.op, s.op, s.root, s.root};
+                s.to_mpi, s.to_mpi, s.bytes, s.bytes, k, k, s.dtype, s.dtype, s.op, s.op, s.root, s.root, 0, {}};
 }
 
 Decision decide(const Header& h) {
@@ -126,6 +134,7 @@ Decision agree(MPI_Comm leaders, int who, const NodeSays& mine, const Payload& p
   Block b;
   std::memset(&b, 0, sizeof b);
   b.h = header_of(mine, who);
+  if (p.mode == Payload::Mode::combine) b.h.combined = static_cast<std::int32_t>(p.len);
   const bool fine = mine.error == Errc::ok && !mine.to_mpi;  // else its buffers may be unset
   if (fine && p.mode != Payload::Mode::none && p.len) std::memcpy(b.payload + p.at, p.in, p.len);
   int rc = PMPI_Allreduce(MPI_IN_PLACE, &b, 1, objects().block, objects().op, leaders);
@@ -135,6 +144,12 @@ Decision agree(MPI_Comm leaders, int who, const NodeSays& mine, const Payload& p
   if (d.route == Decision::Route::osmp && p.mode != Payload::Mode::none && p.total)
     std::memcpy(p.out, b.payload, p.total);
   return d;
+}
+
+void release_agreement() {
+  MpiObjects& o = objects_made();
+  if (o.block != MPI_DATATYPE_NULL) PMPI_Type_free(&o.block);
+  if (o.op != MPI_OP_NULL) PMPI_Op_free(&o.op);
 }
 
 }  // namespace osmp::pmpi

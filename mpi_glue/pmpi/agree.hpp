@@ -22,7 +22,7 @@
 namespace osmp::pmpi {
 
 inline constexpr std::size_t kBlock = 1024;
-inline constexpr std::size_t kHeader = 64;
+inline constexpr std::size_t kHeader = 96;
 inline constexpr std::size_t kPayload = kBlock - kHeader;
 
 // What a leader says about its node's part of the call.
@@ -56,5 +56,7 @@ struct Decision {
 // Collective over the leaders' communicator. `who` is this leader's rank
 // in the call's communicator (errors name the lowest such rank).
 Decision agree(MPI_Comm leaders, int who, const NodeSays& mine, const Payload& payload);
+// Frees the block's MPI type and op (MPI_Finalize).
+void release_agreement();
 
 }  // namespace osmp::pmpi

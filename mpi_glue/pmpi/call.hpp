@@ -25,6 +25,7 @@ struct Call {
   int me = 0, n = 0;
   Call(MPI_Comm c, unsigned op, const char* function);
   bool nodes() const { return st->kind == CommState::Kind::nodes; }
+  bool alone() const { return st->kind == CommState::Kind::alone; }
   Team& team() const { return *st->team; }
 };
 
@@ -83,5 +84,6 @@ Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* re
 Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
+Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
 
 }  // namespace osmp::pmpi

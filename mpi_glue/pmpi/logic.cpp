@@ -1,8 +1,7 @@
 // MPI's collectives on osmp, shared by the PMPI interposer (interpose.cpp)
 // and the Open MPI component (mpi_glue/ompi_coll). On one node the whole
 // call runs on osmp; across nodes osmp runs inside each node and the MPI
-// among node leaders (nodes.cpp; reduce_scatter_block across nodes goes to
-// the MPI).
+// among node leaders (nodes.cpp).
 //
 // The route rule: whether a call runs on osmp or on the MPI's own
 // collective is decided the same way on every rank of the communicator.
@@ -33,6 +32,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
 
 #include "core/log.hpp"
 #include "core/strings.hpp"
@@ -128,6 +128,14 @@ Outcome on_node(const Call& c, const Plan& p, F&& run) {
   return Outcome::of(join(c.team(), p, run));
 }
 
+// A call on one process: the copy it implies (none in place).
+Outcome alone(const Plan& p, const void* send, void* recv) {
+  if (p.why != Errc::ok) return Outcome::of(Status(p.why, p.what));
+  if (send && send != kInPlace && recv && recv != kInPlace && p.bytes())
+    std::memmove(recv, send, static_cast<std::size_t>(p.bytes()));
+  return {};
+}
+
 // A reduction's plan and streams: osmp's element type and count when the
 // signature is one builtin osmp reduces, repeated; else "to the MPI".
 struct Reduction {
@@ -178,7 +186,7 @@ int osmp_pmpi_barrier(MPI_Comm comm) {
   auto mpi = [&] { return PMPI_Barrier(comm); };
   if (!c.take) return mpi();
   Plan p;
-  Outcome o = c.nodes() ? nodes_barrier(c) : Outcome::of(c.team().barrier());
+  Outcome o = c.alone() ? Outcome{} : c.nodes() ? nodes_barrier(c) : Outcome::of(c.team().barrier());
   return finish(c, p, o, mpi);
 }
 
@@ -191,8 +199,9 @@ int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm com
   set_bytes(p, s.bytes(), s.bytes());
   const bool is_root = c.me == p.root;
   void* data = p.why != Errc::ok ? nullptr : is_root ? const_cast<void*>(s.in()) : s.out();
-  Outcome o = c.nodes() ? nodes_bcast(c, p, data)
-                        : on_node(c, p, [&] { return c.team().bcast(data, p.count, Datatype::uint8, p.root); });
+  Outcome o = c.alone()   ? alone(p, nullptr, nullptr)
+              : c.nodes() ? nodes_bcast(c, p, data)
+                          : on_node(c, p, [&] { return c.team().bcast(data, p.count, Datatype::uint8, p.root); });
   if (o.route == Outcome::Route::osmp && !is_root) s.commit();
   return finish(c, p, o, mpi);
 }
@@ -203,7 +212,7 @@ int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_O
   if (!c.take) return mpi();
   Reduction x = reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true);
   const Plan& p = x.p;
-  Outcome o = c.nodes() ? nodes_allreduce(c, p, x.send, x.recv) : on_node(c, p, [&] {
+  Outcome o = c.alone() ? alone(p, x.send, x.recv) : c.nodes() ? nodes_allreduce(c, p, x.send, x.recv) : on_node(c, p, [&] {
     return c.team().allreduce(x.send, x.recv, p.count, p.dtype, p.op);
   });
   if (o.route == Outcome::Route::osmp) x.out.commit();
@@ -217,7 +226,7 @@ int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op o
   const bool is_root = c.me == root;
   Reduction x = reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, is_root);
   const Plan& p = x.p;
-  Outcome o = c.nodes() ? nodes_reduce(c, p, x.send, x.recv) : on_node(c, p, [&] {
+  Outcome o = c.alone() ? alone(p, x.send, x.recv) : c.nodes() ? nodes_reduce(c, p, x.send, x.recv) : on_node(c, p, [&] {
     return c.team().reduce(x.send, x.recv, p.count, p.dtype, p.op, p.root);
   });
   if (o.route == Outcome::Route::osmp && is_root) x.out.commit();
@@ -228,14 +237,11 @@ int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype 
   Call c(comm, kReduceScatter, "MPI_Reduce_scatter_block");
   auto mpi = [&] { return PMPI_Reduce_scatter_block(s, r, rc, t, op, comm); };
   if (!c.take) return mpi();
-  if (c.nodes()) {  // known to every rank: the communicator spans nodes
-    declined("reduce_scatter_block: the communicator spans nodes");
-    count(false);
-    return mpi();
-  }
   Reduction x = reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true);
   const Plan& p = x.p;
-  Outcome o = on_node(c, p, [&] { return c.team().reduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op); });
+  Outcome o = c.alone()   ? alone(p, x.send, x.recv)
+              : c.nodes() ? nodes_reduce_scatter_block(c, p, x.send, x.recv)
+                          : on_node(c, p, [&] { return c.team().reduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op); });
   if (o.route == Outcome::Route::osmp) x.out.commit();
   return finish(c, p, o, mpi);
 }
@@ -254,7 +260,7 @@ int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MP
   const bool go = p.why == Errc::ok;
   const void* send = !go ? nullptr : in_place && !c.nodes() && out.raw() ? kInPlace : in.in();
   void* recv = go && is_root ? out.out() : nullptr;
-  Outcome o = c.nodes() ? nodes_gather(c, p, send, recv) : on_node(c, p, [&] {
+  Outcome o = c.alone() ? alone(p, send, recv) : c.nodes() ? nodes_gather(c, p, send, recv) : on_node(c, p, [&] {
     return c.team().gather(send, recv, p.count, Datatype::uint8, p.root);
   });
   if (o.route == Outcome::Route::osmp && is_root) out.commit();
@@ -275,7 +281,7 @@ int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc,
   const bool go = p.why == Errc::ok;
   const void* send = !go ? nullptr : in_place && !c.nodes() && out.raw() ? kInPlace : in.in();
   void* recv = go ? out.out() : nullptr;
-  Outcome o = c.nodes() ? nodes_allgather(c, p, send, recv) : on_node(c, p, [&] {
+  Outcome o = c.alone() ? alone(p, send, recv) : c.nodes() ? nodes_allgather(c, p, send, recv) : on_node(c, p, [&] {
     return c.team().allgather(send, recv, p.count, Datatype::uint8);
   });
   if (o.route == Outcome::Route::osmp) out.commit();
@@ -297,7 +303,7 @@ int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
   const bool go = p.why == Errc::ok;
   const void* send = go && is_root ? in.in() : nullptr;
   void* recv = !go ? nullptr : in_place ? const_cast<void*>(kInPlace) : out.out();
-  Outcome o = c.nodes() ? nodes_scatter(c, p, send, recv) : on_node(c, p, [&] {
+  Outcome o = c.alone() ? alone(p, send, recv) : c.nodes() ? nodes_scatter(c, p, send, recv) : on_node(c, p, [&] {
     return c.team().scatter(send, recv, p.count, Datatype::uint8, p.root);
   });
   if (o.route == Outcome::Route::osmp && !in_place) out.commit();
@@ -309,6 +315,15 @@ int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
 extern "C" {
 // For tests and tools: how many collectives this process ran on osmp / the MPI.
 __attribute__((visibility("default"))) long long osmp_pmpi_calls(int on_osmp) { return calls(on_osmp != 0); }
+// Teams alive now and at most, and their shared memory (bytes).
+__attribute__((visibility("default"))) void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes,
+                                                              unsigned long long* peak_bytes) {
+  const ShmUse& u = shm_use();
+  *teams = u.teams;
+  *peak_teams = u.peak_teams;
+  *bytes = u.bytes;
+  *peak_bytes = u.peak_bytes;
+}
 
 void osmp_pmpi_report(void) { report(reporting_rank()); }
 

@@ -57,6 +57,42 @@ Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* re
                    [&] { return team.bcast(recv, p.count, p.dtype, 0); });
 }
 
+// reduce_scatter_block: every node reduces all blocks to its leader; the
+// leaders reduce-scatter them in node order (each its node's blocks); each
+// node scatters its blocks from the leader.
+Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const bool lead = leader(c);
+  const std::int64_t b = p.bytes(), all = b * c.n;  // b: one rank's block
+  const bool small = fits(all);
+  const void* in = send == kInPlace ? recv : send;  // in place: the input is recv (all blocks)
+  std::vector<unsigned char> partial(lead ? static_cast<std::size_t>(all) : 0), grouped(partial.size());
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b * team.size()) : 0);
+  Status v1 = join(team, part_plan(p, OpKind::reduce, p.count * c.n, 0), [&] {
+    return team.reduce(in, lead ? partial.data() : nullptr, p.count * c.n, p.dtype, p.op, 0);
+  });
+  Decision d;
+  if (lead) {
+    const Layout l = layout(*c.st, b);
+    const auto lme = static_cast<std::size_t>(leaders_rank(c));
+    if (v1.ok()) to_grouped(l, b, partial.data(), grouped.data());
+    const auto len = static_cast<std::size_t>(small ? all : 0);
+    std::vector<int> counts(l.counts);
+    for (int& n : counts) n = static_cast<int>(n / static_cast<int>(size_of(p.dtype)));
+    d = leaders_part(c, says(p, v1), {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len},
+                     !small, [&] {
+                       return PMPI_Reduce_scatter(grouped.data(), node.data(), counts.data(), mpi_type_of(p.dtype),
+                                                  mpi_op_of(p.op), c.st->leaders);
+                     });
+    if (small && d.route == Route::osmp && !node.empty())
+      std::memcpy(node.data(), grouped.data() + l.displs[lme], node.size());
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  return last_part(c, d, part_plan(p, OpKind::scatter, b, 0),
+                   [&] { return team.scatter(node.data(), recv, b, Datatype::uint8, 0); });
+}
+
 Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv) {
   Team& team = c.team();
   const bool lead = leader(c);

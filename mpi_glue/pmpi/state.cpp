@@ -8,6 +8,7 @@
 #include "core/env.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
+#include "mpi_glue/pmpi/agree.hpp"
 #include "mpi_glue/pmpi/bootstrap.hpp"
 #include "shm/segment.hpp"
 #include "team/team.hpp"
@@ -121,11 +122,11 @@ void build(CommState& st, MPI_Comm comm) {
   }
   PMPI_Comm_size(comm, &size);
   PMPI_Comm_rank(comm, &rank);
-  if (size == 1) {
-    st.declined_because = "one process";
+  st.ops = agreed_ops(comm);
+  if (size == 1 && st.ops) {
+    st.kind = CommState::Kind::alone;
     return;
   }
-  st.ops = agreed_ops(comm);
   if (st.ops == 0) {
     st.declined_because = "OSMP_PMPI or OSMP_PMPI_OPS turn osmp off (on some rank)";
     return;
@@ -190,7 +191,7 @@ CommState& state_of(MPI_Comm comm) {
   if (st->kind == CommState::Kind::declined) declined("communicator: " + st->declined_because);
   live().insert(st);
   PMPI_Comm_set_attr(comm, keyval(), st);
-  if (st->kind != CommState::Kind::declined) apply_creation_hints(*st);
+  if (st->team) apply_creation_hints(*st);
   return *st;
 }
 
@@ -204,6 +205,7 @@ CommState* existing_state(MPI_Comm comm) {
 void release_all() {
   std::vector<CommState*> all(live().begin(), live().end());
   for (CommState* st : all) PMPI_Comm_delete_attr(st->comm, keyval());  // runs delete_state
+  release_agreement();
 }
 
 const Settings& settings() {

@@ -16,7 +16,8 @@
 namespace osmp::pmpi {
 
 struct CommState {
-  enum class Kind { declined, node, nodes } kind = Kind::declined;
+  // alone: one process (MPI_COMM_SELF, ...): every call is the local copy it implies.
+  enum class Kind { declined, alone, node, nodes } kind = Kind::declined;
   std::string declined_because;
   MPI_Comm comm = MPI_COMM_NULL;
   unsigned ops = 0;                         // the operations osmp runs here (agreed: OSMP_PMPI_OPS)

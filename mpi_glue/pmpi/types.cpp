@@ -190,12 +190,31 @@ Stream::Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm com
   raw_ = ti.raw;
 }
 
+namespace {
+// MPI_Pack / MPI_Unpack of `count` elements at buf. MPICH 4.0 refuses a
+// null buffer there, MPI_BOTTOM with absolute addresses included: the
+// elements are then described from address 1, displaced by -1.
+template <class F>
+void with_base(const void* buf, std::int64_t count, MPI_Datatype t, F&& run) {
+  if (buf != MPI_BOTTOM) return run(const_cast<void*>(buf), static_cast<int>(count), t);
+  int len = static_cast<int>(count);
+  MPI_Aint disp = -1;
+  MPI_Datatype shifted;
+  PMPI_Type_create_struct(1, &len, &disp, &t, &shifted);
+  PMPI_Type_commit(&shifted);
+  run(reinterpret_cast<void*>(std::uintptr_t{1}), 1, shifted);
+  PMPI_Type_free(&shifted);
+}
+}  // namespace
+
 const void* Stream::in() {
   if (raw_ || bytes_ == 0) return buf_;
   if (!packed_) {
     scratch_.resize(static_cast<std::size_t>(bytes_));
-    int position = 0;
-    PMPI_Pack(buf_, static_cast<int>(count_), type_, scratch_.data(), static_cast<int>(bytes_), &position, comm_);
+    with_base(buf_, count_, type_, [&](void* base, int n, MPI_Datatype t) {
+      int position = 0;
+      PMPI_Pack(base, n, t, scratch_.data(), static_cast<int>(bytes_), &position, comm_);
+    });
     packed_ = true;
   }
   return scratch_.data();
@@ -209,9 +228,10 @@ void* Stream::out() {
 
 void Stream::commit() {
   if (raw_ || bytes_ == 0) return;
-  int position = 0;
-  PMPI_Unpack(scratch_.data(), static_cast<int>(bytes_), &position, const_cast<void*>(buf_), static_cast<int>(count_),
-              type_, comm_);
+  with_base(buf_, count_, type_, [&](void* base, int n, MPI_Datatype t) {
+    int position = 0;
+    PMPI_Unpack(scratch_.data(), static_cast<int>(bytes_), &position, base, n, t, comm_);
+  });
 }
 
 }  // namespace osmp::pmpi
