@@ -73,7 +73,8 @@ Plan start(const Call& c, OpKind kind, int root) {
 }
 
 // A buffer argument as a byte stream, once its count and type are checked.
-Stream stream_of(Plan& p, const Call& c, const void* buf, std::int64_t count, MPI_Datatype t) {
+Stream stream_of(Plan& p, const Call& c, const void* buf, std::int64_t count, MPI_Datatype t,
+                 const TypeInfo* known = nullptr) {
   if (count < 0) {
     p.fail(MPI_ERR_COUNT, cat("count ", count, " is negative"));
     return {};
@@ -82,7 +83,7 @@ Stream stream_of(Plan& p, const Call& c, const void* buf, std::int64_t count, MP
     p.fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
     return {};
   }
-  return Stream(buf, count, t, c.comm);
+  return Stream(buf, count, t, c.comm, known ? *known : describe(t));
 }
 
 // Bytes per rank, and the largest buffer the call moves (as every rank sees it).
@@ -144,8 +145,7 @@ struct Reduction {
   const void* send = nullptr;
   void* recv = nullptr;
 };
-void reduction_type(Reduction& x, std::int64_t count, MPI_Datatype t, MPI_Op op) {
-  const TypeInfo ti = describe(t);
+void reduction_type(Reduction& x, std::int64_t count, const TypeInfo& ti, MPI_Op op) {
   const auto o = op_of(op);
   x.p.count = count * ti.size;  // bytes, for the header of a call handed to the MPI
   if (!o) return x.p.refuse("a user-defined op, MINLOC/MAXLOC or another op osmp lacks");
@@ -162,10 +162,11 @@ Reduction reduction(const Call& c, OpKind kind, const void* s, void* r, int coun
   const bool in_place = s == MPI_IN_PLACE;
   if (in_place && kind == OpKind::reduce && c.me != x.p.root) x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
   if (op == MPI_OP_NULL) x.p.fail(MPI_ERR_OP, "the op is MPI_OP_NULL");
-  x.in = stream_of(x.p, c, in_place ? r : s, static_cast<std::int64_t>(count) * in_factor, t);
-  if (wants_out) x.out = stream_of(x.p, c, r, count, t);
+  const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
+  x.in = stream_of(x.p, c, in_place ? r : s, static_cast<std::int64_t>(count) * in_factor, t, &ti);
+  if (wants_out) x.out = stream_of(x.p, c, r, count, t, &ti);
   if (x.p.why != Errc::ok) return x;
-  reduction_type(x, count, t, op);
+  reduction_type(x, count, ti, op);
   if (x.in.bytes() > INT_MAX) x.p.refuse("more than 2 GiB in one buffer");
   if (x.p.why != Errc::ok) return x;
   x.send = in_place && (!wants_out || x.out.raw()) ? kInPlace : x.in.in();

@@ -168,10 +168,9 @@ MPI_Op mpi_op_of(Op op) {
 }
 
 TypeInfo describe(MPI_Datatype t) {
-  if (auto b = arith_type(t)) {  // the common case, without asking the MPI for more than sizes
-    TypeInfo ti = sizes(t);
-    ti.base = b;
-    return ti;
+  if (auto b = arith_type(t)) {  // the common case, without asking the MPI anything
+    const auto size = static_cast<std::int64_t>(size_of(*b));
+    return TypeInfo{size, static_cast<MPI_Aint>(size), true, b};
   }
   if (named(t)) return compute(t);  // MPI_LONG_DOUBLE, MPI_DOUBLE_INT, ...: not cacheable everywhere
   void* value = nullptr;
@@ -183,12 +182,8 @@ TypeInfo describe(MPI_Datatype t) {
   return *ti;
 }
 
-Stream::Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm)
-    : buf_(buf), count_(count), type_(t), comm_(comm) {
-  TypeInfo ti = describe(t);
-  bytes_ = ti.size * count;
-  raw_ = ti.raw;
-}
+Stream::Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm, const TypeInfo& ti)
+    : buf_(buf), count_(count), type_(t), comm_(comm), bytes_(ti.size * count), raw_(ti.raw) {}
 
 namespace {
 // MPI_Pack / MPI_Unpack of `count` elements at buf. MPICH 4.0 refuses a

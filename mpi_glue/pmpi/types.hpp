@@ -44,7 +44,7 @@ MPI_Op mpi_op_of(Op op);
 class Stream {
  public:
   Stream() = default;
-  Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm);
+  Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm, const TypeInfo& ti);
   std::int64_t bytes() const { return bytes_; }
   bool raw() const { return raw_; }
   // The stream's bytes (packing them the first time).
@@ -56,9 +56,10 @@ class Stream {
 
  private:
   const void* buf_ = nullptr;
-  std::int64_t count_ = 0, bytes_ = 0;
+  std::int64_t count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  std::int64_t bytes_ = 0;
   bool raw_ = true, packed_ = false;
   std::vector<unsigned char> scratch_;
 };

@@ -8,10 +8,11 @@ regex=$1
 shift
 dir=$(mktemp -d /dev/shm/osmp-test.XXXXXX)
 export OSMP_SHM_DIR=$dir
+trap 'rm -rf "$dir"' EXIT
+trap 'exit 143' TERM INT
 out=$(timeout 120 "$@" 2>&1)
 rc=$?
 left=$(ls -A "$dir")
-rm -rf "$dir"
 printf '%s\n' "$out" | tail -20
 [ $rc -ne 124 ] || { echo "fatal_check: the job hung"; exit 1; }
 [ $rc -ne 0 ] || { echo "fatal_check: the job exited 0"; exit 1; }
