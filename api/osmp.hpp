@@ -110,6 +110,13 @@ class Team {
   Status allgather(const void* send, void* recv, std::int64_t count, Datatype type);
   Status scatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
   Status reduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  // Joins a collective without taking part: nothing is read or written.
+  // `why` unsupported declines the call: every rank returns unsupported when
+  // every rank declined, mismatch when only some did (the MPI glue: "this
+  // call goes to the MPI", which must hold for all or none). Any other error
+  // (not peer_dead, aborted) reaches every rank of the call: `why`, or a
+  // disagreement found first (the glue: an error found among node leaders).
+  Status abstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why);
 
   // Typed forms: the datatype follows T.
   template <class T>

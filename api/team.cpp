@@ -227,4 +227,12 @@ Status Team::reduce_scatter_block(const void* send, void* recv, std::int64_t cou
   return run({OpKind::reduce_scatter_block, send, recv, count, type, op, -1});
 }
 
+Status Team::abstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why) {
+  if (why == Errc::ok || why == Errc::peer_dead || why == Errc::aborted)
+    return Status(Errc::invalid_argument, cat("abstain: '", errc_name(why), "' is not a reason to abstain"));
+  CollArgs a{kind, nullptr, nullptr, count, type, op, root};
+  a.abstain = why;
+  return run(a);
+}
+
 }  // namespace osmp

@@ -154,6 +154,20 @@ Status Engine::validate(const CollArgs& a) const {
 
 Status Engine::run(const CollArgs& a) {
   OSMP_RETURN_IF_ERROR(team_.usable());
+  if (a.abstain != Errc::ok) {
+    if (team_.size() == 1) return Status(a.abstain, cat(OpName{a.kind, team_.rank()}, ": abstained"));
+    const int root = !rooted(a.kind) ? -1 : a.root >= 0 && a.root < team_.size() ? a.root : 0;
+    CollArgs none{a.kind, nullptr, nullptr, a.count, a.dtype, a.op, root};
+    if (a.abstain != Errc::unsupported) return dispatch(none, make_status(a.abstain, Field::none, team_.rank()));
+    // Declining: a header of its own, no status, so that the verdict says
+    // whether every rank declined (fine) or only some (the headers differ).
+    none.count = 0;
+    none.dtype = Datatype::uint8;
+    none.op = Op::sum;
+    none.abstain = Errc::unsupported;
+    OSMP_RETURN_IF_ERROR(dispatch(none, 0));
+    return Status(Errc::unsupported, cat(OpName{a.kind, team_.rank()}, ": every rank declined"));
+  }
   Status mine = validate(a);
   StatusWord local = mine.ok() ? 0 : make_status(Errc::invalid_argument, Field::args, team_.rank());
   if (team_.size() == 1) {

@@ -30,6 +30,9 @@ struct CollArgs {
   Datatype dtype = Datatype::uint8;
   Op op = Op::sum;
   int root = -1;         // rooted operations only
+  // Not ok: this rank joins the call only to deliver this error to every
+  // rank (Team::abstain); its buffers are neither read nor written.
+  Errc abstain = Errc::ok;
 };
 
 // One group on this rank's path, with what the engine derives from it.

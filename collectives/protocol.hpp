@@ -18,14 +18,14 @@ struct OpHeader {
   std::uint8_t kind = 0;   // OpKind
   std::uint8_t dtype = 0;  // Datatype
   std::uint8_t op = 0;     // Op (reductions only)
-  std::uint8_t pad = 0;
+  std::uint8_t declined = 0;  // 1: this rank declines the call (Team::abstain with unsupported)
   std::int32_t root = -1;  // -1 for unrooted operations
   std::int64_t count = 0;
 };
 static_assert(sizeof(OpHeader) == 16);
 
 // What differs, when ranks disagree.
-enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args };
+enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args, declined };
 
 // A status word: 0 = fine; else [code:8][field:8][rank+1:16]. Errors found
 // anywhere travel up to the top of the tree and come back down as the verdict.

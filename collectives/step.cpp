@@ -20,6 +20,7 @@ Status verdict_error(StatusWord w, const OpHeader& h, int me) {
     case Field::op: field = "reduction op"; break;
     case Field::count: field = "count"; break;
     case Field::root: field = "root"; break;
+    case Field::declined: field = "call: some decline it, others take it"; break;
     default: break;
   }
   // Engine::run() replaces this with who passed what (mismatch_message()).

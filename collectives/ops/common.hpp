@@ -16,6 +16,7 @@ inline OpHeader header_for(const CollArgs& a) {
   h.op = static_cast<std::uint8_t>(a.op);
   h.root = a.root;
   h.count = a.count;
+  h.declined = a.abstain == Errc::unsupported ? 1 : 0;
   return h;
 }
 

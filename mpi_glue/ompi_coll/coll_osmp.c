@@ -4,9 +4,13 @@
  * the whole call runs on osmp; across nodes osmp runs inside each node and
  * the previous components among node leaders. The module keeps the previous
  * component's functions (as coll/han does) and uses them for the team
- * bootstrap, the leaders' part, and every call osmp declines (derived
- * datatypes, user ops, MINLOC/MAXLOC, a failed team creation), the reason
- * logged once.
+ * bootstrap, the leaders' part, and every call that goes to the MPI (user
+ * ops, MINLOC/MAXLOC, a failed team creation), the reason logged once. Which
+ * calls those are is decided the same way on every rank: the route rule in
+ * mpi_glue/pmpi/logic.cpp. Errors (mismatched arguments) come back as the
+ * collective's return code; Open MPI hands them to the communicator's error
+ * handler. Arguments Open MPI checks itself (a negative count, a root out of
+ * range, a predefined op on a derived datatype) never reach the module.
  * Load: mpirun --mca mca_base_component_path <default dir>:<dir of this file>.
  */
 #include "ompi_config.h"

@@ -94,8 +94,9 @@ Hints current(const Team& team) {
 // Every node's team switches, or none does; every rank of comm gets the
 // same verdict.
 int apply(CommState& st, const Hints& h) {
-  if (st.kind == CommState::Kind::declined) {
-    declined("info osmp_vh on a communicator osmp does not run: " + st.declined_because);
+  if (!st.team) {  // declined, or one process: no tree to shape
+    if (st.kind == CommState::Kind::declined)
+      declined("info osmp_vh on a communicator osmp does not run: " + st.declined_because);
     return MPI_SUCCESS;
   }
   const bool lead = st.team->rank() == 0;

@@ -3,7 +3,14 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include "mpi_glue/pmpi/errors.hpp"
 #include "mpi_glue/pmpi/logic.h"
+
+namespace {
+// Being the MPI_ functions, the interposer hands its errors to the
+// communicator's handler itself (errors.hpp).
+[[maybe_unused]] const bool kRaises = (osmp::pmpi::set_raise(true), true);
+}  // namespace
 
 extern "C" {
 

@@ -34,6 +34,7 @@ const char* const* osmp_pmpi_hint_keys(void);
 /* Frees every team and prints the counters (OSMP_PMPI_STATS). */
 void osmp_pmpi_finalize(void);
 long long osmp_pmpi_calls(int on_osmp);
+void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes, unsigned long long* peak_bytes);
 /* Only prints the counters (no MPI calls): for the component's close. */
 void osmp_pmpi_report(void);
 /* 1: reasons for declining (once each); 2: also every call's path. */

@@ -1,5 +1,6 @@
 #include "mpi_glue/pmpi/state.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -7,7 +8,10 @@
 #include "core/env.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
+#include "mpi_glue/pmpi/agree.hpp"
 #include "mpi_glue/pmpi/bootstrap.hpp"
+#include "shm/segment.hpp"
+#include "team/team.hpp"
 
 namespace osmp::pmpi {
 namespace {
@@ -17,9 +21,13 @@ std::set<CommState*>& live() {
   return s;
 }
 
+void note_team(std::uint64_t bytes, bool alive);
+
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* st = static_cast<CommState*>(value);
   if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
+  if (st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
+  if (st->team) note_team(st->shm_bytes, false);
   live().erase(st);
   delete st;
   return MPI_SUCCESS;
@@ -64,36 +72,29 @@ Result<Team> make_team(MPI_Comm node) {
   return Team::create(boot, options);
 }
 
-void build(CommState& st, MPI_Comm comm) {
-  st.comm = comm;
-  int inter = 0, size = 0, rank = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  PMPI_Comm_size(comm, &size);
-  PMPI_Comm_rank(comm, &rank);
-  if (inter) {
-    st.declined_because = "intercommunicator";
-    return;
-  }
-  if (size == 1) {
-    st.declined_because = "one process";
-    return;
-  }
-  int node_id = 0;
-  MPI_Comm node = node_comm(comm, node_id);
-  Result<Team> team = make_team(node);  // agreed across the node by team creation
-  int local = 0;
-  PMPI_Comm_rank(node, &local);
-  PMPI_Comm_free(&node);
-  int failed = team.ok() ? 0 : 1, any = 0;
-  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any) {
-    st.declined_because = team.ok() ? "team creation failed on another node" : team.status().to_string();
-    return;
-  }
-  st.team.emplace(std::move(*team));
+// The operations every rank lets osmp run (OSMP_PMPI, OSMP_PMPI_OPS).
+unsigned agreed_ops(MPI_Comm comm) {
+  unsigned mine = settings().enabled ? (settings().ops & 0xffu) : 0u, all = 0;
+  PMPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED, MPI_BAND, comm);
+  return all;
+}
+
+// This node's team, unless creating it failed or would pass OSMP_PMPI_SHM_MAX.
+Result<Team> node_team(MPI_Comm node) {
+  Result<Team> team = make_team(node);
+  if (!team.ok()) return team;
+  const std::uint64_t bytes = team->core().shm_bytes(), max = settings().shm_max;
+  if (max && shm_use().bytes + bytes > max)
+    return Status(Errc::no_space, cat("its team would take this process's teams to ", format_bytes(shm_use().bytes + bytes),
+                                      " of shared memory, over OSMP_PMPI_SHM_MAX (", format_bytes(max), ")"));
+  return team;
+}
+
+// Node, local rank and leaders' rank of every comm rank.
+void map_nodes(CommState& st, int node_id, int local, int size) {
   int mine[2] = {node_id, local};
   std::vector<int> all(static_cast<std::size_t>(2 * size));
-  PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm);
+  PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, st.comm);
   std::map<int, int> node_index;  // node id -> index, in order of first rank
   for (int r = 0; r < size; ++r) node_index.emplace(all[static_cast<std::size_t>(2 * r)], 0);
   int next = 0;
@@ -106,11 +107,53 @@ void build(CommState& st, MPI_Comm comm) {
     st.local_of.push_back(all[static_cast<std::size_t>(2 * r + 1)]);
     if (st.local_of.back() == 0) st.leader_rank_of_node[static_cast<std::size_t>(n)] = leaders_seen++;
   }
+}
+
+// Every step is decided from what all ranks know (size, intercommunicator)
+// or agreed (settings, team creation on every node), so every rank of comm
+// ends with the same kind.
+void build(CommState& st, MPI_Comm comm) {
+  st.comm = comm;
+  int inter = 0, size = 0, rank = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) {
+    st.declined_because = "intercommunicator";
+    return;
+  }
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  st.ops = agreed_ops(comm);
+  if (size == 1 && st.ops) {
+    st.kind = CommState::Kind::alone;
+    return;
+  }
+  if (st.ops == 0) {
+    st.declined_because = "OSMP_PMPI or OSMP_PMPI_OPS turn osmp off (on some rank)";
+    return;
+  }
+  int node_id = 0;
+  MPI_Comm node = node_comm(comm, node_id);
+  Result<Team> team = node_team(node);  // agreed across the node by team creation
+  int local = 0;
+  PMPI_Comm_rank(node, &local);
+  int failed = team.ok() ? 0 : 1, any = 0;
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) {
+    PMPI_Comm_free(&node);
+    st.declined_because = team.ok() ? "team creation failed on another node" : team.status().to_string();
+    return;
+  }
+  st.team.emplace(std::move(*team));
+  st.shm_bytes = st.team->core().shm_bytes();
+  note_team(st.shm_bytes, true);
+  map_nodes(st, node_id, local, size);
   st.my_node = st.node_of[static_cast<std::size_t>(rank)];
-  if (node_index.size() == 1) {
+  if (st.leader_rank_of_node.size() == 1) {
+    PMPI_Comm_free(&node);
     st.kind = CommState::Kind::node;
     return;
   }
+  st.node = node;
   PMPI_Comm_split(comm, local == 0 ? 0 : MPI_UNDEFINED, rank, &st.leaders);
   st.kind = CommState::Kind::nodes;
 }
@@ -119,8 +162,26 @@ void build(CommState& st, MPI_Comm comm) {
 
 int g_world_rank = -1;
 
+namespace {
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
+// works: every team goes then, also through the Open MPI component, and for
+// communicators the program never freed.
+int release_at_finalize(MPI_Comm, int, void*, void*) {
+  release_all();
+  return MPI_SUCCESS;
+}
+void hook_finalize() {
+  int kv = MPI_KEYVAL_INVALID;
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_at_finalize, &kv, nullptr);
+  PMPI_Comm_set_attr(MPI_COMM_SELF, kv, nullptr);
+}
+}  // namespace
+
 CommState& state_of(MPI_Comm comm) {
-  if (g_world_rank < 0) g_world_rank = world_rank();
+  if (g_world_rank < 0) {
+    g_world_rank = world_rank();
+    hook_finalize();
+  }
   void* value = nullptr;
   int flag = 0;
   PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
@@ -130,7 +191,7 @@ CommState& state_of(MPI_Comm comm) {
   if (st->kind == CommState::Kind::declined) declined("communicator: " + st->declined_because);
   live().insert(st);
   PMPI_Comm_set_attr(comm, keyval(), st);
-  if (st->kind != CommState::Kind::declined) apply_creation_hints(*st);
+  if (st->team) apply_creation_hints(*st);
   return *st;
 }
 
@@ -144,6 +205,7 @@ CommState* existing_state(MPI_Comm comm) {
 void release_all() {
   std::vector<CommState*> all(live().begin(), live().end());
   for (CommState* st : all) PMPI_Comm_delete_attr(st->comm, keyval());  // runs delete_state
+  release_agreement();
 }
 
 const Settings& settings() {
@@ -152,7 +214,9 @@ const Settings& settings() {
     auto on = env_bool("OSMP_PMPI", true);
     auto stats = env_bool("OSMP_PMPI_STATS", false);
     auto verbose = env_int("OSMP_VERBOSE", 1, 0, 3);
+    auto shm_max = env_size("OSMP_PMPI_SHM_MAX", 1ull << 30);
     v.enabled = !on.ok() || *on;
+    v.shm_max = shm_max.ok() ? *shm_max : (1ull << 30);
     v.stats = (stats.ok() && *stats) || (verbose.ok() && *verbose >= 2);
     if (auto ops = env_get("OSMP_PMPI_OPS")) {
       static const char* kNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather",
@@ -171,12 +235,23 @@ namespace {
 struct Counters {
   long long on_osmp = 0, fell_back = 0;
   std::map<std::string, long long> reasons;
+  ShmUse shm;
 };
 Counters& counters() {
   static Counters c;
   return c;
 }
+
+void note_team(std::uint64_t bytes, bool alive) {
+  ShmUse& u = counters().shm;
+  u.teams += alive ? 1 : -1;
+  u.bytes = alive ? u.bytes + bytes : u.bytes - bytes;
+  u.peak_teams = std::max(u.peak_teams, u.teams);
+  u.peak_bytes = std::max(u.peak_bytes, u.bytes);
+}
 }  // namespace
+
+const ShmUse& shm_use() { return counters().shm; }
 
 long long calls(bool on_osmp) { return on_osmp ? counters().on_osmp : counters().fell_back; }
 
@@ -196,8 +271,11 @@ void report(int world_rank) {
   const Counters& c = counters();
   std::string reasons;
   for (auto& [r, n] : c.reasons) reasons += cat("; ", n, "x ", r);
-  std::fprintf(stderr, "osmp_pmpi: rank %d: %lld collectives on osmp, %lld by the MPI%s\n", world_rank, c.on_osmp,
-               c.fell_back, reasons.c_str());
+  std::fprintf(stderr,
+               "osmp_pmpi: rank %d: %lld collectives on osmp, %lld by the MPI%s; teams: %d alive, at most %d, "
+               "shared memory at most %s (OSMP_PMPI_SHM_MAX %s)\n",
+               world_rank, c.on_osmp, c.fell_back, reasons.c_str(), c.shm.teams, c.shm.peak_teams,
+               format_bytes(c.shm.peak_bytes).c_str(), format_bytes(settings().shm_max).c_str());
 }
 
 }  // namespace osmp::pmpi

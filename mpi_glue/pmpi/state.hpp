@@ -16,11 +16,15 @@
 namespace osmp::pmpi {
 
 struct CommState {
-  enum class Kind { declined, node, nodes } kind = Kind::declined;
+  // alone: one process (MPI_COMM_SELF, ...): every call is the local copy it implies.
+  enum class Kind { declined, alone, node, nodes } kind = Kind::declined;
   std::string declined_because;
   MPI_Comm comm = MPI_COMM_NULL;
+  unsigned ops = 0;                         // the operations osmp runs here (agreed: OSMP_PMPI_OPS)
   std::optional<Team> team;                 // this process's node (all of comm when kind == node)
+  std::uint64_t shm_bytes = 0;              // the team's shared memory
   MPI_Comm leaders = MPI_COMM_NULL;         // kind == nodes: local rank 0 of every node
+  MPI_Comm node = MPI_COMM_NULL;            // kind == nodes: this node's ranks (root <-> leader)
   std::vector<int> node_of, local_of;       // per comm rank
   std::vector<int> leader_rank_of_node;     // rank in `leaders` of each node
   int my_node = 0;
@@ -36,16 +40,27 @@ int apply_creation_hints(CommState& st);
 void release_all();
 
 // Settings: OSMP_PMPI (0 turns the interposer off), OSMP_PMPI_OPS (which
-// collectives, default all), OSMP_PMPI_STATS / OSMP_VERBOSE >= 2 (report).
+// collectives, default all), OSMP_PMPI_STATS / OSMP_VERBOSE >= 2 (report),
+// OSMP_PMPI_SHM_MAX (the most shared memory this process's teams may map
+// together; a communicator whose team would pass it runs on the MPI).
+// Each rank reads its own environment; a communicator runs on osmp only
+// what every rank's settings allow (agreed when its state is built).
 struct Settings {
   bool enabled = true;
   unsigned ops = ~0u;
   bool stats = false;
+  std::uint64_t shm_max = 0;
 };
 const Settings& settings();
 
 // Counters and the once-per-reason log.
 void count(bool on_osmp);
+// Teams alive and their shared memory, now and at most (for the report).
+struct ShmUse {
+  int teams = 0, peak_teams = 0;
+  std::uint64_t bytes = 0, peak_bytes = 0;
+};
+const ShmUse& shm_use();
 long long calls(bool on_osmp);
 void declined(const std::string& reason);
 void report(int world_rank);

@@ -167,5 +167,57 @@ TEST_F(BadInput, GatherRootBufferTooSmallIsTheCallersProblemButNullIsNot) {
   }, Errc::invalid_argument, "null receive buffer", 2);
 }
 
+// Abstaining (Team::abstain): the MPI glue hands one rank's decision to all.
+TEST_F(BadInput, OneRankAbstainsEveryRankGetsItsReason) {
+  for (std::int64_t n : {1, 5000, 1 << 18}) {  // the first step's line, a slot, chunks
+    expect_all_fail([n](Team& t) {
+      std::vector<double> in(static_cast<std::size_t>(n), 1), out(static_cast<std::size_t>(n), -1);
+      if (t.rank() == 3) return t.abstain(OpKind::allreduce, n, Datatype::float64, Op::sum, -1, Errc::no_space);
+      Status st = t.allreduce(in.data(), out.data(), n, Datatype::float64, Op::sum);
+      for (double v : out) EXPECT_EQ(v, -1) << "a call abstained from wrote the result";
+      return st;
+    }, Errc::no_space, "rank 3");
+  }
+}
+
+TEST_F(BadInput, EveryRankDeclinesWithNoBuffers) {
+  for (std::int64_t n : {0, 1 << 20}) {
+    expect_all_fail([n](Team& t) {
+      return t.abstain(OpKind::gather, n, Datatype::uint8, Op::sum, 2, Errc::unsupported);
+    }, Errc::unsupported, "every rank declined");
+  }
+}
+
+TEST_F(BadInput, SomeDeclineOthersTakeItIsAMismatchWhateverTheOrder) {
+  for (int decliner : {0, 2, 4})
+    for (std::int64_t n : {0, 3, 5000, 1 << 18}) {
+      expect_all_fail([n, decliner](Team& t) {
+        std::vector<std::int32_t> in(static_cast<std::size_t>(n), 1), out(in.size(), -1);
+        if (t.rank() == decliner) return t.abstain(OpKind::allreduce, n, Datatype::int32, Op::sum, -1, Errc::unsupported);
+        Status st = t.allreduce(in.data(), out.data(), n, Datatype::int32, Op::sum);
+        for (auto v : out) EXPECT_EQ(v, -1) << "a failed call wrote the result";
+        return st;
+      }, Errc::mismatch, "some decline it, others take it");
+    }
+}
+
+TEST_F(BadInput, TheRootAbstainsFromABcast) {
+  expect_all_fail([](Team& t) {
+    std::vector<std::int32_t> buf(64, t.rank());
+    if (t.rank() == 2) return t.abstain(OpKind::bcast, 64, Datatype::int32, Op::sum, 2, Errc::mismatch);
+    Status st = t.bcast(buf.data(), 64, Datatype::int32, 2);
+    for (auto v : buf) EXPECT_EQ(v, t.rank()) << "the buffer changed";
+    return st;
+  }, Errc::mismatch, "rank 2");
+}
+
+TEST_F(BadInput, AbstainingWithoutAnErrorIsRefused) {
+  ASSERT_TRUE(tt_->ok()) << tt_->first_error();
+  test::on_all(*tt_, [](Team& t) {
+    Status st = t.abstain(OpKind::barrier, 0, Datatype::uint8, Op::sum, -1, Errc::peer_dead);
+    EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
+  });
+}
+
 }  // namespace
 }  // namespace osmp

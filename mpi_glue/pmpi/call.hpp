@@ -1,0 +1,89 @@
+// One intercepted collective on this rank (logic.cpp, nodes.cpp): the
+// communicator's osmp state, what this rank hands to osmp (a Plan, whose
+// header every rank's osmp call compares), and where the call ended.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "mpi_glue/pmpi/state.hpp"
+#include "osmp.hpp"
+
+namespace osmp::pmpi {
+
+enum OpBit : unsigned { kBarrier = 1, kBcast = 2, kReduce = 4, kAllreduce = 8, kGather = 16, kAllgather = 32,
+                        kScatter = 64, kReduceScatter = 128 };
+
+struct Call {
+  MPI_Comm comm;
+  const char* name;  // "MPI_Allreduce"
+  unsigned bit;
+  CommState* st = nullptr;
+  bool take = false;  // the communicator runs this operation on osmp (agreed when its state was built)
+  int me = 0, n = 0;
+  Call(MPI_Comm c, unsigned op, const char* function);
+  bool nodes() const { return st->kind == CommState::Kind::nodes; }
+  bool alone() const { return st->kind == CommState::Kind::alone; }
+  Team& team() const { return *st->team; }
+};
+
+// This rank's view of the call as osmp takes it: the header (kind, count,
+// datatype, op, root), or why this rank cannot take it.
+struct Plan {
+  OpKind kind = OpKind::barrier;
+  std::int64_t count = 0;  // elements of dtype (per rank for the gathers and scatter)
+  Datatype dtype = Datatype::uint8;
+  Op op = Op::sum;
+  int root = -1;
+  Errc why = Errc::ok;          // unsupported: to the MPI; another error: this rank's own
+  int mpi_class = MPI_SUCCESS;  // the class of this rank's own error
+  std::string what;             // its message, or why the call goes to the MPI
+  std::int64_t bytes() const { return count * static_cast<std::int64_t>(size_of(dtype)); }
+  bool refuses() const { return why == Errc::unsupported; }
+  bool failed() const { return why != Errc::ok && why != Errc::unsupported; }
+  // The first reason wins.
+  void fail(int cls, std::string message) {
+    if (why != Errc::ok && why != Errc::unsupported) return;
+    why = Errc::invalid_argument;
+    mpi_class = cls;
+    what = std::move(message);
+  }
+  void refuse(std::string reason) {
+    if (why != Errc::ok) return;
+    why = Errc::unsupported;
+    what = std::move(reason);
+  }
+};
+
+// Where a call ended on this rank.
+struct Outcome {
+  enum class Route { osmp, mpi, error } route = Route::osmp;
+  Status error;
+  static Outcome of(const Status& st) {
+    if (st.ok()) return {};
+    return {st.code() == Errc::unsupported ? Route::mpi : Route::error, st};
+  }
+};
+
+// Joins osmp's call with p's header: runs it, or abstains for p.why.
+template <class F>
+Status join(Team& team, const Plan& p, F&& run) {
+  if (p.why == Errc::ok) return run();
+  return team.abstain(p.kind, p.count, p.dtype, p.op, p.root, p.why);
+}
+
+// Calls spanning nodes (nodes.cpp): osmp in each node, the node leaders
+// agreeing (agree.hpp) and moving data through the MPI. Buffers are byte
+// streams; send may be kInPlace as osmp allows.
+Outcome nodes_barrier(const Call& c);
+Outcome nodes_bcast(const Call& c, const Plan& p, void* buf);
+Outcome nodes_reduce(const Call& c, const Plan& p, const void* send, void* recv);
+Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* recv);
+Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv);
+Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv);
+Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
+Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
+
+}  // namespace osmp::pmpi

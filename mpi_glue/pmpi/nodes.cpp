@@ -1,0 +1,267 @@
+// Calls on communicators that span nodes: osmp inside each node, the node
+// leaders through the MPI. Every flow is made of the same parts
+// (parts.hpp):
+//
+//   1. the node's part on osmp, which every rank of the node joins with its
+//      header or abstains from (call.hpp), so the node shares one verdict;
+//      on the root's node it is rooted at the root, so that every rank of
+//      that node agrees on the root before anyone acts on it;
+//   2. the leaders' agreement (agree.hpp), data riding along when it fits,
+//      then the MPI's own collective among leaders for larger data;
+//   3. the result into each node on osmp, the leader abstaining with the
+//      decision when it is an error; on the root's node of reduce and
+//      gather, the leader's result to the root.
+//
+// A node whose verdict is an error returns it at once (its leader still
+// tells the others in 2). A node whose verdict is "to the MPI" waits for
+// the leaders' decision (tell_node): to the MPI only when every node said
+// so, else an error. Ranks whose part ends in 1 (the non-root nodes of
+// reduce and gather, the root's node of bcast and scatter) return without
+// hearing of errors found later elsewhere: data flows away from them, as
+// with the MPI itself, and nothing waits for them.
+#include <cstring>
+#include <vector>
+
+#include "mpi_glue/pmpi/parts.hpp"
+#include "mpi_glue/pmpi/types.hpp"
+
+namespace osmp::pmpi {
+
+Outcome nodes_barrier(const Call& c) {
+  Plan p;
+  Status v1 = c.team().barrier();
+  Decision d;
+  if (leader(c)) d = agree(c.st->leaders, c.me, says(p, v1), {});
+  if (!v1.ok()) return Outcome::of(v1);
+  return last_part(c, d, p, [&] { return c.team().barrier(); });
+}
+
+Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const bool lead = leader(c);
+  const void* in = send == kInPlace && !lead ? recv : send;
+  Status v1 = join(team, part_plan(p, OpKind::reduce, p.count, 0),
+                   [&] { return team.reduce(in, lead ? recv : nullptr, p.count, p.dtype, p.op, 0); });
+  Decision d;
+  if (lead) {
+    const bool small = fits(p.bytes());
+    const std::size_t len = small ? static_cast<std::size_t>(p.bytes()) : 0;
+    d = leaders_part(c, says(p, v1), {Payload::Mode::combine, p.dtype, p.op, recv, 0, len, recv, len}, !small, [&] {
+      return PMPI_Allreduce(MPI_IN_PLACE, recv, static_cast<int>(p.count), mpi_type_of(p.dtype), mpi_op_of(p.op),
+                            c.st->leaders);
+    });
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  return last_part(c, d, part_plan(p, OpKind::bcast, p.count, 0),
+                   [&] { return team.bcast(recv, p.count, p.dtype, 0); });
+}
+
+// reduce_scatter_block: every node reduces all blocks to its leader; the
+// leaders reduce-scatter them in node order (each its node's blocks); each
+// node scatters its blocks from the leader.
+Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const bool lead = leader(c);
+  const std::int64_t b = p.bytes(), all = b * c.n;  // b: one rank's block
+  const bool small = fits(all);
+  const void* in = send == kInPlace ? recv : send;  // in place: the input is recv (all blocks)
+  std::vector<unsigned char> partial(lead ? static_cast<std::size_t>(all) : 0), grouped(partial.size());
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b * team.size()) : 0);
+  Status v1 = join(team, part_plan(p, OpKind::reduce, p.count * c.n, 0), [&] {
+    return team.reduce(in, lead ? partial.data() : nullptr, p.count * c.n, p.dtype, p.op, 0);
+  });
+  Decision d;
+  if (lead) {
+    const Layout l = layout(*c.st, b);
+    const auto lme = static_cast<std::size_t>(leaders_rank(c));
+    if (v1.ok()) to_grouped(l, b, partial.data(), grouped.data());
+    const auto len = static_cast<std::size_t>(small ? all : 0);
+    std::vector<int> counts(l.counts);
+    for (int& n : counts) n = static_cast<int>(n / static_cast<int>(size_of(p.dtype)));
+    d = leaders_part(c, says(p, v1), {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len},
+                     !small, [&] {
+                       return PMPI_Reduce_scatter(grouped.data(), node.data(), counts.data(), mpi_type_of(p.dtype),
+                                                  mpi_op_of(p.op), c.st->leaders);
+                     });
+    if (small && d.route == Route::osmp && !node.empty())
+      std::memcpy(node.data(), grouped.data() + l.displs[lme], node.size());
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  return last_part(c, d, part_plan(p, OpKind::scatter, b, 0),
+                   [&] { return team.scatter(node.data(), recv, b, Datatype::uint8, 0); });
+}
+
+Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const bool lead = leader(c);
+  const std::int64_t b = p.bytes(), all = b * c.n;
+  const bool small = fits(all);
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b * team.size()) : 0);
+  std::vector<unsigned char> grouped(lead ? static_cast<std::size_t>(all) : 0);
+  Status v1 = join(team, part_plan(p, OpKind::gather, b, 0),
+                   [&] { return team.gather(send, node.data(), b, Datatype::uint8, 0); });
+  Decision d;
+  if (lead) {
+    const Layout l = layout(*c.st, b);
+    const auto lme = static_cast<std::size_t>(leaders_rank(c));
+    Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum, node.data(),
+               static_cast<std::size_t>(l.displs[lme]), small ? node.size() : 0, grouped.data(),
+               small ? grouped.size() : 0};
+    d = leaders_part(c, says(p, v1), pl, !small, [&] {
+      return PMPI_Allgatherv(node.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
+                             MPI_BYTE, c.st->leaders);
+    });
+    if (d.route == Route::osmp) to_ranks(l, b, grouped.data(), static_cast<unsigned char*>(recv));
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  return last_part(c, d, part_plan(p, OpKind::bcast, all, 0),
+                   [&] { return team.bcast(recv, all, Datatype::uint8, 0); });
+}
+
+// bcast: the root's node first (bcast from the root), then the leaders,
+// then the other nodes (bcast from their leader).
+Outcome nodes_bcast(const Call& c, const Plan& p, void* buf) {
+  Team& team = c.team();
+  const RootAt at = root_at(c, p.root);
+  const std::int64_t b = p.bytes();
+  const bool small = fits(b);
+  const auto len = static_cast<std::size_t>(small ? b : 0);
+  auto move = [&] { return PMPI_Bcast(buf, static_cast<int>(b), MPI_BYTE, at.lroot, c.st->leaders); };
+  Decision d;
+  if (at.mine) {
+    Status v1 = join(team, part_plan(p, OpKind::bcast, b, at.local),
+                     [&] { return team.bcast(buf, b, Datatype::uint8, at.local); });
+    if (leader(c)) d = leaders_part(c, says(p, v1), {Payload::Mode::place, Datatype::uint8, Op::sum, buf, 0, len}, !small, move);
+    if (v1.code() == Errc::unsupported) return tell_node(c, d);
+    if (!v1.ok()) return Outcome::of(v1);
+    return leader(c) ? outcome_of(d) : Outcome{};
+  }
+  if (leader(c))
+    d = leaders_part(c, says(p, own(p)), {Payload::Mode::place, Datatype::uint8, Op::sum, nullptr, 0, 0, buf, len},
+                     !small, move);
+  if (p.refuses()) return tell_node(c, d);
+  return last_part(c, d, part_plan(p, OpKind::bcast, b, 0), [&] { return team.bcast(buf, b, Datatype::uint8, 0); });
+}
+
+// scatter: the root's node first (its blocks scattered from the root, the
+// rest handed to the leader), then the leaders, then the other nodes.
+Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const RootAt at = root_at(c, p.root);
+  const std::int64_t b = p.bytes(), all = b * c.n;
+  const bool small = fits(all);
+  const Layout l = layout(*c.st, b);
+  const bool lead = leader(c);
+  const int lme = lead ? leaders_rank(c) : -1;
+  std::vector<unsigned char> grouped((lead && at.mine) || at.me ? static_cast<std::size_t>(all) : 0);
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b * team.size()) : 0);
+  std::vector<unsigned char> out(small ? static_cast<std::size_t>(all) : 0);
+  Status v1;
+  if (at.mine) {
+    if (at.me) to_grouped(l, b, static_cast<const unsigned char*>(send), grouped.data());
+    const unsigned char* mine = at.me ? grouped.data() + l.displs[static_cast<std::size_t>(at.lroot)] : nullptr;
+    v1 = join(team, part_plan(p, OpKind::scatter, b, at.local),
+              [&] { return team.scatter(mine, recv, b, Datatype::uint8, at.local); });
+    if (v1.ok() && at.me && !lead) hand(c, grouped.data(), all, 0);
+    if (v1.ok() && lead && !at.me) take(c, grouped.data(), all, at.local);
+  }
+  Decision d;
+  if (lead) {
+    Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum, grouped.data(), 0, small && at.mine ? grouped.size() : 0,
+               out.data(), out.size()};
+    d = leaders_part(c, says(p, at.mine ? v1 : own(p)), pl, !small, [&] {
+      return PMPI_Scatterv(grouped.data(), l.counts.data(), l.displs.data(), MPI_BYTE, node.data(),
+                           l.counts[static_cast<std::size_t>(lme)], MPI_BYTE, at.lroot, c.st->leaders);
+    });
+    if (small && d.route == Route::osmp && !node.empty())
+      std::memcpy(node.data(), out.data() + l.displs[static_cast<std::size_t>(lme)], node.size());
+  }
+  if (at.mine ? v1.code() == Errc::unsupported : p.refuses()) return tell_node(c, d);
+  if (at.mine) return !v1.ok() ? Outcome::of(v1) : lead ? outcome_of(d) : Outcome{};
+  return last_part(c, d, part_plan(p, OpKind::scatter, b, 0),
+                   [&] { return team.scatter(node.data(), recv, b, Datatype::uint8, 0); });
+}
+
+// reduce: every node reduces to its leader (the root's node to the root,
+// which hands the sum to its leader), the leaders reduce to the root's
+// leader, which hands the result to the root.
+Outcome nodes_reduce(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const RootAt at = root_at(c, p.root);
+  const bool lead = leader(c);
+  const int r1 = at.mine ? at.local : 0;
+  const std::int64_t n = p.bytes();
+  std::vector<unsigned char> partial(lead || at.me ? static_cast<std::size_t>(n) : 0);
+  std::vector<unsigned char> total(lead && at.mine ? static_cast<std::size_t>(n) : 0);
+  const void* in = send == kInPlace ? recv : send;  // only the root may, its data in recv
+  Status v1 = join(team, part_plan(p, OpKind::reduce, p.count, r1), [&] {
+    return team.reduce(in, team.rank() == r1 ? partial.data() : nullptr, p.count, p.dtype, p.op, r1);
+  });
+  if (v1.ok() && at.me && !lead) hand(c, partial.data(), n, 0);
+  if (v1.ok() && lead && at.mine && !at.me) take(c, partial.data(), n, at.local);
+  Decision d;
+  if (lead) {
+    const bool small = fits(n);
+    const auto len = static_cast<std::size_t>(small ? n : 0);
+    Payload pl{Payload::Mode::combine, p.dtype, p.op, partial.data(), 0, len, total.data(), at.mine ? len : 0};
+    // Never in place: MPICH 4.0 crashes on an in-place reduce whose root
+    // is not rank 0 (pmodels/mpich#6540).
+    d = leaders_part(c, says(p, v1), pl, !small, [&] {
+      return PMPI_Reduce(partial.data(), at.mine ? total.data() : nullptr, static_cast<int>(p.count),
+                         mpi_type_of(p.dtype), mpi_op_of(p.op), at.lroot, c.st->leaders);
+    });
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  if (!at.mine) return lead ? outcome_of(d) : Outcome{};
+  if (lead && at.me) {
+    if (d.route == Route::osmp && n) std::memcpy(recv, total.data(), static_cast<std::size_t>(n));
+    return outcome_of(d);
+  }
+  if (lead) send_decision(c, d, total.data(), n, at.local);
+  if (!at.me) return lead ? outcome_of(d) : Outcome{};
+  return outcome_of(recv_decision(c, 0, recv, n));
+}
+
+// gather: every node gathers to its leader (the root's node to the root,
+// which hands the blocks to its leader), the leaders gather to the root's
+// leader, which hands all blocks to the root.
+Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const RootAt at = root_at(c, p.root);
+  const bool lead = leader(c);
+  const int r1 = at.mine ? at.local : 0;
+  const std::int64_t b = p.bytes(), all = b * c.n, here = b * team.size();
+  const bool small = fits(all);
+  std::vector<unsigned char> node(lead || at.me ? static_cast<std::size_t>(here) : 0);
+  Status v1 = join(team, part_plan(p, OpKind::gather, b, r1), [&] {
+    return team.gather(send, team.rank() == r1 ? node.data() : nullptr, b, Datatype::uint8, r1);
+  });
+  if (v1.ok() && at.me && !lead) hand(c, node.data(), here, 0);
+  if (v1.ok() && lead && at.mine && !at.me) take(c, node.data(), here, at.local);
+  Decision d;
+  std::vector<unsigned char> grouped(lead && at.mine ? static_cast<std::size_t>(all) : 0), by_rank(grouped.size());
+  if (lead) {
+    const Layout l = layout(*c.st, b);
+    const auto lme = static_cast<std::size_t>(leaders_rank(c));
+    Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum, node.data(), static_cast<std::size_t>(l.displs[lme]),
+               small ? node.size() : 0, grouped.data(), small ? grouped.size() : 0};
+    d = leaders_part(c, says(p, v1), pl, !small, [&] {
+      return PMPI_Gatherv(node.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
+                          MPI_BYTE, at.lroot, c.st->leaders);
+    });
+    if (at.mine && d.route == Route::osmp)
+      to_ranks(l, b, grouped.data(), at.me ? static_cast<unsigned char*>(recv) : by_rank.data());
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  if (!at.mine || (lead && at.me)) return lead ? outcome_of(d) : Outcome{};
+  if (lead) send_decision(c, d, by_rank.data(), all, at.local);
+  if (!at.me) return lead ? outcome_of(d) : Outcome{};
+  return outcome_of(recv_decision(c, 0, recv, all));
+}
+
+}  // namespace osmp::pmpi

@@ -1,0 +1,82 @@
+// The pieces the flows of nodes.cpp are made of: the leaders' part, a
+// decision handed to a node or between a root and its node's leader, and
+// the node-grouped layout of per-rank blocks.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "mpi_glue/pmpi/agree.hpp"
+#include "mpi_glue/pmpi/call.hpp"
+
+namespace osmp::pmpi {
+
+using Route = Decision::Route;
+
+Outcome outcome_of(const Decision& d);
+inline bool leader(const Call& c) { return c.team().rank() == 0; }
+int leaders_rank(const Call& c);
+// What a leader says of its node: p's header, and the node's verdict.
+NodeSays says(const Plan& p, const Status& verdict);
+// p's error as a verdict (ok when none).
+Status own(const Plan& p);
+
+// The leaders' part: agreement, then (large data, agreed) the MPI's own
+// collective `move`.
+Decision failure(const char* what, int rc);
+template <class Move>
+Decision leaders_part(const Call& c, const NodeSays& s, const Payload& pl, bool large, Move&& move) {
+  Decision d = agree(c.st->leaders, c.me, s, pl);
+  if (d.route != Route::osmp || !large) return d;
+  int rc = move();
+  return rc == MPI_SUCCESS ? d : failure("the node leaders' MPI collective", rc);
+}
+
+// The leaders' decision to every rank of a node that handed the call to
+// the MPI (a bcast of a word from the leader; `d` is read at the leader).
+Outcome tell_node(const Call& c, const Decision& d);
+
+// The node's last part (bcast, scatter from the leader): run, or at a
+// leader whose decision is not osmp, abstain with it.
+Errc abstain_code(const Decision& d);
+template <class F>
+Outcome last_part(const Call& c, const Decision& d, const Plan& p, F&& run) {
+  if (leader(c) && d.route != Route::osmp) {
+    (void)c.team().abstain(p.kind, p.count, p.dtype, p.op, p.root, abstain_code(d));
+    return outcome_of(d);
+  }
+  return Outcome::of(join(c.team(), p, run));
+}
+
+// Root <-> its node's leader on the node's communicator, once the node's
+// osmp part agreed on the root: bytes, or a decision and bytes after it.
+void hand(const Call& c, const void* data, std::int64_t len, int to);
+void take(const Call& c, void* data, std::int64_t len, int from);
+void send_decision(const Call& c, const Decision& d, const void* data, std::int64_t len, int to);
+Decision recv_decision(const Call& c, int from, void* into, std::int64_t expect);
+
+// Blocks of b bytes per rank grouped by node, in the leaders' order.
+struct Layout {
+  std::vector<std::vector<int>> members;  // [leaders rank] -> comm ranks, node-local order
+  std::vector<int> counts, displs;        // bytes, per leaders rank
+};
+Layout layout(const CommState& st, std::int64_t b);
+void to_grouped(const Layout& l, std::int64_t b, const unsigned char* by_rank, unsigned char* grouped);
+void to_ranks(const Layout& l, std::int64_t b, const unsigned char* grouped, unsigned char* by_rank);
+
+inline bool fits(std::int64_t bytes) { return bytes <= static_cast<std::int64_t>(kPayload); }
+
+// Where a rooted call's root is.
+struct RootAt {
+  int node, local, lroot;  // its node, its rank there, its leader's rank among the leaders
+  bool mine;               // on this rank's node
+  bool me;                 // this rank
+};
+RootAt root_at(const Call& c, int root);
+
+// p's header for one osmp part.
+Plan part_plan(const Plan& p, OpKind kind, std::int64_t count, int root);
+
+}  // namespace osmp::pmpi

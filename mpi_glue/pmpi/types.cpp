@@ -1,0 +1,232 @@
+#include "mpi_glue/pmpi/types.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+namespace osmp::pmpi {
+namespace {
+
+// One table for both directions: the builtin types osmp reduces on.
+struct TypePair {
+  MPI_Datatype mpi;
+  Datatype osmp;
+};
+const std::vector<TypePair>& type_pairs() {
+  static const std::vector<TypePair> pairs = [] {
+    std::vector<TypePair> v = {
+        {MPI_DOUBLE, Datatype::float64}, {MPI_FLOAT, Datatype::float32}, {MPI_INT, Datatype::int32},
+        {MPI_INT32_T, Datatype::int32}, {MPI_INT64_T, Datatype::int64}, {MPI_LONG_LONG, Datatype::int64},
+        {MPI_INT8_T, Datatype::int8}, {MPI_SIGNED_CHAR, Datatype::int8}, {MPI_CHAR, Datatype::int8},
+        {MPI_INT16_T, Datatype::int16}, {MPI_SHORT, Datatype::int16}, {MPI_UINT8_T, Datatype::uint8},
+        {MPI_UNSIGNED_CHAR, Datatype::uint8}, {MPI_BYTE, Datatype::uint8}, {MPI_UINT16_T, Datatype::uint16},
+        {MPI_UNSIGNED_SHORT, Datatype::uint16}, {MPI_UINT32_T, Datatype::uint32}, {MPI_UNSIGNED, Datatype::uint32},
+        {MPI_UINT64_T, Datatype::uint64}, {MPI_UNSIGNED_LONG_LONG, Datatype::uint64}};
+    for (MPI_Datatype t : {MPI_AINT, MPI_OFFSET, MPI_COUNT}) {
+      int size = 0;
+      PMPI_Type_size(t, &size);
+      if (size == 8) v.push_back({t, Datatype::int64});
+    }
+    if (sizeof(long) == 8) {
+      v.push_back({MPI_LONG, Datatype::int64});
+      v.push_back({MPI_UNSIGNED_LONG, Datatype::uint64});
+    }
+    return v;
+  }();
+  return pairs;
+}
+
+struct OpPair {
+  MPI_Op mpi;
+  Op osmp;
+};
+const std::vector<OpPair>& op_pairs() {
+  static const std::vector<OpPair> pairs = {{MPI_SUM, Op::sum},   {MPI_PROD, Op::prod}, {MPI_MIN, Op::min},
+                                            {MPI_MAX, Op::max},   {MPI_BAND, Op::band}, {MPI_BOR, Op::bor},
+                                            {MPI_BXOR, Op::bxor}, {MPI_LAND, Op::land}, {MPI_LOR, Op::lor}};
+  return pairs;
+}
+
+bool named(MPI_Datatype t) {
+  int ni = 0, na = 0, nt = 0, combiner = 0;
+  PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
+}
+
+TypeInfo sizes(MPI_Datatype t) {
+  TypeInfo ti;
+  int size = 0;
+  MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
+  PMPI_Type_size(t, &size);
+  PMPI_Type_get_extent(t, &lb, &ti.extent);
+  PMPI_Type_get_true_extent(t, &true_lb, &true_extent);
+  ti.size = size;
+  ti.raw = lb == 0 && true_lb == 0 && ti.extent == size && true_extent == size;
+  return ti;
+}
+
+// The type's parts: what MPI_Type_get_contents names, derived ones to be freed.
+struct Parts {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Datatype> types;
+  ~Parts() {
+    for (MPI_Datatype& t : types)
+      if (!named(t)) PMPI_Type_free(&t);
+  }
+};
+void parts_of(MPI_Datatype t, Parts& p) {
+  int ni = 0, na = 0, nt = 0;
+  PMPI_Type_get_envelope(t, &ni, &na, &nt, &p.combiner);
+  if (p.combiner == MPI_COMBINER_NAMED) return;
+  p.ints.resize(static_cast<std::size_t>(ni));
+  p.types.resize(static_cast<std::size_t>(nt));
+  std::vector<MPI_Aint> addrs(static_cast<std::size_t>(na));
+  PMPI_Type_get_contents(t, ni, na, nt, p.ints.data(), addrs.data(), p.types.data());
+}
+
+// Walks the type's constructors: `raw` holds while every step is a
+// contiguous run (or a dup) of raw parts; `base` while every basic element
+// seen is the same osmp type (nullopt for a part that is none, or differs).
+struct Walk {
+  bool raw = true;
+  bool any = false;
+  std::optional<Datatype> base;
+};
+void walk(MPI_Datatype t, Walk& w, int depth) {
+  Parts p;
+  parts_of(t, p);
+  if (p.combiner == MPI_COMBINER_NAMED) {
+    auto b = arith_type(t);
+    if (!b || (w.any && w.base != b)) w.base.reset();
+    else if (!w.any) w.base = b;
+    w.any = true;
+    w.raw = w.raw && sizes(t).raw;
+    return;
+  }
+  const bool run = p.combiner == MPI_COMBINER_DUP || p.combiner == MPI_COMBINER_CONTIGUOUS;
+  w.raw = w.raw && run;
+  if (depth > 64 || p.types.empty() || p.combiner == MPI_COMBINER_F90_REAL ||
+      p.combiner == MPI_COMBINER_F90_COMPLEX || p.combiner == MPI_COMBINER_F90_INTEGER) {
+    w.base.reset();
+    w.any = true;
+    w.raw = false;
+    return;
+  }
+  for (std::size_t i = 0; i < p.types.size(); ++i) {
+    // A struct block of length 0 adds nothing to the signature.
+    if (p.combiner == MPI_COMBINER_STRUCT && p.ints[i + 1] == 0) continue;
+    walk(p.types[i], w, depth + 1);
+  }
+}
+
+TypeInfo compute(MPI_Datatype t) {
+  TypeInfo ti = sizes(t);
+  Walk w;
+  walk(t, w, 0);
+  ti.raw = ti.raw && w.raw;
+  if (w.any && w.base && ti.size % static_cast<std::int64_t>(size_of(*w.base)) == 0) ti.base = w.base;
+  return ti;
+}
+
+int delete_info(MPI_Datatype, int, void* value, void*) {
+  delete static_cast<TypeInfo*>(value);
+  return MPI_SUCCESS;
+}
+
+int info_keyval() {
+  static int kv = MPI_KEYVAL_INVALID;
+  // A duplicate describes itself again on first use: no copy.
+  if (kv == MPI_KEYVAL_INVALID) PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_info, &kv, nullptr);
+  return kv;
+}
+
+}  // namespace
+
+std::optional<Datatype> arith_type(MPI_Datatype t) {
+  for (const TypePair& p : type_pairs())
+    if (p.mpi == t) return p.osmp;
+  return std::nullopt;
+}
+
+MPI_Datatype mpi_type_of(Datatype t) {
+  for (const TypePair& p : type_pairs())
+    if (p.osmp == t) return p.mpi;
+  return MPI_DATATYPE_NULL;
+}
+
+std::optional<Op> op_of(MPI_Op op) {
+  for (const OpPair& p : op_pairs())
+    if (p.mpi == op) return p.osmp;
+  return std::nullopt;
+}
+
+MPI_Op mpi_op_of(Op op) {
+  for (const OpPair& p : op_pairs())
+    if (p.osmp == op) return p.mpi;
+  return MPI_OP_NULL;
+}
+
+TypeInfo describe(MPI_Datatype t) {
+  if (auto b = arith_type(t)) {  // the common case, without asking the MPI anything
+    const auto size = static_cast<std::int64_t>(size_of(*b));
+    return TypeInfo{size, static_cast<MPI_Aint>(size), true, b};
+  }
+  if (named(t)) return compute(t);  // MPI_LONG_DOUBLE, MPI_DOUBLE_INT, ...: not cacheable everywhere
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Type_get_attr(t, info_keyval(), &value, &found);
+  if (found) return *static_cast<TypeInfo*>(value);
+  auto* ti = new TypeInfo(compute(t));
+  PMPI_Type_set_attr(t, info_keyval(), ti);
+  return *ti;
+}
+
+Stream::Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm, const TypeInfo& ti)
+    : buf_(buf), count_(count), type_(t), comm_(comm), bytes_(ti.size * count), raw_(ti.raw) {}
+
+namespace {
+// MPI_Pack / MPI_Unpack of `count` elements at buf. MPICH 4.0 refuses a
+// null buffer there, MPI_BOTTOM with absolute addresses included: the
+// elements are then described from address 1, displaced by -1.
+template <class F>
+void with_base(const void* buf, std::int64_t count, MPI_Datatype t, F&& run) {
+  if (buf != MPI_BOTTOM) return run(const_cast<void*>(buf), static_cast<int>(count), t);
+  int len = static_cast<int>(count);
+  MPI_Aint disp = -1;
+  MPI_Datatype shifted;
+  PMPI_Type_create_struct(1, &len, &disp, &t, &shifted);
+  PMPI_Type_commit(&shifted);
+  run(reinterpret_cast<void*>(std::uintptr_t{1}), 1, shifted);
+  PMPI_Type_free(&shifted);
+}
+}  // namespace
+
+const void* Stream::in() {
+  if (raw_ || bytes_ == 0) return buf_;
+  if (!packed_) {
+    scratch_.resize(static_cast<std::size_t>(bytes_));
+    with_base(buf_, count_, type_, [&](void* base, int n, MPI_Datatype t) {
+      int position = 0;
+      PMPI_Pack(base, n, t, scratch_.data(), static_cast<int>(bytes_), &position, comm_);
+    });
+    packed_ = true;
+  }
+  return scratch_.data();
+}
+
+void* Stream::out() {
+  if (raw_ || bytes_ == 0) return const_cast<void*>(buf_);
+  scratch_.resize(static_cast<std::size_t>(bytes_));
+  return scratch_.data();
+}
+
+void Stream::commit() {
+  if (raw_ || bytes_ == 0) return;
+  with_base(buf_, count_, type_, [&](void* base, int n, MPI_Datatype t) {
+    int position = 0;
+    PMPI_Unpack(scratch_.data(), static_cast<int>(bytes_), &position, base, n, t, comm_);
+  });
+}
+
+}  // namespace osmp::pmpi

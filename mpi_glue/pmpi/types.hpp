@@ -1,0 +1,74 @@
+// MPI datatypes as osmp sees them: the byte stream a (buffer, count, type)
+// stands for, and whether a reduction on it can run on osmp.
+//
+// Every buffer argument becomes the byte stream its type signature describes
+// (what MPI_Pack writes on a homogeneous node): a builtin type, or a
+// contiguous run of them, is that stream already ("raw", used in place);
+// anything else (vector, indexed, struct, resized, MPI_BOTTOM with absolute
+// addresses) is packed before and unpacked after the call. Two ranks whose
+// type maps differ but whose signatures match thus hand osmp the same bytes.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "osmp.hpp"
+
+namespace osmp::pmpi {
+
+struct TypeInfo {
+  std::int64_t size = 0;      // bytes of one element's signature (MPI_Type_size)
+  MPI_Aint extent = 0;        // how far apart consecutive elements lie
+  bool raw = false;           // the elements' bytes lie at buf, in signature order, back to back
+  // Every basic element is this osmp type (a builtin repeated: MPI_DOUBLE,
+  // contiguous / vector / indexed / struct of MPI_DOUBLE ...): reductions can
+  // run on osmp, `size / size_of(*base)` elements per element of the type.
+  std::optional<Datatype> base;
+};
+
+// What `t` is (cached on derived types in an attribute). Never collective.
+TypeInfo describe(MPI_Datatype t);
+
+// The osmp type of a builtin MPI type, and back.
+std::optional<Datatype> arith_type(MPI_Datatype t);
+MPI_Datatype mpi_type_of(Datatype t);
+// A builtin reduction osmp runs, and back.
+std::optional<Op> op_of(MPI_Op op);
+MPI_Op mpi_op_of(Op op);
+
+// One buffer argument as a byte stream. Reading packs it (unless raw);
+// writing goes to scratch (unless raw) that commit() unpacks into the buffer.
+class Stream {
+ public:
+  Stream() = default;
+  Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm, const TypeInfo& ti);
+  std::int64_t bytes() const { return bytes_; }
+  bool raw() const { return raw_; }
+  // The stream's bytes (packing them the first time).
+  const void* in();
+  // Where the stream's bytes are to be written.
+  void* out();
+  // Unpacks what was written to out() into the buffer (no-op when raw).
+  void commit();
+
+ private:
+  const void* buf_ = nullptr;
+  std::int64_t count_ = 0;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::int64_t bytes_ = 0;
+  bool raw_ = true, packed_ = false;
+  std::vector<unsigned char> scratch_;
+};
+
+// The address of element `index` of a buffer of type t (in-place blocks;
+// buf may be MPI_BOTTOM).
+inline void* element(void* buf, std::int64_t index, const TypeInfo& t) {
+  return reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(buf) +
+                                 static_cast<std::uintptr_t>(index * static_cast<std::int64_t>(t.extent)));
+}
+
+}  // namespace osmp::pmpi

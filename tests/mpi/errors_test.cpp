@@ -1,0 +1,131 @@
+// Mismatched arguments under MPI (CTest label mpi): counts, datatypes, ops,
+// roots that differ on one rank, and one rank whose op sends the call to the
+// MPI while the others' would run on osmp. With MPI_ERRORS_RETURN the odd
+// rank always gets an error and nobody hangs; every rank gets one on a
+// single node and for the unrooted operations; for reduce and gather the
+// root too (data flows to it). The communicator stays usable: a correct
+// call after each case must give the right answer.
+//
+// The odd count is never 0: Open MPI returns from a reduce, allreduce or
+// bcast of count 0 before its components see the call.
+//
+// usage: errors_test [fatal]   (fatal: a count mismatch under
+// MPI_ERRORS_ARE_FATAL, which must end the job with osmp's message)
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mpi_check.hpp"
+
+using namespace mpicheck;
+
+namespace {
+
+bool one_node() {
+  const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
+  const int r = rpn ? std::atoi(rpn) : 0;
+  return r <= 0 || r >= g_size;
+}
+
+// Every rank runs `call`; rank `odd` passes the odd arguments. `all` says
+// whether every rank must fail, `also` another rank that must (-1: none).
+void expect_errors(const std::string& what, int odd, bool all, int also, const std::function<int(bool)>& call) {
+  const int rc = call(g_rank == odd);
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  const bool must = g_rank == odd || all || g_rank == also;
+  if (must && rc == MPI_SUCCESS) fail(what + ": returned MPI_SUCCESS");
+  if (rc != MPI_SUCCESS && (cls == MPI_SUCCESS || cls > MPI_ERR_LASTCODE)) fail(what + ": not an MPI error class");
+  if (rc != MPI_SUCCESS && g_rank == odd) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    if (len == 0) fail(what + ": no error string");
+  }
+  // Still usable.
+  int one = 1, n = 0;
+  if (MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS || n != g_size)
+    fail(what + ": the communicator is not usable afterwards");
+}
+
+void add_ints(void* in, void* io, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) static_cast<int*>(io)[i] += static_cast<int*>(in)[i];
+}
+
+void run(int odd) {
+  const bool single = one_node();
+  const int last = g_size - 1, root = odd == 0 ? last : 0;
+  for (int n : {1, 100, 30000}) {
+    const std::string at = " n=" + std::to_string(n) + " odd rank " + std::to_string(odd);
+    std::vector<double> a(static_cast<std::size_t>(n + 8) * g_size, 1.0), b(a.size(), 0.0);
+    expect_errors("allreduce count" + at, odd, true, -1, [&](bool me) {
+      return MPI_Allreduce(a.data(), b.data(), me ? n + 1 : n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    });
+    expect_errors("allreduce datatype" + at, odd, true, -1, [&](bool me) {
+      return MPI_Allreduce(a.data(), b.data(), n, me ? MPI_INT64_T : MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    });
+    expect_errors("allreduce op" + at, odd, true, -1, [&](bool me) {
+      return MPI_Allreduce(a.data(), b.data(), n, MPI_DOUBLE, me ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+    });
+    expect_errors("allgather count" + at, odd, true, -1, [&](bool me) {
+      return MPI_Allgather(a.data(), me ? n + 2 : n, MPI_DOUBLE, b.data(), n, MPI_DOUBLE, MPI_COMM_WORLD);
+    });
+    expect_errors("bcast count" + at, odd, single, -1, [&](bool me) {
+      return MPI_Bcast(b.data(), me ? n + 3 : n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    });
+    expect_errors("reduce count" + at, odd, single, root, [&](bool me) {
+      return MPI_Reduce(a.data(), b.data(), me ? n + 2 : n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+    });
+    expect_errors("gather count" + at, odd, single, root, [&](bool me) {
+      return MPI_Gather(a.data(), me ? n + 1 : n, MPI_DOUBLE, b.data(), n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    });
+    expect_errors("scatter count" + at, odd, single, -1, [&](bool me) {
+      return MPI_Scatter(a.data(), n, MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    });
+  }
+  std::vector<int> x(64, 1), y(64, 0);
+  // A root that differs on one rank: that rank believes it is the root.
+  const std::string o = " odd rank " + std::to_string(odd);
+  expect_errors("bcast root," + o, odd, single, -1,
+                [&](bool me) { return MPI_Bcast(x.data(), 64, MPI_INT, me ? odd : root, MPI_COMM_WORLD); });
+  expect_errors("reduce root," + o, odd, single, root, [&](bool me) {
+    return MPI_Reduce(x.data(), y.data(), 64, MPI_INT, MPI_SUM, me ? odd : root, MPI_COMM_WORLD);
+  });
+  // One rank's op is the MPI's to run, the others' osmp's: an error on
+  // every rank, or the MPI for all (its answer is then the MPI's business);
+  // never a hang.
+  MPI_Op user;
+  MPI_Op_create(add_ints, 1, &user);
+  int rc = MPI_Allreduce(x.data(), y.data(), 64, MPI_INT, g_rank == odd ? user : MPI_SUM, MPI_COMM_WORLD);
+  int bad = rc != MPI_SUCCESS, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (any != 0 && any != g_size) fail("user op on one rank: some ranks failed, others not");
+  MPI_Op_free(&user);
+  // Invalid arguments on one rank. Open MPI checks these before its
+  // components see the call (that rank returns, the others wait: the MPI's
+  // own behaviour), so only the interposer is asked.
+  const char* route = std::getenv("OSMP_TEST_ROUTE");
+  if (route && std::strcmp(route, "component") == 0) return;
+  expect_errors("negative count," + o, odd, single, -1,
+                [&](bool me) { return MPI_Bcast(x.data(), me ? -1 : 64, MPI_INT, root, MPI_COMM_WORLD); });
+  expect_errors("root out of range," + o, odd, single, root, [&](bool me) {
+    return MPI_Reduce(x.data(), y.data(), 64, MPI_INT, MPI_SUM, me ? g_size : root, MPI_COMM_WORLD);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  start(&argc, &argv);
+  if (argc > 1 && std::strcmp(argv[1], "fatal") == 0) {  // MPI_ERRORS_ARE_FATAL: the job ends with the message
+    std::vector<double> a(16, 1.0), b(16, 0.0);
+    MPI_Allreduce(a.data(), b.data(), g_rank == g_size - 1 ? 15 : 16, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    std::printf("rank %d: FAIL: the mismatched call returned under MPI_ERRORS_ARE_FATAL\n", g_rank);
+    MPI_Finalize();
+    return 1;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  for (int odd : {g_size - 1, 0, g_size / 2}) run(odd);
+  return finish("errors");
+}
