@@ -73,10 +73,7 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
       l.bcast[p] = g.bcast_area(p);
     }
     l.release = &g.leader_line(0);
-    l.order.reserve(static_cast<std::size_t>(g.size()));
-    l.from.reserve(static_cast<std::size_t>(g.size()));
-    l.src.assign(static_cast<std::size_t>(g.size()), nullptr);
-    l.ordered.assign(static_cast<std::size_t>(g.size()), nullptr);
+    e->work_.emplace_back().size_to(g.size());
     l.unit_off.assign(static_cast<std::size_t>(g.size()), 0);
     for (int u = 1; u < g.size(); ++u)
       l.unit_off[static_cast<std::size_t>(u)] = l.unit_off[static_cast<std::size_t>(u - 1)] +
@@ -87,6 +84,11 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
   e->slot_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.slot_bytes;
   e->bcast_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.bcast_bytes;
   e->scratch_bytes_ = std::max(e->slot_bytes_, e->bcast_bytes_);
+  e->shape_ = plan_shape(tree, e->slot_bytes_, e->bcast_bytes_);
+  if (!e->lanes_.empty() && e->shape_.top_units != e->lanes_.back().n()) {
+    return Status(Errc::internal, cat("collectives: the top group on rank ", team.rank(), " has ",
+                                      e->lanes_.back().n(), " units, the tree's root ", e->shape_.top_units));
+  }
   e->scratch_.reset(new std::byte[5 * e->scratch_bytes_]);
   return e;
 }

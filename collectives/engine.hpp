@@ -2,20 +2,25 @@
 // walking the tree (STYLE.md item 3).
 //
 // Every operation is a sequence of steps; each step has a number that only
-// grows (shared by every rank of the team). In a step a rank walks the groups
-// on its path: bottom-up it is the local root of groups G0..Gm-1 (waits for its
-// units, combines) and an ordinary member of Gm (publishes); top-down it gets
-// Gm's release and releases Gm-1..G0 in turn. The first step of every
-// operation carries the op headers up and the verdict down, so that ranks
-// that disagree all return the same error and the step counters never part.
-// Small payloads ride in that step; large ones follow in pipelined chunk
-// steps through the double-buffered slots (up) and broadcast areas (down).
+// grows (shared by every rank of the team). What a call's steps are is its
+// plan (plan.hpp); a step is a walk over the lanes of this rank's path
+// (walk.hpp), running a base case in each group (base/): bottom-up this rank
+// is the local root of groups G0..Gm-1 (waits for its units, combines) and an
+// ordinary member of Gm (publishes); top-down it gets Gm's release and
+// releases Gm-1..G0 in turn. The first step of every operation carries the op
+// headers up and the verdict down, so that ranks that disagree all return the
+// same error and the step counters never part. Small payloads ride in that
+// step; large ones follow in pipelined chunk steps through the double-buffered
+// slots (up) and broadcast areas (down), or take the flat path. A call's
+// progress lives in its walk object, not here: the engine holds the team's
+// lanes, the step counters and scratch.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "collectives/config.hpp"
+#include "collectives/plan.hpp"
 #include "collectives/protocol.hpp"
 #include "collectives/types.hpp"
 #include "team/team.hpp"
@@ -45,10 +50,6 @@ struct Lane {
   // Steps <= up_ok: this lane's local root has consumed the slots (known from
   // a release seen, or its ack read). Slots are reused two steps later.
   std::uint64_t up_ok = 0;
-  // Scratch for a step, sized to the group once (no allocation per call).
-  std::vector<int> order, from;
-  std::vector<const std::byte*> src;
-  std::vector<const void*> ordered;
   // Where everything of this group is in our mapping, checked against the
   // segment's size once, at creation (the hot path does no bounds checks).
   std::vector<CtrlLine*> member[kBuffers];   // [parity][unit]
@@ -66,7 +67,24 @@ struct Lane {
   }
 };
 
-class Operation;  // collectives/engine.cpp
+// What a step collects at one lane: a call's own scratch, sized to the group
+// once (no allocation per call). A blocking call uses the engine's.
+struct LaneWork {
+  std::vector<int> order;  // the units to combine, in order
+  std::vector<int> from;   // the units to wait for
+  std::vector<const std::byte*> src;  // [unit] where its data is
+  std::vector<const void*> ptrs;      // for the kernels: sources in order
+  void size_to(int n) {
+    order.reserve(static_cast<std::size_t>(n));
+    from.reserve(static_cast<std::size_t>(n));
+    src.assign(static_cast<std::size_t>(n), nullptr);
+    ptrs.assign(static_cast<std::size_t>(n), nullptr);
+  }
+  void all_units(int n) {  // order = 0..n-1
+    order.resize(static_cast<std::size_t>(n));
+    for (int u = 0; u < n; ++u) order[static_cast<std::size_t>(u)] = u;
+  }
+};
 
 class Engine {
  public:
@@ -82,6 +100,11 @@ class Engine {
   TeamCore& team() { return team_; }
   const CollectiveConfig& config() const { return config_; }
   std::vector<Lane>& lanes() { return lanes_; }
+  // Per-lane scratch of the blocking calls (one runs at a time).
+  std::vector<LaneWork>& work() { return work_; }
+  // The tree as the plan sees it (plan.hpp), and the plan of a call.
+  const PlanShape& shape() const { return shape_; }
+  Plan plan(const PlanInput& in) const { return make_plan(in, shape_, PlanSettings::of(config_)); }
   std::size_t slot_bytes() const { return slot_bytes_; }
   std::size_t bcast_bytes() const { return bcast_bytes_; }
   // Packed rank order of the whole team (the top domain).
@@ -113,6 +136,8 @@ class Engine {
   TeamCore& team_;
   CollectiveConfig config_;
   std::vector<Lane> lanes_;
+  std::vector<LaneWork> work_;
+  PlanShape shape_;
   std::vector<int> top_packed_;
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;
   std::unique_ptr<std::byte[]> scratch_;

@@ -1,10 +1,10 @@
-// What each operation moves through the tree (collectives/step.hpp).
+// What the reductions and gathers move through the tree (payload.hpp).
 #pragma once
 
 #include <cstring>
 
 #include "collectives/kernels.hpp"
-#include "collectives/step.hpp"
+#include "collectives/payload.hpp"
 
 namespace osmp {
 
@@ -14,14 +14,12 @@ class ReducePayload : public Payload {
  public:
   ReducePayload(Engine& e, std::size_t n, Datatype t, Op op)
       : e_(e), n_(n), t_(t), op_(op), kernel_(Combiner::make(t, op)) {}
-  bool symmetric_ok() const { return true; }
   std::size_t up_len(const Lane&, int) const { return n_ * kernel_.esize; }
   std::size_t uniform_up_len() const { return n_ * kernel_.esize; }
-  std::size_t sym_max_len(const Lane&) const { return n_ * kernel_.esize; }
-  void combine(Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out);
-  void combine_slice(Lane& l, const std::byte* const* src, std::size_t off, std::size_t n, std::byte* out) {
-    const void** in = l.ordered.data();
-    for (int u = 0; u < l.n(); ++u) in[u] = src[u] + off * kernel_.esize;
+  void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* out);
+  void combine_slice(const Lane& l, LaneWork& w, std::size_t off, std::size_t n, std::byte* out) {
+    const void** in = w.ptrs.data();
+    for (int u = 0; u < l.n(); ++u) in[u] = w.src[static_cast<std::size_t>(u)] + off * kernel_.esize;
     kernel_.all(out, in, l.n(), n);
   }
   std::size_t elements() const { return n_; }
@@ -40,17 +38,16 @@ class ReducePayload : public Payload {
 class GatherPayload : public Payload {
  public:
   explicit GatherPayload(std::size_t block) : block_(block) {}
-  bool flat_only() const { return true; }
-  bool symmetric_ok() const { return true; }
   std::size_t uniform_up_len() const { return kVaries; }
   std::size_t up_len(const Lane& l, int u) const {
     return static_cast<std::size_t>(l.unit_size[static_cast<std::size_t>(u)]) * block_;
   }
-  void combine(Lane& l, const std::byte* const* src, const int* units, int count, std::byte* out) {
+  // Every unit in unit order (the plan makes concatenating steps flat).
+  void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* out) {
     std::size_t off = 0;
     for (int i = 0; i < count; ++i) {
       std::size_t len = up_len(l, units[i]);
-      if (len) std::memmove(out + off, src[units[i]], len);
+      if (len) std::memmove(out + off, w.src[static_cast<std::size_t>(units[i])], len);
       off += len;
     }
   }

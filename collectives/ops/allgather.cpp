@@ -26,6 +26,8 @@ class AllgatherPayload : public GatherPayload {
   bool delivered_ = false;
 };
 
+static_assert(PayloadHooks<AllgatherPayload>);
+
 }  // namespace
 
 Status run_allgather(Engine& e, const CollArgs& a, StatusWord local) {
@@ -33,13 +35,12 @@ Status run_allgather(Engine& e, const CollArgs& a, StatusWord local) {
   const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   auto* recv = static_cast<std::byte*>(a.recv);
   auto* mine = static_cast<const std::byte*>(a.send == kInPlace ? recv + static_cast<std::size_t>(me) * block : a.send);
-  const std::size_t total = block * static_cast<std::size_t>(e.team().size());
-  if (total <= std::min({e.slot_bytes(), e.bcast_bytes(), e.scratch_bytes()})) {
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest == Rest::none) {
     AllgatherPayload p(e, local ? 0 : block, mine, recv);
-    return first_step(e, p, a, local);
+    return first_step(e, p, a, local, plan);
   }
-  NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
+  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
   return flat_allgather(e, mine, recv, block);
 }
 

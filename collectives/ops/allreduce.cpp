@@ -20,12 +20,10 @@ class AllreducePayload : public ReducePayload {
   // Symmetric top: every member combines all of them, in unit order, straight
   // into its own result (the inputs are in lines or slots by now, so in place
   // is safe).
-  bool sym_slots_ok() const { return true; }
-  const std::byte* sym_down(Lane& l, const std::byte* const* src, std::byte*) {
+  const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte*) {
     std::byte* out = out_ + at_ * size_of(t_);
-    l.order.resize(static_cast<std::size_t>(l.n()));
-    for (int u = 0; u < l.n(); ++u) l.order[static_cast<std::size_t>(u)] = u;
-    combine(l, src, l.order.data(), l.n(), out);
+    w.all_units(l.n());
+    combine(l, w, w.order.data(), l.n(), out);
     delivered_ = true;
     return out;
   }
@@ -43,24 +41,24 @@ class AllreducePayload : public ReducePayload {
   bool delivered_ = false;
 };
 
+static_assert(PayloadHooks<AllreducePayload>);
+
 }  // namespace
 
 Status run_allreduce(Engine& e, const CollArgs& a, StatusWord local) {
   auto* out = static_cast<std::byte*>(a.recv);
   auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
-  const std::size_t n = static_cast<std::size_t>(a.count);
-  const std::size_t area = std::min(e.slot_bytes(), e.bcast_bytes());
-  if (n * size_of(a.dtype) <= area) {
+  const std::size_t n = static_cast<std::size_t>(a.count), es = size_of(a.dtype);
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest == Rest::none) {
     AllreducePayload p(e, local ? 0 : n, a.dtype, a.op, in, out);
-    return first_step(e, p, a, local);
+    return first_step(e, p, a, local, plan);
   }
-  NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
-  const std::size_t chunk = area / size_of(a.dtype);
-  AllreducePayload p(e, chunk, a.dtype, a.op, in, out);
-  return chunk_steps(e, ceil_div(n, chunk), true, true, -1, p, [&](std::size_t c) {
-    p.set_chunk(c * chunk, std::min(chunk, n - c * chunk));
-  }, /*slices=*/true);
+  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
+  AllreducePayload p(e, plan.chunk_bytes / es, a.dtype, a.op, in, out);
+  return chunk_steps(e, plan, n * es, -1, p, [&](std::size_t off, std::size_t len) {
+    p.set_chunk(off / es, len / es);
+  });
 }
 
 }  // namespace osmp

@@ -5,7 +5,7 @@ namespace osmp {
 
 Status run_barrier(Engine& e, const CollArgs& a, StatusWord local) {
   NoPayload p;
-  return first_step(e, p, a, local);
+  return first_step(e, p, a, local, plan_for(e, a, local));
 }
 
 }  // namespace osmp

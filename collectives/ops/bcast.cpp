@@ -1,5 +1,5 @@
 // bcast = down the tree from the root (the root's path leads): in the first
-// step when it fits the broadcast areas, else in pipelined chunks.
+// step when it fits the broadcast areas, else in pipelined chunks (plan.hpp).
 #include <cstring>
 
 #include "collectives/ops/common.hpp"
@@ -12,11 +12,10 @@ class BcastPayload : public Payload {
   BcastPayload(std::byte* buf, std::size_t len, bool root, int root_rank)
       : buf_(buf), len_(len), root_(root), root_rank_(root_rank) {}
   // Symmetric top: the root's unit publishes the data, everyone takes it.
-  bool symmetric_ok() const { return true; }
   std::size_t sym_len(const Lane& l, int u) const { return u == l.lroot(root_rank_) ? len_ : 0; }
   const std::byte* sym_mine(const std::byte*) { return root_ ? buf_ : nullptr; }
-  const std::byte* sym_down(Lane& l, const std::byte* const* src, std::byte*) {
-    return src[l.lroot(root_rank_)];
+  const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte*) {
+    return w.src[static_cast<std::size_t>(l.lroot(root_rank_))];
   }
   void set_chunk(std::byte* buf, std::size_t len) {
     buf_ = buf;
@@ -38,22 +37,23 @@ class BcastPayload : public Payload {
   bool delivered_ = false;
 };
 
+static_assert(PayloadHooks<BcastPayload>);
+
 }  // namespace
 
 Status run_bcast(Engine& e, const CollArgs& a, StatusWord local) {
   auto* buf = static_cast<std::byte*>(a.recv);
   const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   const bool root = e.team().rank() == a.root;
-  if (bytes <= e.bcast_bytes()) {
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest == Rest::none) {
     BcastPayload p(buf, local ? 0 : bytes, root, a.root);
-    return first_step(e, p, a, local);
+    return first_step(e, p, a, local, plan);
   }
-  NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
-  const std::size_t chunk = e.bcast_bytes() / size_of(a.dtype) * size_of(a.dtype);
-  BcastPayload p(buf, chunk, root, a.root);
-  return chunk_steps(e, ceil_div(bytes, chunk), false, true, a.root, p, [&](std::size_t c) {
-    p.set_chunk(buf + c * chunk, std::min(chunk, bytes - c * chunk));
+  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
+  BcastPayload p(buf, plan.chunk_bytes, root, a.root);
+  return chunk_steps(e, plan, bytes, a.root, p, [&](std::size_t off, std::size_t len) {
+    p.set_chunk(buf + off, len);
   });
 }
 

@@ -1,11 +1,12 @@
-// Shared by the operations: headers, the first step, chunking.
+// Shared by the operations: headers, the plan, the first step, chunk steps.
 #pragma once
 
 #include <algorithm>
 
 #include "collectives/engine.hpp"
 #include "collectives/payloads.hpp"
-#include "collectives/step_impl.hpp"
+#include "collectives/step.hpp"
+#include "collectives/walk.hpp"
 
 namespace osmp {
 
@@ -20,40 +21,46 @@ inline OpHeader header_for(const CollArgs& a) {
   return h;
 }
 
-// The first step of every operation: headers up, verdict down, with the
-// payload's data when it fits. `only`: no chunk steps follow.
-template <class P>
-Status first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, bool only = true) {
-  StepKind k;
-  k.header = k.up = k.down = true;
-  k.only = only;
-  return run_step(e, p, k, e.next_step(), header_for(a), local, a.root);
+// The plan of a call on this rank (`local`: its own argument error, with
+// which it takes part without data).
+inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
+  return e.plan(PlanInput{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0});
 }
 
-// A payload that moves nothing: barrier, and the first step of a chunked operation.
-class NoPayload : public Payload {
- public:
-  bool symmetric_ok() const { return true; }
-};
+// The first step of every operation: headers up, verdict down, with the
+// payload's data when the plan says it fits.
+template <PayloadHooks P>
+Status first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, const Plan& plan) {
+  return run_step(e, p, plan.first, e.next_step(), header_for(a), local, a.root);
+}
 
-// Runs `chunks` chunk steps of the given kind; `make(c)` prepares chunk c.
-template <class P, class F>
-Status chunk_steps(Engine& e, std::size_t chunks, bool up, bool down, int root, P& p, F&& prepare,
-                   bool slices = false) {
-  StepKind k;
-  k.up = up;
-  k.down = down;
-  k.slices = slices;
-  for (std::size_t c = 0; c < chunks; ++c) {
+// A payload that moves nothing: barrier, and the first step of a call whose
+// data follows.
+class NoPayload : public Payload {};
+static_assert(PayloadHooks<NoPayload>);
+
+// Runs the plan's chunk steps; `prepare(c, off, len)` sets the payload to
+// chunk c, bytes [off, off + len) of the call's data.
+template <PayloadHooks P, class F>
+Status chunk_steps(Engine& e, const Plan& plan, std::size_t bytes, int root, P& p, F&& prepare) {
+  std::uint64_t first = 0;
+  for (std::size_t c = 0; c < plan.chunks; ++c) {
     std::uint64_t step = e.next_step();
-    if (c == 0) k.first_chunk = step;
-    prepare(c);
-    OSMP_RETURN_IF_ERROR(run_step(e, p, k, step, OpHeader{}, 0, root));
+    if (c == 0) first = step;
+    const std::size_t off = c * plan.chunk_bytes;
+    prepare(off, std::min(plan.chunk_bytes, bytes - off));
+    OSMP_RETURN_IF_ERROR(run_step(e, p, plan.chunk, step, OpHeader{}, 0, root, first));
   }
   return {};
 }
 
-inline std::size_t elems_per(std::size_t bytes, Datatype t) { return std::max<std::size_t>(1, bytes / size_of(t)); }
+// The header step of a call whose data follows (plan.rest != none).
+inline Status header_step(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan) {
+  NoPayload none;
+  return first_step(e, none, a, local, plan);
+}
+
+
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // Each operation, after its arguments were checked locally (`local` is 0 or

@@ -22,6 +22,8 @@ class GatherToRoot : public GatherPayload {
   std::byte* recv_;
 };
 
+static_assert(PayloadHooks<GatherToRoot>);
+
 }  // namespace
 
 Status run_gather(Engine& e, const CollArgs& a, StatusWord local) {
@@ -29,12 +31,12 @@ Status run_gather(Engine& e, const CollArgs& a, StatusWord local) {
   const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   auto* recv = me == a.root ? static_cast<std::byte*>(a.recv) : nullptr;
   auto* mine = static_cast<const std::byte*>(a.send == kInPlace ? recv + static_cast<std::size_t>(me) * block : a.send);
-  if (block * static_cast<std::size_t>(e.team().size()) <= std::min(e.slot_bytes(), e.scratch_bytes())) {
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest == Rest::none) {
     GatherToRoot p(e, local ? 0 : block, mine, recv);
-    return first_step(e, p, a, local);
+    return first_step(e, p, a, local, plan);
   }
-  NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
+  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
   return flat_gather(e, mine, recv, block, a.root);
 }
 

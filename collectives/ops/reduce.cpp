@@ -28,6 +28,8 @@ class ReduceToRoot : public ReducePayload {
   std::size_t at_ = 0;
 };
 
+static_assert(PayloadHooks<ReduceToRoot>);
+
 }  // namespace
 
 Status run_reduce(Engine& e, const CollArgs& a, StatusWord local) {
@@ -35,17 +37,16 @@ Status run_reduce(Engine& e, const CollArgs& a, StatusWord local) {
   auto* out = root ? static_cast<std::byte*>(a.recv) : nullptr;
   auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   const std::size_t n = static_cast<std::size_t>(a.count);
-  const std::size_t bytes = n * size_of(a.dtype);
-  if (bytes <= e.slot_bytes()) {
+  const std::size_t es = size_of(a.dtype);
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest == Rest::none) {
     ReduceToRoot p(e, local ? 0 : n, a.dtype, a.op, in, out);
-    return first_step(e, p, a, local);
+    return first_step(e, p, a, local, plan);
   }
-  NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
-  const std::size_t chunk = e.slot_bytes() / size_of(a.dtype);
-  ReduceToRoot p(e, chunk, a.dtype, a.op, in, out);
-  return chunk_steps(e, ceil_div(n, chunk), true, false, a.root, p, [&](std::size_t c) {
-    p.set_chunk(c * chunk, std::min(chunk, n - c * chunk));
+  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
+  ReduceToRoot p(e, plan.chunk_bytes / es, a.dtype, a.op, in, out);
+  return chunk_steps(e, plan, n * es, a.root, p, [&](std::size_t off, std::size_t len) {
+    p.set_chunk(off / es, len / es);
   });
 }
 

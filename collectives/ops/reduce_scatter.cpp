@@ -37,19 +37,20 @@ class ReduceScatterPayload : public ReducePayload {
   std::byte* out_;
 };
 
+static_assert(PayloadHooks<ReduceScatterPayload>);
+
 }  // namespace
 
 Status run_reduce_scatter_block(Engine& e, const CollArgs& a, StatusWord local) {
   auto* out = static_cast<std::byte*>(a.recv);
   auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   const std::size_t n = static_cast<std::size_t>(a.count);
-  const std::size_t total = n * size_of(a.dtype) * static_cast<std::size_t>(e.team().size());
-  if (total <= std::min({e.slot_bytes(), e.bcast_bytes(), e.scratch_bytes()})) {
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest == Rest::none) {
     ReduceScatterPayload p(e, local ? 0 : n, a.dtype, a.op, in, out);
-    return first_step(e, p, a, local);
+    return first_step(e, p, a, local, plan);
   }
-  NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
+  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
   return flat_reduce_scatter(e, in, out, n, a.dtype, a.op);
 }
 

@@ -35,6 +35,8 @@ class ScatterPayload : public Payload {
   std::byte* recv_;
 };
 
+static_assert(PayloadHooks<ScatterPayload>);
+
 }  // namespace
 
 Status run_scatter(Engine& e, const CollArgs& a, StatusWord local) {
@@ -43,13 +45,12 @@ Status run_scatter(Engine& e, const CollArgs& a, StatusWord local) {
   auto* send = static_cast<const std::byte*>(a.send);
   // In place (the root's recv): its block stays where it is in send.
   auto* recv = a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv);
-  const std::size_t total = block * static_cast<std::size_t>(e.team().size());
-  if (total <= std::min(e.bcast_bytes(), e.scratch_bytes())) {
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest == Rest::none) {
     ScatterPayload p(e, local ? 0 : block, me == a.root ? send : nullptr, recv);
-    return first_step(e, p, a, local);
+    return first_step(e, p, a, local, plan);
   }
-  NoPayload none;
-  OSMP_RETURN_IF_ERROR(first_step(e, none, a, local, false));
+  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
   return flat_scatter(e, send, recv, block, a.root);
 }
 

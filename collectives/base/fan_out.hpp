@@ -1,0 +1,91 @@
+// The down half of every base case: take what comes down to this rank (the
+// release of the lane where it is an ordinary member, or the top's result),
+// then release the groups it leads, top-down, each with its part of the data
+// and, in header steps, the verdict. Flat and k-nomial groups release alike:
+// one line and one area read by every member. Resumable (base/stage.hpp).
+#pragma once
+
+#include "collectives/base/stage.hpp"
+
+namespace osmp {
+
+template <class P>
+class FanOut {
+ public:
+  // `up_result`: what the up phase produced on the top local root (null if none).
+  Wait progress(StepState<P>& x, const std::byte* up_result) {
+    switch (phase_) {
+      case 0:
+        if (Wait w = receive(x, up_result)) return w;
+        j_ = x.lroots - 1;
+        phase_ = 1;
+        [[fallthrough]];
+      case 1:
+        for (; j_ >= 0; --j_, u_ = 0) {
+          if (Wait w = release(x, x.lane(j_))) return w;
+        }
+        if (x.m < x.k && !x.top_member && !x.plan.up) {  // down-only chunk step: tell my local root I am done
+          Lane& l = x.lane(x.m);
+          publish(mline(l, l.g->me, x.step).ack, x.step, x.sleepy);
+        }
+        phase_ = 2;
+        [[fallthrough]];
+      default: return {};
+    }
+  }
+
+ private:
+  Wait receive(StepState<P>& x, const std::byte* up_result) {
+    if (x.top_member) {  // received at the top lane, as a member receives a release
+      from_ = x.result;
+      from_lane_ = &x.top();
+      if (x.verdict == 0) x.p.deliver(x.k - 1, from_lane_, from_);
+    } else if (x.m < x.k) {
+      Lane& l = x.lane(x.m);
+      CtrlLine& rel = *l.release;
+      if (Wait w = need(rel.ready, x.step, x.actor(l, l.lroot(x.root)))) return w;
+      l.up_ok = x.step;  // released: everything up to this step was consumed
+      if (x.plan.header) x.verdict = rel.ready.reserved;  // acquired with `ready`
+      const std::size_t len = x.p.down_len(l);
+      from_ = len ? down_ptr(l, len, x.step) : nullptr;
+      from_lane_ = &l;
+      if (x.verdict_ok()) x.p.deliver(x.m, &l, from_);
+    } else {
+      from_ = x.verdict_ok() ? x.p.top_down(up_result ? up_result : x.result) : nullptr;
+      if (x.verdict_ok()) x.p.deliver(x.k, nullptr, from_);
+    }
+    return {};
+  }
+
+  Wait release(StepState<P>& x, Lane& l) {
+    const std::size_t len = x.p.down_len(l);
+    std::byte* area = len ? down_ptr(l, len, x.step) : nullptr;
+    if (len > kInlineBytes && !x.plan.up && x.first_chunk && x.step >= x.first_chunk + 2) {
+      // Down-only chunk step: the members must be done with two steps ago.
+      for (; u_ < l.n(); ++u_) {
+        if (u_ == l.g->me) continue;
+        if (Wait w = need(mline(l, u_, x.step).ack, x.step - 2, x.actor(l, u_))) return w;
+      }
+    }
+    if (area && x.verdict_ok()) forward(x.p, from_lane_, l, from_, area);
+    CtrlLine& rel = *l.release;
+    if (!x.plan.up) {  // the ack moves on every step, so that slot_free() never waits on a gap
+      publish(rel.ack, x.step, x.sleepy);
+      l.up_ok = x.step;
+    }
+    if (x.plan.header) rel.ready.reserved = x.verdict;
+    publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
+    if (x.verdict_ok()) x.p.deliver(j_, &l, area);
+    from_ = area;
+    from_lane_ = &l;
+    return {};
+  }
+
+  int phase_ = 0;
+  int j_ = 0;
+  int u_ = 0;
+  const std::byte* from_ = nullptr;
+  const Lane* from_lane_ = nullptr;
+};
+
+}  // namespace osmp

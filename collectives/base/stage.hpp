@@ -1,0 +1,160 @@
+// What every base case of a step shares: the resumable-stage contract and
+// the step's own state.
+//
+// A stage is an object holding all of its progress. progress() runs until it
+// either completes (returns an empty Wait) or needs a flag another rank has
+// not yet published: it returns that flag, the value it waits for and the
+// rank expected to publish it, having done nothing it would redo when called
+// again. It never blocks. A blocking call is start + loop { progress; wait on
+// what it returned } (drive() below); a non-blocking one keeps the stage and
+// calls progress() when it may.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "collectives/engine.hpp"
+#include "collectives/payload.hpp"
+#include "collectives/plan.hpp"
+#include "collectives/protocol.hpp"
+#include "shm/copy.hpp"
+#include "shm/flag.hpp"
+
+namespace osmp {
+
+// What a stage waits for: `flag` reaching `target`, published by rank `peer`.
+struct Wait {
+  const Flag* flag = nullptr;  // null: done
+  std::uint64_t target = 0;
+  int peer = -1;
+  explicit operator bool() const { return flag != nullptr; }
+};
+
+// An empty Wait when `f` has reached `target` (one acquire load, which pairs
+// with the writer's publish()), else what to wait for.
+inline Wait need(const Flag& f, std::uint64_t target, int peer) {
+  return poll(f, target) ? Wait{} : Wait{&f, target, peer};
+}
+
+// Runs a stage to completion, blocking in the team's waiter.
+template <class S>
+Status drive(TeamCore& team, S& stage) {
+  for (;;) {
+    Wait w = stage.progress();
+    if (!w) return {};
+    WaitStatus ws = team.waiter().wait(*w.flag, w.target, w.peer);
+    if (ws != WaitStatus::ok) return team.fail(ws);
+  }
+}
+
+inline int parity(std::uint64_t step) { return static_cast<int>(step % kBuffers); }
+
+inline CtrlLine& mline(const Lane& l, int u, std::uint64_t step) {
+  return *l.member[parity(step)][static_cast<std::size_t>(u)];
+}
+
+// Where unit u's up data of `len` bytes goes: its line, or its slot.
+inline std::byte* up_ptr(const Lane& l, std::size_t len, int u, std::uint64_t step) {
+  return len <= kInlineBytes ? inline_of(mline(l, u, step)) : l.slot[parity(step)][static_cast<std::size_t>(u)];
+}
+
+// Where the local root's down data of `len` bytes goes: its line, or the area.
+inline std::byte* down_ptr(const Lane& l, std::size_t len, std::uint64_t step) {
+  return len <= kInlineBytes ? inline_of(*l.release) : l.bcast[parity(step)];
+}
+
+// One step of a call on this rank: what the plan says it is, and what the
+// base cases of its lanes share while it runs. Its role (local root of lanes
+// 0..m-1, an ordinary member of lane m; m == k: the top) is fixed at start.
+template <PayloadHooks P>
+struct StepState {
+  StepState(Engine& eng, P& pay, const StepPlan& sp, std::uint64_t s, const OpHeader& h, StatusWord local, int r,
+            std::uint64_t first)
+      : e(eng), p(pay), lanes(eng.lanes()), work(eng.work()), plan(sp), step(s), first_chunk(first), header(h),
+        status(local), root(r), k(static_cast<int>(lanes.size())), sleepy(eng.team().waiter().may_sleep()),
+        uniform(pay.uniform_up_len()) {
+    while (m < k && lane(m).g->me == lane(m).lroot(root)) ++m;
+    top_member = plan.top != TopCase::tree && m >= k - 1;
+    lroots = plan.top != TopCase::tree ? std::min(m, k - 1) : m;
+  }
+
+  Lane& lane(int j) { return lanes[static_cast<std::size_t>(j)]; }
+  LaneWork& work_of(int j) { return work[static_cast<std::size_t>(j)]; }
+  Lane& top() { return lanes.back(); }
+  int actor(const Lane& l, int u) const { return l.g->actor(u, root); }
+  // Whether data moves: always in chunk steps, in the header step only while
+  // nobody has failed.
+  bool data_ok() const { return !plan.header || status == 0; }
+  bool verdict_ok() const { return !plan.header || verdict == 0; }
+  BaseCase base(const Lane& l) const { return level_base(plan, l.base); }
+
+  // Takes a unit's header and status into the running status.
+  void check(const CtrlLine& line, const OpHeader& against, int who) {
+    if (!plan.header || status != 0) return;
+    // Acquired with `ready`: the header and status word were written before it.
+    if (line.ready.reserved != 0) {
+      status = line.ready.reserved;
+    } else if (Field f = compare(*header_of(const_cast<CtrlLine&>(line)), against); f != Field::none) {
+      status = make_status(Errc::mismatch, f, who);
+    }
+  }
+
+  // Publishes my header and status in my line of lane l (with `ready`).
+  void publish_header(CtrlLine& line) {
+    *header_of(line) = header;
+    line.ready.reserved = status;
+  }
+
+  // Before a slot of lane l is written again, its local root must have
+  // consumed what was written there two steps ago. A release seen since says
+  // so; after up-only steps (chunked reduce), whose writers move on without
+  // waiting, only the local root's ack does.
+  Wait slot_free(Lane& l, std::size_t len) {
+    if (len <= kInlineBytes || step < 2 || reached(l.up_ok, step - 2)) return {};
+    if (Wait w = need(l.release->ack, step - 2, actor(l, l.lroot(root)))) return w;
+    l.up_ok = step - 2;
+    return {};
+  }
+
+  std::size_t up_len(const Lane& l, int u) const { return uniform != Payload::kVaries ? uniform : p.up_len(l, u); }
+
+  Engine& e;
+  P& p;
+  std::vector<Lane>& lanes;
+  std::vector<LaneWork>& work;
+  StepPlan plan;
+  std::uint64_t step;
+  std::uint64_t first_chunk;  // the op's first chunk step (0: none)
+  OpHeader header;            // this rank's view of the op
+  StatusWord status;          // errors seen so far (mine, my units')
+  int root;
+  int k;
+  bool sleepy;
+  std::size_t uniform;
+  int m = 0;       // local root of lanes 0..m-1
+  int lroots = 0;  // lanes whose local root this rank is in the tree sense
+  bool top_member = false;    // this rank runs the top's symmetric or slices case
+  StatusWord verdict = 0;
+  const std::byte* result = nullptr;  // what the top produced
+};
+
+// Waits for the units of w.from in lane l (resumable: `next` is the first not
+// yet seen), checks their headers, and points w.src at their data.
+struct Collect {
+  std::size_t next = 0;
+
+  template <class P>
+  Wait progress(StepState<P>& x, const Lane& l, LaneWork& w) {
+    for (; next < w.from.size(); ++next) {
+      const int u = w.from[next];
+      CtrlLine& line = mline(l, u, x.step);
+      if (Wait wt = need(line.ready, x.step, x.actor(l, u))) return wt;
+      x.check(line, x.header, x.actor(l, u));
+      w.src[static_cast<std::size_t>(u)] = up_ptr(l, x.up_len(l, u), u, x.step);
+    }
+    return {};
+  }
+};
+
+}  // namespace osmp

@@ -1,0 +1,108 @@
+#include "collectives/plan.hpp"
+
+#include <algorithm>
+
+#include "collectives/protocol.hpp"
+#include "topology/tree.hpp"
+
+namespace osmp {
+namespace {
+
+bool concatenates(OpKind op) { return op == OpKind::gather || op == OpKind::allgather; }
+
+// The bytes one rank's data takes in the first step, and whether that fits
+// the areas it goes through (as one step).
+struct Fit {
+  std::size_t bytes = 0;  // per rank (block for gathers and scatters)
+  bool fits = false;
+};
+
+Fit fit(const PlanInput& in, const PlanShape& s) {
+  const std::size_t one = in.count * in.esize, all = one * static_cast<std::size_t>(s.ranks);
+  const std::size_t scratch = s.scratch_bytes();
+  switch (in.op) {
+    case OpKind::barrier: return {0, true};
+    case OpKind::bcast: return {one, one <= s.bcast_bytes};
+    case OpKind::reduce: return {one, one <= s.slot_bytes};
+    case OpKind::allreduce: return {one, one <= std::min(s.slot_bytes, s.bcast_bytes)};
+    case OpKind::gather: return {one, all <= std::min(s.slot_bytes, scratch)};
+    case OpKind::allgather: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+    case OpKind::scatter: return {one, all <= std::min(s.bcast_bytes, scratch)};
+    case OpKind::reduce_scatter_block: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+  }
+  return {};
+}
+
+// Whether a first step that carries the data runs the symmetric top: a top
+// group of at most OSMP_SYMMETRIC_MAX members and what its largest unit
+// publishes in the flag's line; allreduce also through the slots, at a top
+// of at most OSMP_SYMMETRIC_SLOT_MAX. Scatter never (each unit needs a
+// different part, which only the root's unit has).
+bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
+  if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
+  const std::size_t most = symmetric_bytes(in, s);
+  if (most <= kInlineBytes) return true;
+  return in.op == OpKind::allreduce && s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
+}
+
+}  // namespace
+
+std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
+  if (!in.carries) return 0;
+  const std::size_t one = in.count * in.esize;
+  switch (in.op) {
+    case OpKind::barrier: case OpKind::scatter: return 0;
+    case OpKind::bcast: case OpKind::reduce: case OpKind::allreduce: return one;
+    case OpKind::gather: case OpKind::allgather: return one * static_cast<std::size_t>(s.top_max_unit);
+    case OpKind::reduce_scatter_block: return one * static_cast<std::size_t>(s.ranks);
+  }
+  return 0;
+}
+
+Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
+  Plan p;
+  p.first = StepPlan{true, true, true, false, TopCase::tree};
+  const Fit f = fit(in, s);
+  if (f.fits) {
+    p.first.flat = concatenates(in.op);
+    if (symmetric_top(in, s, set)) p.first.top = TopCase::symmetric;
+    return p;
+  }
+  // The first step carries only the headers; the data follows.
+  const std::size_t es = std::max<std::size_t>(1, in.esize);
+  auto chunked = [&](std::size_t area, bool up, bool down, TopCase top) {
+    p.rest = Rest::chunks;
+    p.chunk = StepPlan{false, up, down, false, top};
+    p.chunk_bytes = std::max(es, area / es * es);
+    p.chunks = (f.bytes + p.chunk_bytes - 1) / p.chunk_bytes;
+  };
+  switch (in.op) {
+    case OpKind::bcast: chunked(s.bcast_bytes, false, true, TopCase::tree); break;
+    case OpKind::reduce: chunked(s.slot_bytes, true, false, TopCase::tree); break;
+    case OpKind::allreduce:  // each chunk a round trip; a small top works in slices
+      chunked(std::min(s.slot_bytes, s.bcast_bytes), true, true,
+              s.top_units <= set.sym_max ? TopCase::slices : TopCase::tree);
+      break;
+    default: p.rest = Rest::flat; break;
+  }
+  return p;
+}
+
+PlanShape plan_shape(const Tree& tree, std::size_t slot_bytes, std::size_t bcast_bytes) {
+  PlanShape s;
+  s.ranks = tree.size();
+  s.slot_bytes = slot_bytes;
+  s.bcast_bytes = bcast_bytes;
+  const Domain& top = tree.root();
+  if (!top.has_group()) return s;
+  s.top_units = static_cast<int>(top.group.size());
+  for (int leader : top.group) {
+    int size = 1;  // a rank placed directly in the root domain
+    for (int c : top.children)
+      if (tree.domain(c).leader == leader) size = static_cast<int>(tree.domain(c).members.size());
+    s.top_max_unit = std::max(s.top_max_unit, size);
+  }
+  return s;
+}
+
+}  // namespace osmp

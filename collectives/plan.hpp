@@ -1,0 +1,96 @@
+// What a call does, decided once: a pure function of the operation, its
+// size, the tree's shape and the settings. The engine's operations run it
+// (collectives/ops/*.cpp), the cost model predicts from it (tuning/model.cpp);
+// neither decides anything of its own about paths, chunks or base cases.
+//
+// A call is a first step (headers up, verdict down; the data too when it fits
+// the areas) and then, for larger data, either chunk steps over the tree or
+// the flat path over the whole team (collectives/ops/flat.cpp). At each
+// group a step runs a base case (collectives/base/): flat or k-nomial below
+// the top, and at the top one of the tree's local root, the symmetric top or
+// the slice-parallel reduction.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "collectives/config.hpp"
+#include "collectives/types.hpp"
+
+namespace osmp {
+
+class Tree;
+
+// The tree as the plan needs it (the same for every rank of a team).
+struct PlanShape {
+  int ranks = 1;              // team size
+  int top_units = 0;          // members of the top group (0: a team of one)
+  int top_max_unit = 0;       // ranks in the top group's largest unit
+  std::size_t slot_bytes = 0;   // per unit, per parity (shm/layout.hpp)
+  std::size_t bcast_bytes = 0;  // the broadcast area, per parity
+  std::size_t scratch_bytes() const { return slot_bytes > bcast_bytes ? slot_bytes : bcast_bytes; }
+};
+// The shape of `tree` with the given area sizes (Engine::create, the model).
+PlanShape plan_shape(const Tree& tree, std::size_t slot_bytes, std::size_t bcast_bytes);
+
+// How the top group runs a step.
+enum class TopCase : std::uint8_t {
+  tree,       // its local root collects, combines, releases (base/walk.hpp)
+  symmetric,  // every member reads every other's line and computes the result (base/symmetric.hpp)
+  slices,     // reduce-scatter then allgather among its members (base/slices.hpp)
+};
+
+struct StepPlan {
+  bool header = false;  // headers up, verdict down (the first step of every call)
+  bool up = false;      // an up phase
+  bool down = false;    // a down phase
+  // Every group flat whatever its configured base case: the step concatenates
+  // (gather, allgather), which needs every unit in unit order.
+  bool flat = false;
+  TopCase top = TopCase::tree;
+};
+
+// What follows the first step.
+enum class Rest : std::uint8_t {
+  none,    // the first step carried the data
+  chunks,  // chunk steps over the tree (`chunk` says which way)
+  flat,    // the flat path over the team (collectives/ops/flat.cpp)
+};
+
+struct Plan {
+  StepPlan first;
+  Rest rest = Rest::none;
+  StepPlan chunk;               // rest == chunks
+  std::size_t chunk_bytes = 0;  // rest == chunks: bytes per chunk (a multiple of the element)
+  std::size_t chunks = 0;       // rest == chunks: how many; they cover the bytes once
+};
+
+struct PlanInput {
+  OpKind op = OpKind::barrier;
+  std::size_t count = 0;      // elements per rank (for gathers and scatters: per block)
+  std::size_t esize = 1;      // bytes per element
+  // False when this rank takes part without data (its own arguments were
+  // bad): it publishes nothing, which can make the top symmetric where the
+  // others' data would not (the header at the top settles it: walk.hpp).
+  bool carries = true;
+};
+
+struct PlanSettings {
+  int sym_max = 8;       // OSMP_SYMMETRIC_MAX
+  int sym_slot_max = 2;  // OSMP_SYMMETRIC_SLOT_MAX
+  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max}; }
+};
+
+Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& settings);
+
+// The base case a group runs in a step: the one configured for it
+// (CollectiveConfig::choose, fixed at team creation) unless the step is flat.
+inline BaseCase level_base(const StepPlan& s, const BaseCase& chosen) {
+  return s.flat ? BaseCase{BaseCase::Kind::flat, 0} : chosen;
+}
+
+// The bytes unit-of-most publishes at a symmetric top in the first step of
+// `in` (0: nothing beyond the flags).
+std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& shape);
+
+}  // namespace osmp

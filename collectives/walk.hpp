@@ -1,0 +1,98 @@
+// The walk driver: one step of a call on this rank, the base cases of its
+// lanes strung over the tree (up, down, or up then down, as the step's plan
+// says). Bottom-up the rank is the local root of lanes 0..m-1 (RootUp each),
+// then an ordinary member of lane m (MemberUp), or at the top the top's case
+// (the tree's local root, SymmetricTop, SlicesTop); top-down it takes what
+// comes to it and releases the lanes it leads (FanOut).
+//
+// The walk is itself a resumable stage (base/stage.hpp): its whole state is
+// this object (the phase it is in and its stages' own); progress() returns
+// what it waits for. run_step() is the blocking path: drive() on the same
+// object. A template over the payload, as its stages: every hook call is
+// direct and small ones inline (the hot path of small collectives is a few
+// hundred instructions).
+#pragma once
+
+#include "collectives/base/fan_in.hpp"
+#include "collectives/base/fan_out.hpp"
+#include "collectives/base/slices.hpp"
+#include "collectives/base/stage.hpp"
+#include "collectives/base/symmetric.hpp"
+
+namespace osmp {
+
+template <PayloadHooks P>
+class Walk {
+ public:
+  // `header`: this rank's view of the op; `local`: its own argument check
+  // (0: fine); `first_chunk`: the op's first chunk step (0: none).
+  Walk(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local,
+       int root, std::uint64_t first_chunk = 0)
+      : x_(e, p, plan, step, header, local, root, first_chunk), mine_(p.own_up()) {
+    phase_ = plan.up ? Phase::up : plan.down ? Phase::down : Phase::done;
+  }
+
+  Wait progress() {
+    switch (phase_) {
+      case Phase::up:
+        for (; j_ < x_.lroots; root_up_ = RootUp<P>(++j_)) {  // local root
+          if (Wait w = root_up_.progress(x_, mine_)) return w;
+        }
+        phase_ = Phase::top;
+        [[fallthrough]];
+      case Phase::top:
+        if (Wait w = top()) return w;
+        phase_ = x_.plan.down ? Phase::down : Phase::done;
+        if (phase_ == Phase::done) return {};
+        [[fallthrough]];
+      case Phase::down:
+        if (Wait w = down_.progress(x_, mine_)) return w;
+        phase_ = Phase::done;
+        [[fallthrough]];
+      case Phase::done: return {};
+    }
+    return {};
+  }
+
+  bool done() const { return phase_ == Phase::done; }
+  // The verdict of a header step (0: every rank agreed and had good arguments).
+  StatusWord verdict() const { return x_.verdict; }
+
+ private:
+  enum class Phase : std::uint8_t { up, top, down, done };
+
+  // Above the lanes I lead: the top's case, or my part as an ordinary member.
+  Wait top() {
+    if (x_.top_member) {
+      return x_.plan.top == TopCase::slices ? slices_.progress(x_, mine_) : symmetric_.progress(x_, mine_);
+    }
+    if (x_.m < x_.k) return member_.progress(x_, mine_);
+    // The top local root: the up result is complete.
+    x_.result = mine_;
+    x_.verdict = x_.status;
+    if (x_.data_ok()) x_.p.at_top(mine_);
+    return {};
+  }
+
+  StepState<P> x_;
+  const std::byte* mine_;  // what this rank brings to the next lane up (at last, the up result)
+  Phase phase_;
+  int j_ = 0;
+  RootUp<P> root_up_{0};
+  MemberUp<P> member_;
+  SymmetricTop<P> symmetric_;
+  SlicesTop<P> slices_;
+  FanOut<P> down_;
+};
+
+// Runs one step, blocking. Returns the verdict's error (header steps) or ok.
+template <PayloadHooks P>
+Status run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
+                StatusWord local, int root, std::uint64_t first_chunk = 0) {
+  Walk<P> w(e, p, plan, step, header, local, root, first_chunk);
+  OSMP_RETURN_IF_ERROR(drive(e.team(), w));
+  if (plan.header && w.verdict() != 0) return verdict_error(w.verdict(), header, e.team().rank());
+  return {};
+}
+
+}  // namespace osmp
