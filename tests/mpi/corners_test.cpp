@@ -23,11 +23,6 @@ constexpr int kSentinel = -9;
 
 int value(int rank, int j) { return rank * 100 + j + 1; }
 
-struct Comm {
-  MPI_Comm comm;
-  int me, n;
-  std::string name;
-};
 Comm comm_of(MPI_Comm c, const std::string& name) {
   Comm x{c, 0, 0, name};
   MPI_Comm_rank(c, &x.me);
