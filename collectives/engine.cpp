@@ -160,14 +160,20 @@ Status Engine::run(const CollArgs& a) {
     if (team_.size() == 1) return Status(a.abstain, cat(OpName{a.kind, team_.rank()}, ": abstained"));
     const int root = !rooted(a.kind) ? -1 : a.root >= 0 && a.root < team_.size() ? a.root : 0;
     CollArgs none{a.kind, nullptr, nullptr, a.count, a.dtype, a.op, root};
-    if (a.abstain != Errc::unsupported) return dispatch(none, make_status(a.abstain, Field::none, team_.rank()));
-    // Declining: a header of its own, no status, so that the verdict says
-    // whether every rank declined (fine) or only some (the headers differ).
-    none.count = 0;
-    none.dtype = Datatype::uint8;
-    none.op = Op::sum;
-    none.abstain = Errc::unsupported;
-    OSMP_RETURN_IF_ERROR(dispatch(none, 0));
+    StatusWord local = make_status(a.abstain, Field::none, team_.rank());
+    if (a.abstain == Errc::unsupported) {
+      // Declining: a header of its own, no status, so that the verdict says
+      // whether every rank declined (fine) or only some (the headers differ).
+      none.count = 0;
+      none.dtype = Datatype::uint8;
+      none.op = Op::sum;
+      none.abstain = Errc::unsupported;
+      local = 0;
+    }
+    Status st = dispatch(none, local);
+    // A mismatch verdict reaches every rank, and every rank explains it.
+    if (st.code() == Errc::mismatch) return explain_mismatch(none, std::move(st));
+    if (!st.ok() || a.abstain != Errc::unsupported) return st;
     return Status(Errc::unsupported, cat(OpName{a.kind, team_.rank()}, ": every rank declined"));
   }
   Status mine = validate(a);

@@ -26,6 +26,9 @@ struct FieldText {
 };
 constexpr FieldText kFields[] = {
     {"the operation", "called", [](const OpHeader& h) -> std::string { return to_string(static_cast<OpKind>(h.kind)); }},
+    // A declining rank's header carries no arguments: the rest cannot compare.
+    {"running the call on osmp", "would",
+     [](const OpHeader& h) -> std::string { return h.declined ? "hand it to the MPI" : "run it"; }},
     {"the root", "passed", [](const OpHeader& h) { return std::to_string(h.root); }},
     {"the count", "passed", [](const OpHeader& h) { return std::to_string(h.count); }},
     {"the datatype", "passed", [](const OpHeader& h) -> std::string { return to_string(static_cast<Datatype>(h.dtype)); }},
@@ -43,7 +46,7 @@ std::string mismatch_message(const OpHeader& mine, std::span<const OpHeader> all
     if (d.agreed()) continue;
     // "ranks disagree on the count: ...; on the datatype: ..."
     out += cat(out.empty() ? "ranks disagree on " : "; on ", f.what, ": ", describe_sides(d, f.verb));
-    if (&f == &kFields[0]) break;  // other operations: the rest cannot compare
+    if (&f <= &kFields[1]) break;  // other operations, or a declining rank: the rest cannot compare
   }
   return out.empty() ? out : cat(to_string(static_cast<OpKind>(mine.kind)), ": ", out);
 }

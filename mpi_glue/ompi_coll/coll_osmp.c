@@ -22,6 +22,7 @@
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/constants.h"
+#include "ompi/datatype/ompi_datatype.h"
 #include "ompi/group/group.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/coll.h"
@@ -212,6 +213,11 @@ static void setting(const char* env, const char* value) {
 }
 
 /* The MCA parameters become the OSMP_* settings the engine reads. */
+/* Open MPI's components build datatypes of their own without recording how
+ * (coll/inter's allgatherv hands coll/osmp an indexed type that
+ * MPI_Type_get_envelope refuses with MPI_ERR_INTERN). */
+static int undescribed(MPI_Datatype t) { return !ompi_datatype_is_predefined(t) && t->args == NULL; }
+
 static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   (void)enable_progress_threads;
   (void)enable_mpi_threads;
@@ -224,6 +230,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   for (int i = 0; i < 8; ++i) setting(vh_env_name(i), osmp_vh_op[i]);
   if (osmp_verbose >= 1) setenv("OSMP_PMPI_STATS", "1", 1);
   osmp_pmpi_set_verbose(osmp_verbose);
+  osmp_pmpi_set_undescribed_test(undescribed);
   return OMPI_SUCCESS;
 }
 

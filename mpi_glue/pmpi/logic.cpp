@@ -328,6 +328,10 @@ __attribute__((visibility("default"))) void osmp_pmpi_shm_use(int* teams, int* p
 
 void osmp_pmpi_report(void) { report(reporting_rank()); }
 
+void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype)) {
+  osmp::pmpi::set_undescribed_test(undescribed);
+}
+
 void osmp_pmpi_set_verbose(int level) {
   if (level >= 2) set_log_level(LogLevel::debug);
   else if (level >= 1) set_log_level(LogLevel::info);

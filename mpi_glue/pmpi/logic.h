@@ -37,6 +37,11 @@ long long osmp_pmpi_calls(int on_osmp);
 void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes, unsigned long long* peak_bytes);
 /* Only prints the counters (no MPI calls): for the component's close. */
 void osmp_pmpi_report(void);
+/* The component's test for a datatype the MPI cannot describe (Open MPI's
+ * own internal types, e.g. coll/inter's, have no MPI_Type_get_envelope):
+ * those are packed as they are and never reduced on osmp. The interposer
+ * sees only the application's types and sets none. */
+void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype t));
 /* 1: reasons for declining (once each); 2: also every call's path. */
 void osmp_pmpi_set_verbose(int level);
 

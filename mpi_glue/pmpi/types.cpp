@@ -167,10 +167,22 @@ MPI_Op mpi_op_of(Op op) {
   return MPI_OP_NULL;
 }
 
+namespace {
+int (*g_undescribed)(MPI_Datatype) = nullptr;  // set once, at the component's init
+}  // namespace
+
+void set_undescribed_test(int (*undescribed)(MPI_Datatype)) { g_undescribed = undescribed; }
+
 TypeInfo describe(MPI_Datatype t) {
   if (auto b = arith_type(t)) {  // the common case, without asking the MPI anything
     const auto size = static_cast<std::int64_t>(size_of(*b));
     return TypeInfo{size, static_cast<MPI_Aint>(size), true, b};
+  }
+  if (g_undescribed && g_undescribed(t)) {
+    // Its blocks may lie in any order: always packed; never reduced on osmp.
+    TypeInfo ti = sizes(t);
+    ti.raw = false;
+    return ti;
   }
   if (named(t)) return compute(t);  // MPI_LONG_DOUBLE, MPI_DOUBLE_INT, ...: not cacheable everywhere
   void* value = nullptr;

@@ -31,6 +31,8 @@ struct TypeInfo {
 
 // What `t` is (cached on derived types in an attribute). Never collective.
 TypeInfo describe(MPI_Datatype t);
+// Types that MPI_Type_get_envelope cannot take (osmp_pmpi_set_undescribed_test).
+void set_undescribed_test(int (*undescribed)(MPI_Datatype));
 
 // The osmp type of a builtin MPI type, and back.
 std::optional<Datatype> arith_type(MPI_Datatype t);

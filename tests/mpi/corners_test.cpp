@@ -2,7 +2,8 @@
 // MPI_IN_PLACE wherever MPI permits it (root-only cases with a derived type
 // at the root only), count 0 with null buffers, MPI_BOTTOM with
 // absolute-address types, MPI_COMM_SELF, communicators from dup, split,
-// split_type, create_group, cart and graph constructors, freeing a
+// split_type, create_group, cart and graph constructors, an intercommunicator
+// merged (Open MPI hands the halves types of its own), freeing a
 // communicator right after a collective, dozens of communicators alive at
 // once (their shared memory reported and bounded), and MPI_Finalize with
 // communicators never freed.
@@ -23,11 +24,6 @@ constexpr int kSentinel = -9;
 
 int value(int rank, int j) { return rank * 100 + j + 1; }
 
-struct Comm {
-  MPI_Comm comm;
-  int me, n;
-  std::string name;
-};
 Comm comm_of(MPI_Comm c, const std::string& name) {
   Comm x{c, 0, 0, name};
   MPI_Comm_rank(c, &x.me);
@@ -240,7 +236,14 @@ void constructors() {
   }
   MPI_Graph_create(MPI_COMM_WORLD, g_size, index.data(), edges.data(), 1, &graph);
   suite(comm_of(graph, "(graph)"), 300);
-  for (MPI_Comm* c : {&dup, &half, &shared, &cart, &graph}) MPI_Comm_free(c);
+  // Merging an intercommunicator: Open MPI's coll/inter hands each half's
+  // bcast a datatype of its own making that MPI_Type_get_envelope refuses.
+  MPI_Comm inter, merged;
+  const int other = 1 - g_rank % 2, leader = (g_size - 1) % 2 == other ? g_size - 1 : g_size - 2;
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, leader, 11, &inter);
+  MPI_Intercomm_merge(inter, g_rank % 2, &merged);
+  suite(comm_of(merged, "(intercomm merged)"), 300);
+  for (MPI_Comm* c : {&dup, &half, &shared, &cart, &graph, &inter, &merged}) MPI_Comm_free(c);
   if (even != MPI_COMM_NULL) MPI_Comm_free(&even);
   MPI_Group_free(&evens);
   MPI_Group_free(&world);

@@ -20,12 +20,6 @@ constexpr double kSentinel = -7;
 
 double value(int rank, int j) { return rank * 1000.0 + j + 1; }
 
-struct Comm {
-  MPI_Comm comm;
-  int me, n;
-  std::string name;
-};
-
 MPI_Datatype committed(MPI_Datatype t) {
   MPI_Type_commit(&t);
   return t;

@@ -14,6 +14,13 @@ namespace mpicheck {
 
 inline int g_rank = 0, g_size = 0, g_fail = 0;
 
+// A communicator under test, with this rank's place in it and its name for messages.
+struct Comm {
+  MPI_Comm comm;
+  int me, n;
+  std::string name;
+};
+
 inline void fail(const std::string& what) {
   if (g_fail++ < 20) std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
 }

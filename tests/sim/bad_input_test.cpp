@@ -197,7 +197,7 @@ TEST_F(BadInput, SomeDeclineOthersTakeItIsAMismatchWhateverTheOrder) {
         Status st = t.allreduce(in.data(), out.data(), n, Datatype::int32, Op::sum);
         for (auto v : out) EXPECT_EQ(v, -1) << "a failed call wrote the result";
         return st;
-      }, Errc::mismatch, "some decline it, others take it");
+      }, Errc::mismatch, "rank " + std::to_string(decliner) + " would hand it to the MPI");
     }
 }
 

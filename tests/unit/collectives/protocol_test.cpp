@@ -48,5 +48,14 @@ TEST(MismatchMessage, DifferentOperationsNameOnlyTheOperation) {
   EXPECT_EQ(mismatch_message(all[0], all).rfind("allreduce: ranks disagree on the operation", 0), 0u);
 }
 
+TEST(MismatchMessage, ADecliningRankIsNamedAndNothingElseCompared) {
+  std::vector<OpHeader> all(4, header(OpKind::allreduce, 64));
+  all[2] = header(OpKind::allreduce, 0, Datatype::uint8);  // Team::abstain declining: no arguments
+  all[2].declined = 1;
+  EXPECT_EQ(mismatch_message(all[0], all),
+            "allreduce: ranks disagree on running the call on osmp: rank 2 would hand it to the MPI, "
+            "ranks 0-1,3 would run it");
+}
+
 }  // namespace
 }  // namespace osmp
