@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "collectives/base/knomial.hpp"
+#include "collectives/plan.hpp"
 #include "collectives/protocol.hpp"
 #include "core/strings.hpp"
 #include "virtual_hier/split.hpp"
@@ -30,15 +32,15 @@ struct Group {
 
 enum class Up { flags, reduce, gather };
 enum class Down { flags, same, scatter };
-enum class Top { normal, symmetric, slices };
 
-// What one step moves: `up_m` per unit (gather: per rank), `down_m` per member.
+// What one step moves: `up_m` per unit (gather: per rank), `down_m` per
+// member; how its groups run it is the plan's (collectives/plan.hpp).
 struct Step {
   Up up = Up::flags;
   double up_m = 0;
   Down down = Down::flags;
   double down_m = 0;
-  Top top = Top::normal;
+  StepPlan plan;
 };
 
 struct GroupTime {
@@ -55,6 +57,7 @@ struct Ctx {
   std::vector<Group> groups;  // tree order: the root's first
   int max_depth = 0;
 
+  PlanShape shape;
   const Group& top() const { return groups.front(); }
   double crowd(int readers) const { return 1.0 + cal.contention * std::max(0, readers - 1); }
 };
@@ -63,17 +66,9 @@ std::string base_name(const BaseCase& b) {
   return b.kind == BaseCase::Kind::knomial ? cat("knomial:", b.radix) : std::string("flat");
 }
 
-// Children of the k-nomial root, one round after the other (the engine's
-// Knomial::children for v = 0): round s has min(k-1, ceil(n/k^s) - 1).
-int knomial_root_reads(int n, int k) {
-  int reads = 0;
-  for (long s = 1; s < n; s *= k) reads += static_cast<int>(std::min<long>(k - 1, (n + s - 1) / s - 1));
-  return reads;
-}
-
 Result<Ctx> make_ctx(const Tree& tree, const Calibration& cal, const CollectiveConfig& cfg,
                      const ModelOptions& opt) {
-  Ctx x{tree, cal, cfg, opt, {}, 0};
+  Ctx x{tree, cal, cfg, opt, {}, 0, plan_shape(tree, opt.slot_bytes, opt.bcast_bytes)};
   for (int id = 0; id < static_cast<int>(tree.domains().size()); ++id) {
     const Domain& d = tree.domain(id);
     if (!d.has_group()) continue;
@@ -95,11 +90,12 @@ Result<Ctx> make_ctx(const Tree& tree, const Calibration& cal, const CollectiveC
   return x;
 }
 
-GroupTime up_time(const Ctx& x, const Group& g, Up kind, double m) {
+GroupTime up_time(const Ctx& x, const Group& g, const StepPlan& plan, Up kind, double m) {
   const double a = g.cost.alpha_us, b = g.cost.beta_us_per_kib;
   const double gamma = kind == Up::reduce ? x.cal.gamma_us_per_kib : 0.0;
-  if (kind == Up::gather) {  // concatenating payloads are flat only (payloads.hpp)
-    GroupTime t{(g.p - 1) * a, 0, "flat"};
+  const BaseCase base = level_base(plan, g.base);
+  if (kind == Up::gather) {  // concatenating: the local root reads every unit's part
+    GroupTime t{(g.p - 1) * a, 0, base_name(base)};
     for (int u = 1; u < g.p; ++u) {
       const double part = g.units[static_cast<std::size_t>(u)] * m;
       t.us += wire_kib(part) * b;
@@ -109,9 +105,11 @@ GroupTime up_time(const Ctx& x, const Group& g, Up kind, double m) {
   }
   if (kind == Up::flags) m = 0;
   const double one = a + wire_kib(m) * b + kib(m) * gamma;
-  const int reads = g.base.kind == BaseCase::Kind::knomial ? knomial_root_reads(g.p, std::max(2, g.base.radix))
-                                                           : g.p - 1;
-  return {reads * one, reads * m, base_name(g.base)};
+  // The local root's reads: every member (flat), or its k-nomial children,
+  // one round after the other.
+  const int reads = base.kind == BaseCase::Kind::knomial ? Knomial{g.p, knomial_radix(base), 0}.child_count(0)
+                                                         : g.p - 1;
+  return {reads * one, reads * m, base_name(base)};
 }
 
 // Contention (Calibration::contention = c): r processes reading from one
@@ -138,7 +136,7 @@ GroupTime top_time(const Ctx& x, const Group& g, const Step& s) {
   const double a = g.cost.alpha_us, b = g.cost.beta_us_per_kib;
   const double gamma = s.up == Up::reduce ? x.cal.gamma_us_per_kib : 0.0;
   const double others = g.p - 1, reads = others * a + (x.crowd(g.p - 1) - 1) * a;
-  if (s.top == Top::symmetric) {  // data in the lines, or (allreduce) in the slots
+  if (s.plan.top == TopCase::symmetric) {  // data in the lines, or (allreduce) in the slots
     const double m = s.up == Up::reduce ? s.up_m : 0.0;
     const double wire = s.up_m > static_cast<double>(kInlineBytes) ? others * kib(s.up_m) * b : 0.0;
     return {reads + wire + others * kib(m) * gamma, others * s.up_m, "symmetric"};
@@ -181,8 +179,9 @@ void add_rows(const Ctx& x, std::vector<LevelTerm>& out, const std::string& phas
 
 std::vector<LevelTerm> step_rows(const Ctx& x, const Step& s, const std::string& label) {
   std::vector<LevelTerm> rows;
-  const bool own_top = s.top != Top::normal;
-  add_rows(x, rows, label + "up", true, own_top, [&](const Group& g) { return up_time(x, g, s.up, s.up_m); });
+  const bool own_top = s.plan.top != TopCase::tree;
+  add_rows(x, rows, label + "up", true, own_top,
+           [&](const Group& g) { return up_time(x, g, s.plan, s.up, s.up_m); });
   if (own_top) {
     const Group& g = x.top();
     GroupTime t = top_time(x, g, s);
@@ -217,7 +216,8 @@ std::vector<LevelTerm> pipeline(const Ctx& x, Step s, std::size_t total, std::si
     if (c.up == Up::flags) {
       add_rows(x, r, "chunks down", false, false, [&](const Group& g) { return down_time(x, g, c.down, c.down_m); });
     } else {
-      add_rows(x, r, "chunks up", true, false, [&](const Group& g) { return up_time(x, g, c.up, c.up_m); });
+      add_rows(x, r, "chunks up", true, false,
+               [&](const Group& g) { return up_time(x, g, c.plan, c.up, c.up_m); });
     }
     return r;
   };
@@ -308,61 +308,36 @@ Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t bl
   return worst;
 }
 
-bool symmetric_ok(const Ctx& x, double line_bytes) {
-  return x.top().p <= x.cfg.sym_max && line_bytes <= static_cast<double>(kInlineBytes);
-}
-
-// The largest part a top unit publishes in a gather of `block` per rank.
-double top_part(const Ctx& x, double block) {
-  return block * *std::max_element(x.top().units.begin(), x.top().units.end());
-}
-
-// The calls that fit the areas: one step, as in collectives/ops/*.cpp.
-std::optional<Step> one_step(const Ctx& x, OpKind op, double m) {
-  const double n = x.tree.size(), slot = dbl(x.opt.slot_bytes), bc = dbl(x.opt.bcast_bytes);
-  const double area = std::min(slot, bc);
-  auto sym = [&](double line) { return symmetric_ok(x, line) ? Top::symmetric : Top::normal; };
+// What a step of `op` moves, `m` bytes per rank (gathers, scatters: the
+// block), when it carries the data; `plan` says how the groups run it.
+Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
+  const double n = x.tree.size();
   switch (op) {
-    case OpKind::barrier: return Step{Up::flags, 0, Down::flags, 0, sym(0)};
-    case OpKind::bcast: if (m <= bc) return Step{Up::flags, 0, Down::same, m, sym(m)}; break;
-    case OpKind::reduce: if (m <= slot) return Step{Up::reduce, m, Down::flags, 0, sym(m)}; break;
-    case OpKind::allreduce:  // also symmetric through the slots at a top of <= OSMP_SYMMETRIC_SLOT_MAX
-      if (m <= area) {
-        const bool slots = x.top().p <= std::min(x.cfg.sym_max, x.cfg.sym_slot_max) && m <= slot;
-        return Step{Up::reduce, m, Down::same, m, slots ? Top::symmetric : sym(m)};
-      }
-      break;
-    case OpKind::gather: if (n * m <= slot) return Step{Up::gather, m, Down::flags, 0, sym(top_part(x, m))}; break;
-    case OpKind::allgather:
-      if (n * m <= area) return Step{Up::gather, m, Down::same, n * m, sym(top_part(x, m))};
-      break;
-    case OpKind::scatter: if (n * m <= bc) return Step{Up::flags, 0, Down::scatter, m, Top::normal}; break;
-    case OpKind::reduce_scatter_block:
-      if (n * m <= area) return Step{Up::reduce, n * m, Down::scatter, m, sym(n * m)};
-      break;
+    case OpKind::barrier: return Step{Up::flags, 0, Down::flags, 0, plan};
+    case OpKind::bcast: return Step{Up::flags, 0, Down::same, m, plan};
+    case OpKind::reduce: return Step{Up::reduce, m, Down::flags, 0, plan};
+    case OpKind::allreduce: return Step{Up::reduce, m, Down::same, m, plan};
+    case OpKind::gather: return Step{Up::gather, m, Down::flags, 0, plan};
+    case OpKind::allgather: return Step{Up::gather, m, Down::same, n * m, plan};
+    case OpKind::scatter: return Step{Up::flags, 0, Down::scatter, m, plan};
+    case OpKind::reduce_scatter_block: return Step{Up::reduce, n * m, Down::scatter, m, plan};
   }
-  return std::nullopt;
+  return Step{};
 }
 
-Result<std::vector<LevelTerm>> chunked(const Ctx& x, OpKind op, std::size_t m, std::string& path) {
-  const std::size_t area = std::min(x.opt.slot_bytes, x.opt.bcast_bytes);
-  auto count = [&](std::size_t chunk) { return (m + chunk - 1) / chunk; };
-  switch (op) {
-    case OpKind::bcast:
-      path = cat("header step + ", count(x.opt.bcast_bytes), " pipelined chunks");
-      return pipeline(x, Step{Up::flags, 0, Down::same, 0, Top::normal}, m, x.opt.bcast_bytes);
-    case OpKind::reduce:
-      path = cat("header step + ", count(x.opt.slot_bytes), " pipelined chunks");
-      return pipeline(x, Step{Up::reduce, 0, Down::flags, 0, Top::normal}, m, x.opt.slot_bytes);
-    case OpKind::allreduce: {
-      const Top top = x.top().p <= x.cfg.sym_max ? Top::slices : Top::normal;
-      path = cat("header step + ", count(area), " chunk round trips");
-      return round_trips(x, Step{Up::reduce, 0, Down::same, 0, top}, m, area);
-    }
-    default:
-      path = "header step + flat over the team";
-      return flat_team(x, op, m);
+// What follows the header step when the data does not fit it: as the plan says.
+Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, const Plan& plan, std::string& path) {
+  if (plan.rest == Rest::flat) {
+    path = "header step + flat over the team";
+    return flat_team(x, op, m);
   }
+  const Step chunk = moves(x, op, 0, plan.chunk);
+  if (plan.chunk.up && plan.chunk.down) {
+    path = cat("header step + ", plan.chunks, " chunk round trips");
+    return round_trips(x, chunk, m, plan.chunk_bytes);
+  }
+  path = cat("header step + ", plan.chunks, " pipelined chunks");
+  return pipeline(x, chunk, m, plan.chunk_bytes);
 }
 
 }  // namespace
@@ -396,12 +371,13 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
   if (x.groups.empty() || x.top().domain != 0) {
     return Status(Errc::internal, "predict: the root domain of a tree of two or more ranks has no group");
   }
-  if (auto s = one_step(x, op, dbl(bytes))) {
+  const Plan plan = make_plan(PlanInput{op, bytes, 1, true}, x.shape, PlanSettings::of(config));
+  if (plan.rest == Rest::none) {
     p.path = "one step";
-    p.terms = step_rows(x, *s, "");
+    p.terms = step_rows(x, moves(x, op, dbl(bytes), plan.first), "");
   } else {
-    p.terms = step_rows(x, Step{}, "header ");
-    OSMP_ASSIGN_OR_RETURN(auto rest, chunked(x, op, bytes, p.path));
+    p.terms = step_rows(x, Step{Up::flags, 0, Down::flags, 0, plan.first}, "header ");
+    OSMP_ASSIGN_OR_RETURN(auto rest, rest_of(x, op, bytes, plan, p.path));
     p.terms.insert(p.terms.end(), rest.begin(), rest.end());
   }
   p.us = sum_us(p.terms);

@@ -21,7 +21,7 @@
 //                   reads every other line, no release: (p-1) alpha + c (p-2)
 //                   alpha [+ (p-1) m beta from slots] [+ (p-1) m gamma]
 //   slices top      chunks of a large allreduce at a small top group: reduce-
-//                   scatter then allgather among its members (step_impl.hpp)
+//                   scatter then allgather among its members (collectives/base/slices.hpp)
 // Contention, the hsplit paper's "improved latency and bandwidth per level":
 // when r processes read from one source at once, the last one's hand-off
 // waits c (r-1) alpha more (requests for one line are served one after the
