@@ -8,7 +8,7 @@
 // The walk is itself a resumable stage (base/stage.hpp): its whole state is
 // this object (the phase it is in and its stages' own); progress() returns
 // what it waits for. run_step() is the blocking path: drive() on the same
-// object. A template over the payload, as its stages: every hook call is
+// object, waiting in place. A template over the payload, as its stages: every hook call is
 // direct and small ones inline (the hot path of small collectives is a few
 // hundred instructions).
 #pragma once
@@ -26,9 +26,10 @@ class Walk {
  public:
   // `header`: this rank's view of the op; `local`: its own argument check
   // (0: fine); `first_chunk`: the op's first chunk step (0: none).
+  // `block`: wait in place (the blocking path; base/stage.hpp).
   Walk(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local,
-       int root, std::uint64_t first_chunk = 0)
-      : x_(e, p, plan, step, header, local, root, first_chunk), mine_(p.own_up()) {
+       int root, std::uint64_t first_chunk = 0, bool block = false)
+      : x_(e, p, plan, step, header, local, root, first_chunk, block), mine_(p.own_up()) {
     phase_ = plan.up ? Phase::up : plan.down ? Phase::down : Phase::done;
   }
 
@@ -55,6 +56,8 @@ class Walk {
   }
 
   bool done() const { return phase_ == Phase::done; }
+  // Not ok: a wait in place failed (a dead peer, an abort, a timeout).
+  WaitStatus failed() const { return x_.failed; }
   // The verdict of a header step (0: every rank agreed and had good arguments).
   StatusWord verdict() const { return x_.verdict; }
 
@@ -89,7 +92,7 @@ class Walk {
 template <PayloadHooks P>
 Status run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
                 StatusWord local, int root, std::uint64_t first_chunk = 0) {
-  Walk<P> w(e, p, plan, step, header, local, root, first_chunk);
+  Walk<P> w(e, p, plan, step, header, local, root, first_chunk, /*block=*/true);
   OSMP_RETURN_IF_ERROR(drive(e.team(), w));
   if (plan.header && w.verdict() != 0) return verdict_error(w.verdict(), header, e.team().rank());
   return {};

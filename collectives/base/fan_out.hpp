@@ -43,7 +43,7 @@ class FanOut {
     } else if (x.m < x.k) {
       Lane& l = x.lane(x.m);
       CtrlLine& rel = *l.release;
-      if (Wait w = need(rel.ready, x.step, x.actor(l, l.lroot(x.root)))) return w;
+      if (Wait w = x.need(rel.ready, x.step, x.actor(l, l.lroot(x.root)))) return w;
       l.up_ok = x.step;  // released: everything up to this step was consumed
       if (x.plan.header) x.verdict = rel.ready.reserved;  // acquired with `ready`
       const std::size_t len = x.p.down_len(l);
@@ -64,7 +64,7 @@ class FanOut {
       // Down-only chunk step: the members must be done with two steps ago.
       for (; u_ < l.n(); ++u_) {
         if (u_ == l.g->me) continue;
-        if (Wait w = need(mline(l, u_, x.step).ack, x.step - 2, x.actor(l, u_))) return w;
+        if (Wait w = x.need(mline(l, u_, x.step).ack, x.step - 2, x.actor(l, u_))) return w;
       }
     }
     if (area && x.verdict_ok()) forward(x.p, from_lane_, l, from_, area);

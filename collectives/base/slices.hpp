@@ -44,7 +44,7 @@ class SlicesTop {
       case 1:
         for (; next_ < n; ++next_) {
           if (next_ != me) {
-            if (Wait wt = need(mline(top, next_, x.step).ready, x.step, x.actor(top, next_))) return wt;
+            if (Wait wt = x.need(mline(top, next_, x.step).ready, x.step, x.actor(top, next_))) return wt;
           }
           w.src[static_cast<std::size_t>(next_)] = up_ptr(top, len, next_, x.step);
         }
@@ -56,7 +56,7 @@ class SlicesTop {
       case 2:
         for (; next_ < n; ++next_) {
           if (next_ == me) continue;
-          if (Wait wt = need(mline(top, next_, x.step).ack, x.step, x.actor(top, next_))) return wt;
+          if (Wait wt = x.need(mline(top, next_, x.step).ack, x.step, x.actor(top, next_))) return wt;
         }
         top.up_ok = x.step;
         if (me == top.lroot(x.root)) publish(top.release->ack, x.step, x.sleepy);  // the ack moves on every step

@@ -5,9 +5,12 @@
 // either completes (returns an empty Wait) or needs a flag another rank has
 // not yet published: it returns that flag, the value it waits for and the
 // rank expected to publish it, having done nothing it would redo when called
-// again. It never blocks. A blocking call is start + loop { progress; wait on
-// what it returned } (drive() below); a non-blocking one keeps the stage and
-// calls progress() when it may.
+// again. A non-blocking call keeps the stage and calls progress() when it
+// may; a blocking one is start + loop { progress; wait on what it returned }
+// (drive() below). On the blocking path the step may instead wait in place
+// (StepState::block): the same code, which then returns a Wait only when the
+// wait failed, and saves re-entering the stages after every hand-off (small
+// calls are a few hand-offs of tens of nanoseconds each).
 #pragma once
 
 #include <algorithm>
@@ -31,18 +34,16 @@ struct Wait {
   explicit operator bool() const { return flag != nullptr; }
 };
 
-// An empty Wait when `f` has reached `target` (one acquire load, which pairs
-// with the writer's publish()), else what to wait for.
-inline Wait need(const Flag& f, std::uint64_t target, int peer) {
-  return poll(f, target) ? Wait{} : Wait{&f, target, peer};
-}
-
-// Runs a stage to completion, blocking in the team's waiter.
+// Runs a stage to completion, blocking in the team's waiter. A stage whose
+// own wait failed (failed() != ok) ends with that error. Flattened: the
+// stages' progress() calls are inlined into one loop per payload, as one
+// function was before the stages were split (small calls are latency-bound).
 template <class S>
-Status drive(TeamCore& team, S& stage) {
+[[gnu::flatten]] Status drive(TeamCore& team, S& stage) {
   for (;;) {
     Wait w = stage.progress();
     if (!w) return {};
+    if (stage.failed() != WaitStatus::ok) return team.fail(stage.failed());
     WaitStatus ws = team.waiter().wait(*w.flag, w.target, w.peer);
     if (ws != WaitStatus::ok) return team.fail(ws);
   }
@@ -69,14 +70,27 @@ inline std::byte* down_ptr(const Lane& l, std::size_t len, std::uint64_t step) {
 // 0..m-1, an ordinary member of lane m; m == k: the top) is fixed at start.
 template <PayloadHooks P>
 struct StepState {
+  // `block`: wait in place (the blocking path), else return what to wait for.
   StepState(Engine& eng, P& pay, const StepPlan& sp, std::uint64_t s, const OpHeader& h, StatusWord local, int r,
-            std::uint64_t first)
+            std::uint64_t first, bool block)
       : e(eng), p(pay), lanes(eng.lanes()), work(eng.work()), plan(sp), step(s), first_chunk(first), header(h),
         status(local), root(r), k(static_cast<int>(lanes.size())), sleepy(eng.team().waiter().may_sleep()),
-        uniform(pay.uniform_up_len()) {
+        uniform(pay.uniform_up_len()), waiter(block ? &eng.team().waiter() : nullptr) {
     while (m < k && lane(m).g->me == lane(m).lroot(root)) ++m;
     top_member = plan.top != TopCase::tree && m >= k - 1;
     lroots = plan.top != TopCase::tree ? std::min(m, k - 1) : m;
+  }
+
+  // An empty Wait when `f` has reached `target` (one acquire load, which
+  // pairs with the writer's publish()), after waiting in place when blocking;
+  // else what to wait for (blocking: only when the wait failed, in `failed`).
+  Wait need(const Flag& f, std::uint64_t target, int peer) {
+    if (poll(f, target)) return {};
+    if (waiter) {
+      failed = waiter->wait(f, target, peer);
+      if (failed == WaitStatus::ok) return {};
+    }
+    return Wait{&f, target, peer};
   }
 
   Lane& lane(int j) { return lanes[static_cast<std::size_t>(j)]; }
@@ -132,6 +146,8 @@ struct StepState {
   int k;
   bool sleepy;
   std::size_t uniform;
+  Waiter* waiter;  // blocking: wait in place
+  WaitStatus failed = WaitStatus::ok;
   int m = 0;       // local root of lanes 0..m-1
   int lroots = 0;  // lanes whose local root this rank is in the tree sense
   bool top_member = false;    // this rank runs the top's symmetric or slices case
@@ -149,7 +165,7 @@ struct Collect {
     for (; next < w.from.size(); ++next) {
       const int u = w.from[next];
       CtrlLine& line = mline(l, u, x.step);
-      if (Wait wt = need(line.ready, x.step, x.actor(l, u))) return wt;
+      if (Wait wt = x.need(line.ready, x.step, x.actor(l, u))) return wt;
       x.check(line, x.header, x.actor(l, u));
       w.src[static_cast<std::size_t>(u)] = up_ptr(l, x.up_len(l, u), u, x.step);
     }

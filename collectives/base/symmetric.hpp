@@ -43,7 +43,7 @@ class SymmetricTop {
         x.publish_header(line);
         // Release, after the data (line or slot: copy_to_shared fences its
         // streamed stores), the header and the status; pairs with the
-        // acquire in the others' need() on my `ready` below.
+        // acquire in the others' x.need() on my `ready` below.
         publish(line.ready, x.step, x.sleepy);
         // The verdict must come out the same everywhere: every unit in unit
         // order, each header against unit 0's.
@@ -55,7 +55,7 @@ class SymmetricTop {
         for (; next_ < n; ++next_) {
           CtrlLine& other = mline(top, next_, x.step);
           if (next_ != me) {
-            if (Wait wt = need(other.ready, x.step, x.actor(top, next_))) return wt;
+            if (Wait wt = x.need(other.ready, x.step, x.actor(top, next_))) return wt;
           }
           w.src[static_cast<std::size_t>(next_)] = up_ptr(top, sym_len(x.p, top, next_), next_, x.step);
           // Checked while the line is fresh in cache, each against unit 0's.
