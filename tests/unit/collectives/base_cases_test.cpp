@@ -1,0 +1,173 @@
+// The base cases (collectives/base/) and the walk that strings them
+// (collectives/walk.hpp), run directly: a group's members are threads of this
+// process on a real group layout, each driving its own Walk, either blocking
+// or resumed by hand (progress() until done, yielding in between: the
+// non-blocking contract). Every rank brings (rank-distinct) data; each must
+// reach the result exactly once: element i of the sum of ranks' 2^r (i + 1)
+// is (2^n - 1)(i + 1), which a rank counted twice or missed would change.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collectives/walk.hpp"
+#include "sim/team_harness.hpp"
+
+namespace osmp {
+namespace {
+
+// Sums vectors of uint64 up the tree and hands the sum down to every rank.
+class SumAll : public Payload {
+ public:
+  SumAll(std::size_t n, const std::uint64_t* mine, std::uint64_t* out) : n_(n), mine_(mine), out_(out) {}
+  std::size_t up_len(const Lane&, int) const { return n_ * 8; }
+  std::size_t uniform_up_len() const { return n_ * 8; }
+  const std::byte* own_up() { return reinterpret_cast<const std::byte*>(mine_); }
+  void combine(const Lane&, LaneWork& w, const int* units, int count, std::byte* out) {
+    std::vector<std::uint64_t> sum(n_, 0);  // `out` may be the first source
+    for (int i = 0; i < count; ++i) add(w.src[static_cast<std::size_t>(units[i])], 0, n_, sum.data());
+    std::memcpy(out, sum.data(), n_ * 8);
+  }
+  std::byte* top_up_out(std::byte* down_area) { return down_area; }
+  void at_top(const std::byte* result) {
+    if (!delivered_) std::memcpy(out_, result, n_ * 8);
+    at_top_calls_++;
+  }
+  void combine_slice(const Lane& l, LaneWork& w, std::size_t off, std::size_t n, std::byte* out) {
+    std::vector<std::uint64_t> sum(n, 0);
+    for (int u = 0; u < l.n(); ++u) add(w.src[static_cast<std::size_t>(u)], off, n, sum.data() - off);
+    std::memcpy(out, sum.data(), n * 8);
+  }
+  std::size_t elements() const { return n_; }
+  std::size_t element_size() const { return 8; }
+  std::size_t down_len(const Lane&) const { return n_ * 8; }
+  void deliver(int, const Lane*, const std::byte* data) {
+    if (!delivered_ && n_) std::memcpy(out_, data, n_ * 8);
+    delivered_ = true;
+  }
+  int at_top_calls() const { return at_top_calls_; }
+
+ private:
+  static void add(const std::byte* src, std::size_t off, std::size_t n, std::uint64_t* sum) {
+    for (std::size_t i = off; i < off + n; ++i) {
+      std::uint64_t v;
+      std::memcpy(&v, src + i * 8, 8);
+      sum[i] += v;
+    }
+  }
+  std::size_t n_;
+  const std::uint64_t* mine_;
+  std::uint64_t* out_;
+  bool delivered_ = false;
+  int at_top_calls_ = 0;
+};
+static_assert(PayloadHooks<SumAll>);
+
+struct Layout {
+  std::string topology;  // synthetic
+  int ranks;
+  std::string base;      // OSMP_BASE_CASE
+};
+
+// Runs `calls` steps of `plan` (roots cycling over every rank) on every rank
+// of `layout` and checks each rank's result.
+void run(const Layout& layout, StepPlan plan, std::size_t elems, bool by_hand) {
+  const int n = layout.ranks;
+  auto teams = test::create_teams(n, test::placed_on(layout.topology, n));
+  for (auto& t : teams) ASSERT_TRUE(t.status.ok()) << t.status.to_string();
+  std::atomic<int> failures{0};
+  test::run_on_teams(teams, [&](TeamCore& team) {
+    CollectiveConfig cfg;
+    if (!layout.base.empty()) {
+      EXPECT_TRUE(cfg.set_base_cases(layout.base).ok());
+    }
+    auto engine = Engine::create(team, cfg);
+    ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+    Engine& e = **engine;
+    const int me = team.rank();
+    for (int root = 0; root < n; ++root) {
+      std::vector<std::uint64_t> mine(elems), out(elems, 0);
+      for (std::size_t i = 0; i < elems; ++i) mine[i] = (std::uint64_t{1} << me) * (i + 1);
+      SumAll p(elems, mine.data(), out.data());
+      const int r = plan.top == TopCase::tree ? root : -1;  // the symmetric top and slices are unrooted
+      Walk<SumAll> w(e, p, plan, e.next_step(), OpHeader{}, 0, r, 0, /*block=*/!by_hand);
+      if (by_hand) {
+        while (Wait wt = w.progress()) {
+          EXPECT_EQ(w.failed(), WaitStatus::ok);
+          std::this_thread::yield();  // a non-blocking caller would compute here
+        }
+      } else {
+        ASSERT_TRUE(drive(team, w).ok());
+      }
+      EXPECT_TRUE(w.done());
+      EXPECT_EQ(w.verdict(), 0u);
+      // Only the top local root (the root's path leads) has the whole up result.
+      if (plan.top == TopCase::tree) {
+        EXPECT_EQ(p.at_top_calls(), me == r ? 1 : 0) << "rank " << me << " root " << r;
+      }
+      const bool gets = plan.down || (plan.top == TopCase::tree && me == r);
+      if (!gets) continue;
+      for (std::size_t i = 0; i < elems; ++i) {
+        const std::uint64_t want = ((std::uint64_t{1} << n) - 1) * (i + 1);
+        if (out[i] != want) {
+          ADD_FAILURE() << layout.topology << " " << layout.base << ": rank " << me << " root " << r << " element "
+                        << i << ": " << out[i] << ", want " << want;
+          ++failures;
+          break;
+        }
+      }
+      if (failures) break;
+    }
+  });
+}
+
+constexpr StepPlan kTree{true, true, true, false, TopCase::tree};
+constexpr StepPlan kTreeUpOnly{false, true, false, false, TopCase::tree};
+constexpr StepPlan kSymmetric{true, true, true, false, TopCase::symmetric};
+constexpr StepPlan kSlices{false, true, true, false, TopCase::slices};
+
+// Elements: one (the flag's line), and 37 (slots; uneven slices).
+constexpr std::size_t kSizes[] = {1, 37};
+
+TEST(BaseCases, FlatEveryRootBlockingAndByHand) {
+  for (std::size_t elems : kSizes)
+    for (bool by_hand : {false, true}) run({"Package:1 Core:7 PU:1", 7, "flat"}, kTree, elems, by_hand);
+}
+
+TEST(BaseCases, KnomialEveryRadixEveryRoot) {
+  for (int k = 2; k <= 7; ++k)
+    for (std::size_t elems : kSizes) run({"Package:1 Core:7 PU:1", 7, cat("knomial:", k)}, kTree, elems, k % 2 == 0);
+}
+
+TEST(BaseCases, UnevenUnitsOverTwoLevels) {
+  // Packages of 4 and 3 ranks: a top group of two uneven units over two groups.
+  for (const char* base : {"flat", "knomial:2", "knomial:3"})
+    for (std::size_t elems : kSizes) {
+      run({"Package:2 Core:4 PU:1", 7, base}, kTree, elems, false);
+      run({"Package:2 Core:4 PU:1", 7, base}, kTree, elems, true);
+    }
+}
+
+TEST(BaseCases, UpOnlyReachesTheRootOnly) {
+  for (std::size_t elems : kSizes) run({"Package:2 Core:3 PU:1", 5, "knomial:2"}, kTreeUpOnly, elems, true);
+}
+
+TEST(BaseCases, SymmetricTop) {
+  run({"Package:1 Core:5 PU:1", 5, ""}, kSymmetric, 1, false);
+  run({"Package:1 Core:5 PU:1", 5, ""}, kSymmetric, 1, true);
+  run({"Package:2 Core:3 PU:1", 6, "flat"}, kSymmetric, 1, true);  // below the top: a tree per package
+  run({"Package:1 Core:2 PU:1", 2, ""}, kSymmetric, 37, true);     // data in the slots (two members)
+}
+
+TEST(BaseCases, SlicesAtTheTop) {
+  for (std::size_t elems : {std::size_t{1}, std::size_t{4}, std::size_t{37}}) {
+    run({"Package:1 Core:5 PU:1", 5, ""}, kSlices, elems, true);
+    run({"Package:2 Core:3 PU:1", 5, "knomial:2"}, kSlices, elems, false);
+  }
+}
+
+}  // namespace
+}  // namespace osmp

@@ -1,0 +1,156 @@
+// The plan (collectives/plan.hpp): every operation at sizes from 0 to several
+// MiB over the paper machines' trees, asserted properties; and the cost
+// model predicting the same plan the engine runs.
+#include "collectives/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "collectives/protocol.hpp"
+#include "shm/layout.hpp"
+#include "support/machines.hpp"
+#include "tuning/model.hpp"
+
+namespace osmp {
+namespace {
+
+constexpr OpKind kAllOps[] = {OpKind::barrier, OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,
+                              OpKind::gather,  OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
+
+struct Machine {
+  std::string source;
+  int ranks;
+  MapBy map_by;
+  std::string vh;
+};
+
+// The paper's machines (presets), stored XML of others (tests/data), uneven
+// placements and a virtual level.
+std::vector<Machine> machines() {
+  return {{"rome", 128, MapBy::core, ""},
+          {"rome", 16, MapBy::scatter, ""},
+          {"rome", 16, MapBy::core, "Package:4"},
+          {"cascadelake", 40, MapBy::core, ""},
+          {"cascadelake", 7, MapBy::scatter, ""},
+          {"Package:1 Core:2 PU:1", 2, MapBy::core, ""},
+          {"Package:2 Core:3 PU:1", 5, MapBy::core, ""},
+          {test::data_path("topologies/amd-epyc7451-naples-2x24c-8numa.xml"), 48, MapBy::core, ""},
+          {test::data_path("topologies/intel-skylake-2x18c-gold6140-cpuid-nonuma.xml"), 36, MapBy::numa, ""},
+          {test::data_path("topologies/sgi-uv2000-24x8c-e5-4640-12groups.xml"), 192, MapBy::core, ""}};
+}
+
+std::vector<std::size_t> sizes() {
+  std::vector<std::size_t> out = {0, 1, 3, 4, 8, 31, 32, 33, 48, 100};
+  for (std::size_t s = 128; s <= (std::size_t{8} << 20); s *= 2) {
+    out.push_back(s - 4);
+    out.push_back(s);
+    out.push_back(s + 4);
+  }
+  return out;
+}
+
+Tree tree_of(const Machine& m) {
+  Topology t = test::load(m.source);
+  return test::tree_for(t.machine(), m.ranks, m.map_by, BindTo::core, m.vh);
+}
+
+TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
+  const PlanSettings set{};
+  for (const Machine& mc : machines()) {
+    Tree tree = tree_of(mc);
+    const PlanShape shape = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+    ASSERT_GE(shape.top_units, 2) << mc.source;
+    ASSERT_GE(shape.top_max_unit, 1);
+    for (OpKind op : kAllOps)
+      for (std::size_t esize : {std::size_t{1}, std::size_t{4}, std::size_t{8}})
+        for (std::size_t bytes : sizes()) {
+          const std::size_t count = bytes / esize;
+          const std::string at = cat(mc.source, " n=", mc.ranks, " ", to_string(op), " count ", count, " x ", esize);
+          for (bool carries : {true, false}) {
+            const Plan p = make_plan(PlanInput{op, count, esize, carries}, shape, set);
+            // The first step always carries the headers both ways.
+            EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
+            // Only a step carrying concatenated data is flat everywhere.
+            EXPECT_EQ(p.first.flat, p.rest == Rest::none && (op == OpKind::gather || op == OpKind::allgather)) << at;
+            // The symmetric top only where its conditions hold.
+            if (p.first.top == TopCase::symmetric) {
+              EXPECT_EQ(p.rest, Rest::none) << at;
+              EXPECT_NE(op, OpKind::scatter) << at;
+              EXPECT_LE(shape.top_units, set.sym_max) << at;
+              const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries}, shape);
+              EXPECT_TRUE(most <= kInlineBytes ||
+                          (op == OpKind::allreduce && shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
+                  << at;
+            }
+            EXPECT_NE(p.first.top, TopCase::slices) << at;
+            if (p.rest != Rest::chunks) continue;
+            // Chunks: whole elements, covering the bytes exactly once.
+            const std::size_t total = count * esize;
+            EXPECT_FALSE(p.chunk.header) << at;
+            EXPECT_EQ(p.chunk_bytes % esize, 0u) << at;
+            ASSERT_GT(p.chunks, 0u) << at;
+            EXPECT_LT((p.chunks - 1) * p.chunk_bytes, total) << at;
+            EXPECT_GE(p.chunks * p.chunk_bytes, total) << at;
+            EXPECT_TRUE(p.chunk.up || p.chunk.down) << at;
+            EXPECT_EQ(p.chunk.top == TopCase::slices, op == OpKind::allreduce && shape.top_units <= set.sym_max)
+                << at;
+            // Which way chunks go: bcast down, reduce up, allreduce both.
+            EXPECT_EQ(p.chunk.up, op != OpKind::bcast) << at;
+            EXPECT_EQ(p.chunk.down, op != OpKind::reduce) << at;
+          }
+        }
+  }
+}
+
+TEST(Plan, SmallDataRidesInTheFirstStepLargeDataFollows) {
+  Tree tree = tree_of({"rome", 16, MapBy::scatter, ""});
+  const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+  const PlanSettings set{};
+  EXPECT_EQ(make_plan({OpKind::bcast, 8, 1, true}, s, set).rest, Rest::none);
+  EXPECT_EQ(make_plan({OpKind::bcast, s.bcast_bytes + 1, 1, true}, s, set).rest, Rest::chunks);
+  EXPECT_EQ(make_plan({OpKind::gather, s.slot_bytes, 1, true}, s, set).rest, Rest::flat);
+  EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, set).first.top, TopCase::symmetric);
+  // A rank without data publishes nothing at the top: symmetric where the
+  // others' data would not be (walk.hpp settles it with the headers).
+  EXPECT_EQ(make_plan({OpKind::bcast, 64, 1, true}, s, set).first.top, TopCase::tree);
+  EXPECT_EQ(make_plan({OpKind::bcast, 64, 1, false}, s, set).first.top, TopCase::symmetric);
+  // OSMP_SYMMETRIC_MAX=0 turns the symmetric top and slices off.
+  const Plan off = make_plan({OpKind::allreduce, 1 << 20, 4, true}, s, PlanSettings{0, 0});
+  EXPECT_EQ(off.chunk.top, TopCase::tree);
+  EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, PlanSettings{0, 0}).first.top, TopCase::tree);
+}
+
+TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
+  for (const Machine& mc : machines()) {
+    Tree tree = tree_of(mc);
+    const Calibration cal = default_calibration(test::load(mc.source).machine());
+    const CollectiveConfig cfg;
+    const PlanShape shape = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+    for (OpKind op : kAllOps)
+      for (std::size_t bytes : sizes()) {
+        auto pr = predict(tree, cal, cfg, op, bytes);
+        ASSERT_TRUE(pr.ok()) << pr.status().to_string();
+        const Plan p = make_plan(PlanInput{op, bytes, 1, true}, shape, PlanSettings::of(cfg));
+        const std::string at = cat(mc.source, " ", to_string(op), " ", bytes, ": ", pr->path);
+        switch (p.rest) {
+          case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
+          case Rest::flat: EXPECT_EQ(pr->path, "header step + flat over the team") << at; break;
+          case Rest::chunks:
+            EXPECT_NE(pr->path.find(cat("+ ", p.chunks, " ")), std::string::npos) << at;
+            break;
+        }
+        bool own_top = false, slices = false;
+        for (const LevelTerm& t : pr->terms) {
+          own_top |= t.phase == "top";
+          slices |= t.base == "slices";
+        }
+        EXPECT_EQ(own_top, p.rest == Rest::none && p.first.top == TopCase::symmetric) << at;
+        EXPECT_EQ(slices, p.rest == Rest::chunks && p.chunk.top == TopCase::slices) << at;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace osmp
