@@ -39,7 +39,8 @@ done
 echo "coll/osmp in the package: $compdir (Open MPI's components: $pkglibdir)"
 [ "$compdir" = "$pkglibdir" ] ||
   { echo "coll/osmp is not in Open MPI's own component directory: ompi_info would not find it" >&2; exit 1; }
-expect "MCA coll: osmp" ompi_info --mca mca_base_component_path "$root$compdir"
+# ompi_info reads the component path before its --mca options: the environment.
+expect "MCA coll: osmp" env OMPI_MCA_mca_base_component_path="$root$compdir" ompi_info
 export PKG_CONFIG_PATH=$root/usr/lib/pkgconfig
 cc -Wall -Werror -o "$work/allreduce_c" "$examples/allreduce.c" $(pkg-config --cflags --libs osmp)
 expect "sum of ranks 0..2 = 3" env LD_LIBRARY_PATH="$root/usr/lib" "$root/usr/bin/osmprun" -n 3 \
