@@ -5,7 +5,9 @@
 # finds it. Library dependencies come from dpkg-shlibdeps (dpkg-dev).
 set(CPACK_PACKAGE_NAME osmp)
 set(CPACK_PACKAGE_VENDOR "osmp developers")
-set(CPACK_PACKAGE_CONTACT "osmp developers <osmp@localhost>")
+# Debian's Maintainer field: whoever builds the packages says who they are.
+set(OSMP_PACKAGE_MAINTAINER "osmp developers" CACHE STRING "Maintainer of the Debian packages (Name <email>)")
+set(CPACK_PACKAGE_CONTACT "${OSMP_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
