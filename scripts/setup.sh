@@ -11,6 +11,9 @@ packages=(
   mpich libmpich-dev
   python3 gnuplot-nox
   nlohmann-json3-dev librsvg2-bin
+  # packaging: cpack -G DEB (dpkg-deb, dpkg-shlibdeps); libudev-dev lets
+  # pkg-config --static's link line (hwloc's Libs.private) resolve -ludev
+  dpkg-dev file libudev-dev
 )
 
 missing=()

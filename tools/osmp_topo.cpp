@@ -15,6 +15,7 @@
 
 #include "core/env.hpp"
 #include "core/strings.hpp"
+#include "osmp/build_info.hpp"
 #include "topology/placed.hpp"
 #include "topology/presets.hpp"
 #include "topology/render.hpp"
@@ -31,7 +32,8 @@ const std::string kUsage = std::string("usage: osmp-topo [options]\n") + osmp::k
     "  --png FILE         also draw it as a PNG picture (runs rsvg-convert, librsvg2-bin)\n"
     "                     The text (or --json) still goes to stdout, unless FILE is '-':\n"
     "                     then the picture goes there instead.\n"
-    "  --list-presets     print the paper machines and their synthetic strings\n";
+    "  --list-presets     print the paper machines and their synthetic strings\n"
+    "  --version          print the osmp version and git revision\n";
 
 struct Options {
   osmp::PlacementArgs where;
@@ -59,6 +61,10 @@ int parse(int argc, char** argv, Options& o) {
     const char* v = nullptr;
     if (a == "-h" || a == "--help") {
       std::fputs(kUsage.c_str(), stdout);
+      return 1;
+    } else if (a == "--version") {
+      std::printf("osmp-topo (osmp) %s (git %s)\n", osmp::build_info::kVersion,
+                  osmp::build_info::kGitRevision);
       return 1;
     } else if (a == "--list-presets") {
       for (const auto& p : osmp::presets())

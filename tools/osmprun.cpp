@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "launcher/launch.hpp"
+#include "osmp/build_info.hpp"
 
 int main(int argc, char** argv) {
   const sigset_t ranks_mask = osmp::block_launcher_signals();
@@ -18,7 +19,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (opts->version) {
-    std::puts("osmprun (osmp) 0.1.0");
+    std::printf("osmprun (osmp) %s (git %s)\n", osmp::build_info::kVersion, osmp::build_info::kGitRevision);
     return 0;
   }
   return osmp::run_launcher(*opts, ranks_mask);
