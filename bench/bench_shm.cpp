@@ -240,10 +240,10 @@ void exchange(std::uint64_t iters) {
     std::uint64_t t0 = now_ns();
     std::int32_t sum = 0;
     for (std::uint64_t i = base + 1; i <= base + iters; ++i) {
-      mine.reserved = static_cast<std::uint32_t>(i);  // the payload, in the flag's line
+      mine.word = static_cast<std::uint32_t>(i);  // the payload, in the flag's line
       mine.value.store(i, std::memory_order_release);
       while (other.value.load(std::memory_order_acquire) < i) osmp::cpu_relax();
-      sum += static_cast<std::int32_t>(other.reserved);
+      sum += static_cast<std::int32_t>(other.word);
     }
     raw.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(iters));
     if (sum == 42) std::puts("");

@@ -37,7 +37,12 @@ constexpr bool reached(std::uint64_t value, std::uint64_t target) noexcept {
 struct Flag {
   std::atomic<std::uint64_t> value{0};    // written by the owner only (release)
   std::atomic<std::uint32_t> sleepers{0};  // futex waiters; incremented/decremented by waiters
-  std::uint32_t reserved = 0;
+  // A word the owner writes before it publishes `value` and readers read
+  // after their acquire of `value`, like the payload beside the flag. The
+  // collectives carry a status word in it (collectives/protocol.hpp: a
+  // member's errors going up, the verdict coming down; docs/protocol.md says
+  // why no reader can see it change under it).
+  std::uint32_t word = 0;
 };
 static_assert(sizeof(Flag) == 16 && alignof(Flag) == 8);
 

@@ -6,6 +6,7 @@
 //
 //   SegmentHeader                                        creator, once
 //   LeaderCtrl[kLeaderLines]        128 B each           written by the group's local root
+//                                                        (line 0: the release; line 1 spare)
 //   MemberCtrl[2][members]          128 B each           MemberCtrl[p][i] written by member i
 //   DataSlot[2][members]            slot_bytes each      DataSlot[p][i] written by member i
 //   Bcast[2]                        bcast_bytes each     written by the leader (or the root's
@@ -41,14 +42,20 @@ inline constexpr std::size_t kMaxAreaBytes = std::size_t{1} << 30;
 // process. The first 64 bytes hold `ready` and 48 bytes beside it, so a small
 // payload travels in the same cache line as the flag that announces it.
 //
-// Memory ordering: the owner writes `inline_data` / `op` first and then
-// publishes `ready` (or `ack`) with release; readers acquire the flag before
-// reading the rest (see flag.hpp).
+// The collectives put the op header and 32 bytes of data in `inline_data`
+// and a status word in `ready.word` (collectives/protocol.hpp).
+//
+// Memory ordering: the owner writes `inline_data` and `ready.word` first and
+// then publishes `ready` with release; `ack` guards nothing but the owner's
+// progress. Readers acquire the flag before reading the rest (see flag.hpp;
+// docs/protocol.md pairs every store with its loads).
 struct alignas(kFalseSharingRange) CtrlLine {
   Flag ready;                       // "I reached step s" (arrival, release, data ready)
   std::byte inline_data[48];        // small payloads, same 64-byte line as `ready`
   Flag ack;                         // "I consumed step s" (buffer may be reused)
-  std::byte op[48];                 // operation header for agreement checks
+  // Unused: `ack` gets a 64-byte line of its own, so that a reader polling it
+  // never shares a line with the data beside `ready`.
+  std::byte spare[48];
 };
 static_assert(sizeof(CtrlLine) == kFalseSharingRange);
 static_assert(offsetof(CtrlLine, inline_data) + sizeof(CtrlLine::inline_data) <= kCacheLine);

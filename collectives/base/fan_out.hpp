@@ -45,7 +45,7 @@ class FanOut {
       CtrlLine& rel = *l.release;
       if (Wait w = x.need(rel.ready, x.step, x.actor(l, l.lroot(x.root)))) return w;
       l.up_ok = x.step;  // released: everything up to this step was consumed
-      if (x.plan.header) x.verdict = rel.ready.reserved;  // acquired with `ready`
+      if (x.plan.header) x.verdict = rel.ready.word;  // acquired with `ready`
       const std::size_t len = x.p.down_len(l);
       from_ = len ? down_ptr(l, len, x.step) : nullptr;
       from_lane_ = &l;
@@ -73,7 +73,7 @@ class FanOut {
       publish(rel.ack, x.step, x.sleepy);
       l.up_ok = x.step;
     }
-    if (x.plan.header) rel.ready.reserved = x.verdict;
+    if (x.plan.header) rel.ready.word = x.verdict;
     publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
     if (x.verdict_ok()) x.p.deliver(j_, &l, area);
     from_ = area;

@@ -107,8 +107,8 @@ struct StepState {
   void check(const CtrlLine& line, const OpHeader& against, int who) {
     if (!plan.header || status != 0) return;
     // Acquired with `ready`: the header and status word were written before it.
-    if (line.ready.reserved != 0) {
-      status = line.ready.reserved;
+    if (line.ready.word != 0) {
+      status = line.ready.word;
     } else if (Field f = compare(*header_of(const_cast<CtrlLine&>(line)), against); f != Field::none) {
       status = make_status(Errc::mismatch, f, who);
     }
@@ -117,7 +117,7 @@ struct StepState {
   // Publishes my header and status in my line of lane l (with `ready`).
   void publish_header(CtrlLine& line) {
     *header_of(line) = header;
-    line.ready.reserved = status;
+    line.ready.word = status;
   }
 
   // Before a slot of lane l is written again, its local root must have

@@ -79,7 +79,7 @@ class SymmetricTop {
       // path, the release they wait for, with the verdict.
       CtrlLine& rel = *top.release;
       publish(rel.ack, x.step, x.sleepy);
-      rel.ready.reserved = x.verdict;
+      rel.ready.word = x.verdict;
       publish(rel.ready, x.step, x.sleepy);
     }
   }
