@@ -181,7 +181,9 @@ int osmp_finalize(osmp_team* team) {
   BadHandle why = BadHandle::none;
   TeamEntry* e = osmp::capi::remove(handle_of(team), why);
   if (!e) return fail(OSMP_ERR_ARG, osmp::cat("osmp_finalize: ", osmp::capi::describe(why)));
+  osmp::Status st = e->team.finish();
   delete e;
+  if (!st.ok()) return fail(static_cast<int>(st.code()), osmp::cat("osmp_finalize: ", st.message()));
   return OSMP_SUCCESS;
 }
 

@@ -76,6 +76,12 @@ class Team {
   Team(Team&&) noexcept;
   Team& operator=(Team&&) noexcept;
   ~Team();
+  // Leaving the team, on every rank: with OSMP_CHECK=lazy, returns the error
+  // of an earlier call that another rank found and this rank has not been
+  // told of yet (docs/protocol.md, "One-pass calls"); waits until every rank
+  // has made its last call. The destructor leaves without waiting (and
+  // without reporting): call finish() on every rank to be told.
+  Status finish();
 
   int rank() const;
   int size() const;

@@ -105,6 +105,11 @@ Team::~Team() {
   if (views_) kill_point(KillPoint::finalize, rank());
 }
 
+Status Team::finish() {
+  if (!views_) return moved_from();
+  return views_->finish();
+}
+
 Result<Team> Team::create() {
   OSMP_ASSIGN_OR_RETURN(Options o, Options::from_env());
   return create(o);

@@ -105,7 +105,24 @@ Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions&
   v->engine->set_cma(out->cma_);
   out->views_.push_back(std::move(v));
   out->profiles_.fill(base);
+  if (boot.size() > 1) {
+    out->numbered_ = std::make_unique<Calls>(out->base_core());
+    out->bind_calls();
+  }
   return out;
+}
+
+void Views::bind_calls() {
+  if (!numbered_) return;
+  std::vector<Engine*> engines;
+  for (auto& v : views_) engines.push_back(v->engine.get());
+  numbered_->bind(base_core(), engines);
+}
+
+Status Views::finish() { return numbered_ ? numbered_->finish(/*wait=*/true) : Status{}; }
+
+Views::~Views() {
+  if (numbered_) (void)numbered_->finish(/*wait=*/false);
 }
 
 Result<std::unique_ptr<Views::View>> Views::build(const Profile& p) {
@@ -212,6 +229,7 @@ Status Views::install(const Profile& base, const std::array<Profile, kOpKinds>& 
   views_ = std::move(next);  // the views no profile uses any more are unmapped here
   profiles_ = table;
   of_op_ = of_op;
+  bind_calls();
   return {};
 }
 

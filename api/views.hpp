@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/calls.hpp"
 #include "collectives/config.hpp"
 #include "collectives/engine.hpp"
 #include "collectives/types.hpp"
@@ -90,6 +91,11 @@ class Views {
 
   // After a failed call: a dead peer or an abort seen on one view stops all.
   void propagate_stop(const Status& st);
+  // Leaving the team: an error of an earlier call not yet reported here
+  // (collectives/calls.hpp, Calls::finish); waits for every rank's last
+  // call. Once; the destructor only leaves, without waiting.
+  Status finish();
+  ~Views();
 
  private:
   struct View {
@@ -104,7 +110,10 @@ class Views {
   Status agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local,
                         const std::string& asked);
 
+  void bind_calls();
+
   std::vector<std::unique_ptr<View>> views_;  // [0]: the base view
+  std::unique_ptr<Calls> numbered_;           // the team's calls (teams of more than one rank)
   std::array<Profile, kOpKinds> profiles_;
   std::array<int, kOpKinds> of_op_{};         // index into views_
   bool cma_ = false;

@@ -67,6 +67,7 @@ constexpr Known kSettings[] = {
     {"OSMP_KNOMIAL_RADIX", true},   {"OSMP_SYMMETRIC_MAX", false},
     {"OSMP_SYMMETRIC_SLOT_MAX", false}, {"OSMP_CMA", false},
     {"OSMP_CMA_MIN", false},        {"OSMP_CMA_MAX", false},
+    {"OSMP_CHECK", false},          {"OSMP_ONE_PASS_MAX", false},
 };
 
 }  // namespace
@@ -106,6 +107,13 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
   if (name == "OSMP_KNOMIAL_RADIX") return number(2, 64, radix);
   if (name == "OSMP_SYMMETRIC_MAX") return number(0, 1 << 20, sym_max);
   if (name == "OSMP_SYMMETRIC_SLOT_MAX") return number(0, 1 << 20, sym_slot_max);
+  if (name == "OSMP_ONE_PASS_MAX") return number(0, 1 << 20, one_pass_max);
+  if (name == "OSMP_CHECK") {
+    std::string_view v = trim(value);
+    if (iequals(v, "lazy")) return lazy = true, Status{};
+    if (iequals(v, "strict")) return lazy = false, Status{};
+    return Status(Errc::invalid_argument, cat(what, ": '", value, "' is not a check mode (lazy or strict)"));
+  }
   if (name == "OSMP_CMA_MIN") return size(cma_min);
   if (name == "OSMP_CMA_MAX") return size(cma_max);
   if (name == "OSMP_CMA") {
@@ -143,7 +151,8 @@ std::string CollectiveConfig::fingerprint() const {
     return cat(static_cast<int>(b.kind), ":", b.radix);
   };
   std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
-                      ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_min, ";cma_max=", cma_max);
+                      ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_min, ";cma_max=", cma_max,
+                      ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));
   return s;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "collectives/calls.hpp"
 #include "collectives/ops/common.hpp"
 
 namespace osmp {
@@ -54,6 +55,10 @@ bool reduction(OpKind k) {
 }  // namespace
 
 Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveConfig& config) {
+  if (team.size() > kMaxTeamRanks) {
+    return Status(Errc::invalid_argument, cat("collectives: a team of ", team.size(), " ranks on rank ", team.rank(),
+                                              ": at most ", kMaxTeamRanks, " are supported (headers carry a root in 15 bits)"));
+  }
   std::unique_ptr<Engine> e(new Engine(team, config));
   const Tree& tree = team.tree();
   for (Group& g : team.groups()) {
@@ -73,6 +78,7 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
       l.bcast[p] = g.bcast_area(p);
     }
     l.release = &g.leader_line(0);
+    for (int p = 0; p < kBuffers; ++p) l.rel[p] = &g.leader_line(p);
     e->work_.emplace_back().size_to(g.size());
     l.unit_off.assign(static_cast<std::size_t>(g.size()), 0);
     for (int u = 1; u < g.size(); ++u)
@@ -85,6 +91,7 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
   e->bcast_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.bcast_bytes;
   e->scratch_bytes_ = std::max(e->slot_bytes_, e->bcast_bytes_);
   e->shape_ = plan_shape(tree, e->slot_bytes_, e->bcast_bytes_);
+  e->settings_ = PlanSettings::of(config);
   if (!e->lanes_.empty() && e->shape_.top_units != e->lanes_.back().n()) {
     return Status(Errc::internal, cat("collectives: the top group on rank ", team.rank(), " has ",
                                       e->lanes_.back().n(), " units, the tree's root ", e->shape_.top_units));
@@ -94,6 +101,10 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
 }
 
 Engine::~Engine() = default;
+
+bool Engine::one_pass(const CollArgs& a) const {
+  return unit_acks() && plan(PlanInput{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype)}).first.one_pass;
+}
 
 Status Engine::validate(const CollArgs& a) const {
   const int me = team_.rank(), n = team_.size();
@@ -154,12 +165,57 @@ Status Engine::validate(const CollArgs& a) const {
   return {};
 }
 
+void Engine::set_calls(Calls* c) {
+  calls_ = c;
+  settings_ = PlanSettings::of(config_);
+  settings_.one_pass = c && config_.lazy && team_.size() > 1 && team_.size() <= config_.one_pass_max &&
+                       lanes_.size() == 1;
+  team_.waiter().watch_calls(c);
+}
+
+void Engine::realign(std::uint64_t step, std::uint64_t flat_step) {
+  step_ = step;
+  flat_step_ = flat_step;
+  for (Lane& l : lanes_) {
+    l.up_ok = step;
+    l.done_all = step;
+  }
+}
+
 Status Engine::run(const CollArgs& a) {
   OSMP_RETURN_IF_ERROR(team_.usable());
+  if (!calls_ || team_.size() == 1) return run_call(a);
+  CollArgs mine = a;
+  mine.earlier = calls_->earlier();
+  OSMP_RETURN_IF_ERROR(calls_->enter(header_for(mine)));
+  found_ = 0;
+  agreed_error_ = false;
+  Status st = run_call(mine);
+  // Every rank got this call's error verdict: their headers may differ, and
+  // so would the next call's digests of them, for an error already reported.
+  if (agreed_error_) calls_->forget_earlier();
+  if (found_ == 0) return calls_->settle(std::move(st));
+  if (status_field(found_) == Field::earlier) {
+    // The call before failed where nobody compared: every rank learns it
+    // (this call does not complete; its error names that call).
+    calls_->raise(calls_->current() - 1, found_);
+    return calls_->settle(std::move(st));
+  }
+  // Found in a one-pass step: others may have returned already.
+  calls_->raise(calls_->current(), found_);
+  return st;
+}
+
+bool Engine::explains(const CollArgs& a) const {
+  return !one_pass(a) && status_field(found_) != Field::earlier;
+}
+
+Status Engine::run_call(const CollArgs& a) {
   if (a.abstain != Errc::ok) {
     if (team_.size() == 1) return Status(a.abstain, cat(OpName{a.kind, team_.rank()}, ": abstained"));
     const int root = !rooted(a.kind) ? -1 : a.root >= 0 && a.root < team_.size() ? a.root : 0;
     CollArgs none{a.kind, nullptr, nullptr, a.count, a.dtype, a.op, root};
+    none.earlier = a.earlier;
     StatusWord local = make_status(a.abstain, Field::none, team_.rank());
     if (a.abstain == Errc::unsupported) {
       // Declining: a header of its own, no status, so that the verdict says
@@ -171,8 +227,9 @@ Status Engine::run(const CollArgs& a) {
       local = 0;
     }
     Status st = dispatch(none, local);
-    // A mismatch verdict reaches every rank, and every rank explains it.
-    if (st.code() == Errc::mismatch) return explain_mismatch(none, std::move(st));
+    // A mismatch verdict reaches every rank, and every rank explains it
+    // (in a one-pass call only the rank that found it knows: it raised it).
+    if (st.code() == Errc::mismatch && explains(none)) return explain_mismatch(none, std::move(st));
     if (!st.ok() || a.abstain != Errc::unsupported) return st;
     return Status(Errc::unsupported, cat(OpName{a.kind, team_.rank()}, ": every rank declined"));
   }
@@ -200,7 +257,7 @@ Status Engine::run(const CollArgs& a) {
   CollArgs safe = a;
   if (!mine.ok() && (safe.root < 0 || safe.root >= team_.size())) safe.root = 0;
   Status st = dispatch(safe, local);
-  if (st.code() == Errc::mismatch) return explain_mismatch(safe, std::move(st));
+  if (st.code() == Errc::mismatch && explains(safe)) return explain_mismatch(safe, std::move(st));
   // This rank's own argument error says more than the common verdict.
   if (!mine.ok() && !st.ok() && st.code() == Errc::invalid_argument) return mine;
   return st;

@@ -27,6 +27,8 @@
 
 namespace osmp {
 
+class Calls;
+
 struct CollArgs {
   OpKind kind = OpKind::barrier;
   const void* send = nullptr;
@@ -38,6 +40,8 @@ struct CollArgs {
   // Not ok: this rank joins the call only to deliver this error to every
   // rank (Team::abstain); its buffers are neither read nor written.
   Errc abstain = Errc::ok;
+  // The digest of this rank's previous call on the team (OpHeader::earlier).
+  std::uint16_t earlier = 0;
 };
 
 // One group on this rank's path, with what the engine derives from it.
@@ -55,7 +59,15 @@ struct Lane {
   std::vector<CtrlLine*> member[kBuffers];   // [parity][unit]
   std::vector<std::byte*> slot[kBuffers];    // [parity][unit]
   std::byte* bcast[kBuffers] = {};
-  CtrlLine* release = nullptr;               // the local root's line
+  // The local root's lines: release[0]'s `ack` says the slots of a step were
+  // consumed; the release of step s (flag, verdict, header, inline data) is
+  // in rel[s % 2], so that a one-pass step may write s while members still
+  // read s - 1.
+  CtrlLine* release = nullptr;
+  CtrlLine* rel[kBuffers] = {};
+  // Teams with unit acks (Engine::unit_acks): every unit is known to have
+  // finished every step up to this one (base/stage.hpp, StepState::reuse).
+  std::uint64_t done_all = 0;
   int size = 0;
   int n() const { return size; }
   // The unit that acts as local root in an operation rooted at `root`.
@@ -92,7 +104,8 @@ class Engine {
   ~Engine();
 
   // Runs one collective, blocking. Collective over the team, same arguments
-  // on every rank (checked).
+  // on every rank (checked: at once, or with OSMP_CHECK=lazy in one-pass
+  // calls at the latest in the next call; collectives/calls.hpp).
   Status run(const CollArgs& args);
   // The walk itself, once run() has checked the arguments.
   Status dispatch(const CollArgs& args, StatusWord local);
@@ -104,7 +117,25 @@ class Engine {
   std::vector<LaneWork>& work() { return work_; }
   // The tree as the plan sees it (plan.hpp), and the plan of a call.
   const PlanShape& shape() const { return shape_; }
-  Plan plan(const PlanInput& in) const { return make_plan(in, shape_, PlanSettings::of(config_)); }
+  Plan plan(const PlanInput& in) const { return make_plan(in, shape_, settings_); }
+  // The team's numbered calls (null: none attached, every call agrees first).
+  void set_calls(Calls* c);
+  Calls* calls() const { return calls_; }
+  // Whether this team makes one-pass calls (OSMP_CHECK=lazy, calls attached,
+  // a tree of one group, at most OSMP_ONE_PASS_MAX ranks). Then every rank
+  // acks every step in its own line, and a step first waits until every
+  // other rank finished the step two before (base/stage.hpp).
+  bool unit_acks() const { return settings_.one_pass; }
+  // What the last step of a call found on this rank that other ranks may
+  // not see (a one-pass step; walk.hpp), for run() to raise.
+  void note_found(StatusWord w) { found_ = w; }
+  // A round-trip header step's error verdict, which every rank gets (walk.hpp).
+  void note_agreed_error() { agreed_error_ = true; }
+  // The step counters, and moving them past every flag any rank published
+  // (after an error, collectives/calls.hpp): nothing old can satisfy a new wait.
+  std::uint64_t step() const { return step_; }
+  std::uint64_t flat_step() const { return flat_step_; }
+  void realign(std::uint64_t step, std::uint64_t flat_step);
   std::size_t slot_bytes() const { return slot_bytes_; }
   std::size_t bcast_bytes() const { return bcast_bytes_; }
   // Packed rank order of the whole team (the top domain).
@@ -132,12 +163,21 @@ class Engine {
  private:
   Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
   Status validate(const CollArgs& a) const;
+  Status run_call(const CollArgs& a);
+  bool one_pass(const CollArgs& a) const;
+  // Whether a mismatch verdict of this call is explained by exchanging the
+  // headers (not in one-pass calls, nor when it is about the call before).
+  bool explains(const CollArgs& a) const;
   Status explain_mismatch(const CollArgs& a, Status verdict);
   TeamCore& team_;
   CollectiveConfig config_;
   std::vector<Lane> lanes_;
   std::vector<LaneWork> work_;
   PlanShape shape_;
+  PlanSettings settings_;
+  Calls* calls_ = nullptr;
+  StatusWord found_ = 0;
+  bool agreed_error_ = false;  // the last call's error verdict reached every rank
   std::vector<int> top_packed_;
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;
   std::unique_ptr<std::byte[]> scratch_;

@@ -61,8 +61,16 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
 
 Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   Plan p;
-  p.first = StepPlan{true, true, true, false, TopCase::tree};
+  p.first = StepPlan{true, true, true, false, TopCase::tree, false};
   const Fit f = fit(in, s);
+  if (f.fits && set.one_pass) {
+    const bool down = in.op == OpKind::bcast || in.op == OpKind::scatter;
+    const bool up = in.op == OpKind::reduce || in.op == OpKind::gather;
+    if (up || down) {
+      p.first = StepPlan{true, up, down, true, TopCase::tree, true};
+      return p;
+    }
+  }
   if (f.fits) {
     p.first.flat = concatenates(in.op);
     if (symmetric_top(in, s, set)) p.first.top = TopCase::symmetric;
@@ -72,7 +80,7 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
   const std::size_t es = std::max<std::size_t>(1, in.esize);
   auto chunked = [&](std::size_t area, bool up, bool down, TopCase top) {
     p.rest = Rest::chunks;
-    p.chunk = StepPlan{false, up, down, false, top};
+    p.chunk = StepPlan{false, up, down, false, top, false};
     p.chunk_bytes = std::max(es, area / es * es);
     p.chunks = (f.bytes + p.chunk_bytes - 1) / p.chunk_bytes;
   };

@@ -4,7 +4,8 @@
 // neither decides anything of its own about paths, chunks or base cases.
 //
 // A call is a first step (headers up, verdict down; the data too when it fits
-// the areas) and then, for larger data, either chunk steps over the tree or
+// the areas; or, for small rooted calls with OSMP_CHECK=lazy, one pass with
+// the headers riding along) and then, for larger data, either chunk steps over the tree or
 // the flat path over the whole team (collectives/ops/flat.cpp). At each
 // group a step runs a base case (collectives/base/): flat or k-nomial below
 // the top, and at the top one of the tree's local root, the symmetric top or
@@ -48,6 +49,11 @@ struct StepPlan {
   // (gather, allgather), which needs every unit in unit order.
   bool flat = false;
   TopCase top = TopCase::tree;
+  // A one-pass first step (OSMP_CHECK=lazy): down only (bcast, scatter) or up
+  // only (reduce, gather), the header riding with the data; the ranks that
+  // check (the receivers, the root) may be the only ones to see a mismatch
+  // (collectives/calls.hpp).
+  bool one_pass = false;
 };
 
 // What follows the first step.
@@ -78,7 +84,10 @@ struct PlanInput {
 struct PlanSettings {
   int sym_max = 8;       // OSMP_SYMMETRIC_MAX
   int sym_slot_max = 2;  // OSMP_SYMMETRIC_SLOT_MAX
-  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max}; }
+  // The team makes one-pass calls (Engine::unit_acks: OSMP_CHECK=lazy, a
+  // tree of one group, at most OSMP_ONE_PASS_MAX ranks).
+  bool one_pass = false;
+  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max, false}; }
 };
 
 Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& settings);

@@ -19,13 +19,38 @@ struct OpHeader {
   std::uint8_t dtype = 0;  // Datatype
   std::uint8_t op = 0;     // Op (reductions only)
   std::uint8_t declined = 0;  // 1: this rank declines the call (Team::abstain with unsupported)
-  std::int32_t root = -1;  // -1 for unrooted operations
+  std::int16_t root = -1;  // -1 for unrooted operations (teams have at most kMaxTeamRanks)
+  // A digest of this rank's previous call on the team (earlier_digest()):
+  // ranks that agree on this call but not on the one before learn it here.
+  // A one-pass call (OSMP_CHECK=lazy) may end with nobody having compared
+  // (two ranks that both think they are a bcast's root); the next call
+  // compares (collectives/calls.hpp).
+  std::uint16_t earlier = 0;
   std::int64_t count = 0;
 };
 static_assert(sizeof(OpHeader) == 16);
 
-// What differs, when ranks disagree.
-enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args, declined };
+// The most ranks a team may have: headers carry a root in 15 bits.
+inline constexpr int kMaxTeamRanks = 32767;
+
+// The digest of a header that the next call's `earlier` carries: its fields
+// but `earlier`, folded to 16 bits (a chance of 1 in 65536 that two different
+// headers agree; the one-pass checker's and finish()'s comparisons see the
+// whole header).
+inline std::uint16_t earlier_digest(const OpHeader& h) {
+  OpHeader c = h;
+  c.earlier = 0;
+  std::uint64_t w[2];
+  std::memcpy(w, &c, sizeof w);
+  std::uint64_t x = (w[0] * 0x9e3779b97f4a7c15ull) ^ (w[1] * 0xc2b2ae3d27d4eb4full);
+  x ^= x >> 29;
+  x *= 0xbf58476d1ce4e5b9ull;
+  return static_cast<std::uint16_t>(x >> 48);
+}
+
+// What differs, when ranks disagree. `earlier`: the previous call (its
+// digest), which the error then names (collectives/calls.hpp).
+enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args, declined, earlier };
 
 // A status word: 0 = fine; else [code:8][field:8][rank+1:16]. Errors found
 // anywhere travel up to the top of the tree and come back down as the verdict.
@@ -58,6 +83,11 @@ inline Field compare(const OpHeader& a, const OpHeader& b) {
 // rank r's header, `mine` this rank's (its operation names the call); ""
 // when all agree.
 std::string mismatch_message(const OpHeader& mine, std::span<const OpHeader> all);
+
+// The same for two ranks' headers only (a one-pass call's checker, which
+// sees one other header): "bcast: ranks disagree on the count: rank 0
+// passed 8, rank 3 passed 16".
+std::string pair_mismatch_message(const OpHeader& mine, int me, const OpHeader& theirs, int them);
 
 // A line's layout as the collectives use it: `ready` carries the step and, in
 // its reserved word, the status; the rest of its 64-byte line holds the op

@@ -21,6 +21,7 @@ Status verdict_error(StatusWord w, const OpHeader& h, int me) {
     case Field::count: field = "count"; break;
     case Field::root: field = "root"; break;
     case Field::declined: field = "call: some decline it, others take it"; break;
+    case Field::earlier: field = "call before this one"; break;
     default: break;
   }
   // Engine::run() replaces this with who passed what (mismatch_message()).

@@ -34,6 +34,37 @@ class Walk {
   }
 
   Wait progress() {
+    if (!started_) {
+      if (x_.unit_acks) {
+        if (Wait w = x_.reuse()) return w;
+      }
+      started_ = true;
+    }
+    Wait w = walk();
+    if (!w && x_.unit_acks && !acked_) {
+      // Done with everything of this step: the lines and areas it used may
+      // be written again two steps on (StepState::reuse).
+      Lane& l = x_.lane(0);
+      publish(mline(l, l.g->me, x_.step).ack, x_.step, x_.sleepy);
+      acked_ = true;
+    }
+    return w;
+  }
+
+  bool done() const { return phase_ == Phase::done && (acked_ || !x_.unit_acks); }
+  // Not ok: a wait in place failed (a dead peer, an abort, a timeout).
+  WaitStatus failed() const { return x_.failed; }
+  // The verdict of a header step (0: every rank agreed and had good arguments).
+  StatusWord verdict() const { return x_.verdict; }
+  // A one-pass step: what only this rank found, and the header that differed.
+  StatusWord found() const { return x_.found; }
+  const OpHeader& seen() const { return x_.seen; }
+  int seen_rank() const { return x_.seen_rank; }
+
+ private:
+  enum class Phase : std::uint8_t { up, top, down, done };
+
+  Wait walk() {
     switch (phase_) {
       case Phase::up:
         for (; j_ < x_.lroots; root_up_ = RootUp<P>(++j_)) {  // local root
@@ -55,15 +86,6 @@ class Walk {
     return {};
   }
 
-  bool done() const { return phase_ == Phase::done; }
-  // Not ok: a wait in place failed (a dead peer, an abort, a timeout).
-  WaitStatus failed() const { return x_.failed; }
-  // The verdict of a header step (0: every rank agreed and had good arguments).
-  StatusWord verdict() const { return x_.verdict; }
-
- private:
-  enum class Phase : std::uint8_t { up, top, down, done };
-
   // Above the lanes I lead: the top's case, or my part as an ordinary member.
   Wait top() {
     if (x_.top_member) {
@@ -73,6 +95,8 @@ class Walk {
     // The top local root: the up result is complete.
     x_.result = mine_;
     x_.verdict = x_.status;
+    // An up-only one-pass step: the senders have returned, only I know.
+    if (x_.plan.one_pass && !x_.plan.down) x_.found = x_.verdict;
     if (x_.data_ok()) x_.p.at_top(mine_);
     return {};
   }
@@ -80,6 +104,8 @@ class Walk {
   StepState<P> x_;
   const std::byte* mine_;  // what this rank brings to the next lane up (at last, the up result)
   Phase phase_;
+  bool started_ = false;
+  bool acked_ = false;
   int j_ = 0;
   RootUp<P> root_up_{0};
   MemberUp<P> member_;
@@ -94,8 +120,19 @@ Status run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const
                 StatusWord local, int root, std::uint64_t first_chunk = 0) {
   Walk<P> w(e, p, plan, step, header, local, root, first_chunk, /*block=*/true);
   OSMP_RETURN_IF_ERROR(drive(e.team(), w));
-  if (plan.header && w.verdict() != 0) return verdict_error(w.verdict(), header, e.team().rank());
-  return {};
+  if (plan.one_pass) {
+    e.note_found(w.found());
+  } else if (plan.header && status_field(w.verdict()) == Field::earlier) {
+    e.note_found(w.verdict());  // every rank has it: the call before failed unseen
+  } else if (plan.header && w.verdict() != 0) {
+    e.note_agreed_error();
+  }
+  if (!plan.header || w.verdict() == 0) return {};
+  if (plan.one_pass && w.seen_rank() >= 0) {
+    // Only two headers are known here; the others' come with the next call.
+    return Status(Errc::mismatch, pair_mismatch_message(header, e.team().rank(), w.seen(), w.seen_rank()));
+  }
+  return verdict_error(w.verdict(), header, e.team().rank());
 }
 
 }  // namespace osmp

@@ -46,11 +46,14 @@ Result<ControlLayout> make_control_layout(ControlLayoutParams p) {
   l.params = p;
   l.control = sizeof(SegmentHeader);
   l.rank_lines = l.control + sizeof(ControlBlock);
-  l.items = l.rank_lines + r * kFalseSharingRange;
+  l.records = l.rank_lines + r * kFalseSharingRange;
+  l.items = l.records + r * sizeof(CallRecord);
   l.bcast = round_up(l.items + r * p.item_bytes, kFalseSharingRange);
   l.total = round_up(l.bcast + p.bcast_bytes, kPage);
   return l;
 }
+
+std::size_t ControlLayout::record(int r) const { return records + static_cast<std::size_t>(r) * sizeof(CallRecord); }
 
 std::uint64_t raise_abort(std::atomic<std::uint64_t>& word, AbortCode code, int rank) {
   std::uint64_t expected = 0;

@@ -96,8 +96,9 @@ Result<GroupLayout> make_group_layout(GroupLayoutParams params);
 // the job segment of osmprun) the bootstrap exchange area.
 //
 //   SegmentHeader
-//   Control (128 B)                 abort word and reason, written by anyone (CAS)
+//   Control (128 B)                 abort and call-error words, written by anyone (CAS)
 //   RankLine[ranks]      128 B each RankLine[r] written by rank r
+//   CallRecord[ranks]    640 B each CallRecord[r] written by rank r (collectives/calls.hpp)
 //   ExchangeItem[ranks]  item_bytes each, written by rank r (bootstrap allgather)
 //   ExchangeBcast        bcast_bytes, written by the broadcast root
 struct ControlLayoutParams {
@@ -110,11 +111,13 @@ struct ControlLayout {
   ControlLayoutParams params;
   std::size_t control = 0;
   std::size_t rank_lines = 0;
+  std::size_t records = 0;
   std::size_t items = 0;
   std::size_t bcast = 0;
   std::size_t total = 0;
   std::size_t rank_line(int r) const { return rank_lines + static_cast<std::size_t>(r) * kFalseSharingRange; }
   std::size_t item(int r) const { return items + static_cast<std::size_t>(r) * params.item_bytes; }
+  std::size_t record(int r) const;
 };
 
 Result<ControlLayout> make_control_layout(ControlLayoutParams params);
@@ -125,9 +128,15 @@ Result<ControlLayout> make_control_layout(ControlLayoutParams params);
 // acq_rel); readers poll it relaxed and re-read it with acquire before
 // reporting. Any process of the team or job may raise it; osmprun and its
 // watchdog raise the job's.
+//
+// `error` (team segments): the first error a one-pass call found, as
+// (call number << 32) | status word (collectives/calls.hpp). It goes from
+// one value to the next by compare-exchange (acq_rel); readers poll it
+// relaxed at every call and while waiting, and acquire it before acting.
 struct alignas(kFalseSharingRange) ControlBlock {
   std::atomic<std::uint64_t> abort{0};  // 0: running; else encode_abort()
-  std::byte reserved[kFalseSharingRange - 8];
+  std::atomic<std::uint64_t> error{0};  // 0: none yet; else the latest call error
+  std::byte reserved[kFalseSharingRange - 16];
 };
 static_assert(sizeof(ControlBlock) == kFalseSharingRange);
 
@@ -155,6 +164,25 @@ struct alignas(kFalseSharingRange) RankLine {
   std::byte reserved[kFalseSharingRange - 80];
 };
 static_assert(sizeof(RankLine) == kFalseSharingRange);
+
+// One per rank, written only by that rank: the headers of its latest calls
+// (a ring, each tagged with its call number) and what it brings to a
+// resynchronisation after an error (collectives/calls.hpp says how they are
+// used). Readers acquire `sync` before reading `vals` of that round, and read
+// the ring only in a resynchronisation or in Calls::finish() once every rank
+// has entered its last call, when its writer has stopped writing.
+struct alignas(kFalseSharingRange) CallRecord {
+  static constexpr int kRing = 8;
+  static constexpr int kVals = 24;
+  static constexpr std::uint64_t kLeft = std::uint64_t{1} << 62;  // both flags, once the rank left
+  Flag sync;                        // resynchronisation round reached
+  Flag entered;                     // the call this rank is in (release, after its header)
+  std::byte pad[kCacheLine - 2 * sizeof(Flag)];
+  std::uint64_t tag[kRing];         // the call number whose header is in header[i]
+  std::byte header[kRing][16];      // the call's header (collectives/protocol.hpp OpHeader)
+  std::uint64_t vals[2][kVals];     // [round parity]: call, then each view's steps
+};
+static_assert(sizeof(CallRecord) == 640);
 
 // Why a team or job stopped. The first reason wins.
 enum class AbortCode : std::uint32_t {

@@ -287,6 +287,7 @@ Status ShmBootstrap::failure(WaitStatus ws, int rank, std::uint64_t step) {
     case WaitStatus::peer_dead:
       raise_abort(control()->abort, AbortCode::peer_dead, rank);  // the others hear it from the first to see it
       return Status(Errc::peer_dead, cat("bootstrap: rank ", rank, " died"));
+    case WaitStatus::stale:  // the bootstrap's waiter watches no calls
     case WaitStatus::timeout:
       return Status(Errc::timeout, cat("bootstrap: rank ", this->rank(), " waited ",
                                        timeout_ns_ / 1'000'000'000ULL, " s for rank ", rank,

@@ -405,6 +405,9 @@ Status TeamCore::fail(WaitStatus ws) {
     }
     case WaitStatus::aborted: return usable();
     case WaitStatus::timeout: return Status(Errc::timeout, "timed out waiting for a peer");
+    case WaitStatus::stale:
+      // The caller (collectives/calls.hpp) replaces this with the error it names.
+      return Status(Errc::mismatch, "another rank found an error in a call on this team");
   }
   return {};
 }

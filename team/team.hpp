@@ -111,6 +111,12 @@ class TeamCore {
                                   outbox_bytes());
   }
   std::size_t outbox_bytes() const { return control_layout_.params.item_bytes / kBuffers; }
+  // The calls' bookkeeping (collectives/calls.hpp): each rank's record, and
+  // the team's call-error word.
+  CallRecord& call_record(int rank) const { return *control_.at<CallRecord>(control_layout_.record(rank)); }
+  std::atomic<std::uint64_t>& call_error() const {
+    return control_.at<ControlBlock>(control_layout_.control)->error;
+  }
 
   // Turns a failed wait into an error that names the cause, and marks the team
   // aborted so every other rank stops too (a dead peer: "rank 3 (pid 812) died").

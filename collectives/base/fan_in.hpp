@@ -91,6 +91,7 @@ class RootUp {
       case 1:
         if (Wait wt = collect_.progress(x, l, w)) return wt;
         w.src[static_cast<std::size_t>(l.g->me)] = mine;
+        x.all_finished_before(l);  // every unit published this step (k-nomial: through its parent)
         phase_ = 2;
         [[fallthrough]];
       case 2:

@@ -42,15 +42,20 @@ class FanOut {
       if (x.verdict == 0) x.p.deliver(x.k - 1, from_lane_, from_);
     } else if (x.m < x.k) {
       Lane& l = x.lane(x.m);
-      CtrlLine& rel = *l.release;
-      if (Wait w = x.need(rel.ready, x.step, x.actor(l, l.lroot(x.root)))) return w;
+      CtrlLine& rel = rel_line(l, x.step);
+      const int from = x.actor(l, l.lroot(x.root));
+      if (Wait w = x.need(rel.ready, x.step, from)) return w;
       l.up_ok = x.step;  // released: everything up to this step was consumed
+      if (x.plan.up) x.all_finished_before(l);
       if (x.plan.header) x.verdict = rel.ready.word;  // acquired with `ready`
+      if (x.plan.one_pass) check_one_pass(x, rel, from);
       const std::size_t len = x.p.down_len(l);
       from_ = len ? down_ptr(l, len, x.step) : nullptr;
       from_lane_ = &l;
       if (x.verdict_ok()) x.p.deliver(x.m, &l, from_);
     } else {
+      // A down-only header step starts here: my own status is the verdict.
+      if (x.plan.header && !x.plan.up) x.verdict = x.status;
       from_ = x.verdict_ok() ? x.p.top_down(up_result ? up_result : x.result) : nullptr;
       if (x.verdict_ok()) x.p.deliver(x.k, nullptr, from_);
     }
@@ -68,17 +73,36 @@ class FanOut {
       }
     }
     if (area && x.verdict_ok()) forward(x.p, from_lane_, l, from_, area);
-    CtrlLine& rel = *l.release;
     if (!x.plan.up) {  // the ack moves on every step, so that slot_free() never waits on a gap
-      publish(rel.ack, x.step, x.sleepy);
+      publish(l.release->ack, x.step, x.sleepy);
       l.up_ok = x.step;
     }
+    CtrlLine& rel = rel_line(l, x.step);
     if (x.plan.header) rel.ready.word = x.verdict;
+    if (x.plan.one_pass) *header_of(rel) = x.header;  // checked by every member
     publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
     if (x.verdict_ok()) x.p.deliver(j_, &l, area);
     from_ = area;
     from_lane_ = &l;
     return {};
+  }
+
+  // A one-pass step: nobody compared headers on the way up, so each member
+  // compares the release's with its own. What it finds (or its own bad
+  // arguments) only it knows: to be raised (collectives/calls.hpp). A
+  // verdict already set is the root's own error, which every rank gets.
+  static void check_one_pass(StepState<P>& x, const CtrlLine& rel, int from) {
+    if (x.verdict != 0) return;
+    const OpHeader& theirs = *header_of(const_cast<CtrlLine&>(rel));
+    if (Field f = compare(theirs, x.header); f != Field::none) {
+      x.verdict = make_status(Errc::mismatch, f, x.e.team().rank());
+      // One-pass teams are one group: the release's writer is whoever thinks
+      // it is the root, and says so (two may, when ranks disagree on it).
+      x.saw(rel, theirs.root >= 0 && theirs.root < x.e.team().size() ? theirs.root : from);
+    } else {
+      x.verdict = x.status;
+    }
+    x.found = x.verdict;
   }
 
   int phase_ = 0;

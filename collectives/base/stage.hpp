@@ -60,9 +60,12 @@ inline std::byte* up_ptr(const Lane& l, std::size_t len, int u, std::uint64_t st
   return len <= kInlineBytes ? inline_of(mline(l, u, step)) : l.slot[parity(step)][static_cast<std::size_t>(u)];
 }
 
+// The local root's release line of a step (by parity: Lane::rel).
+inline CtrlLine& rel_line(const Lane& l, std::uint64_t step) { return *l.rel[parity(step)]; }
+
 // Where the local root's down data of `len` bytes goes: its line, or the area.
 inline std::byte* down_ptr(const Lane& l, std::size_t len, std::uint64_t step) {
-  return len <= kInlineBytes ? inline_of(*l.release) : l.bcast[parity(step)];
+  return len <= kInlineBytes ? inline_of(rel_line(l, step)) : l.bcast[parity(step)];
 }
 
 // One step of a call on this rank: what the plan says it is, and what the
@@ -75,7 +78,8 @@ struct StepState {
             std::uint64_t first, bool block)
       : e(eng), p(pay), lanes(eng.lanes()), work(eng.work()), plan(sp), step(s), first_chunk(first), header(h),
         status(local), root(r), k(static_cast<int>(lanes.size())), sleepy(eng.team().waiter().may_sleep()),
-        uniform(pay.uniform_up_len()), waiter(block ? &eng.team().waiter() : nullptr) {
+        uniform(pay.uniform_up_len()), unit_acks(eng.unit_acks()),
+        waiter(block ? &eng.team().waiter() : nullptr) {
     while (m < k && lane(m).g->me == lane(m).lroot(root)) ++m;
     top_member = plan.top != TopCase::tree && m >= k - 1;
     lroots = plan.top != TopCase::tree ? std::min(m, k - 1) : m;
@@ -111,7 +115,37 @@ struct StepState {
       status = line.ready.word;
     } else if (Field f = compare(*header_of(const_cast<CtrlLine&>(line)), against); f != Field::none) {
       status = make_status(Errc::mismatch, f, who);
+      saw(line, who);
     }
+  }
+
+  // Keeps the header that differed from mine (a one-pass step's own message).
+  void saw(const CtrlLine& line, int who) {
+    seen = *header_of(const_cast<CtrlLine&>(line));
+    seen_rank = who;
+  }
+
+  // In a team with unit acks, before this step writes anything: every other
+  // unit finished the step two before, which used the same lines and areas
+  // (a one-pass step's readers may still read them; none of its writers
+  // waits for them). Known without waiting after a round trip (done_all).
+  // Teams with unit acks are one group: lane 0.
+  Wait reuse() {
+    Lane& l = lane(0);
+    if (step < 2 || reached(l.done_all, step - 2)) return {};
+    for (int u = 0; u < l.n(); ++u) {
+      if (u == l.g->me) continue;
+      if (Wait w = need(mline(l, u, step).ack, step - 2, actor(l, u))) return w;
+    }
+    l.done_all = step - 2;
+    return {};
+  }
+
+  // Every unit that saw all units' lines of this step (a local root at the
+  // end of its collect, a member released after a round trip, the symmetric
+  // top) knows that all finished the step before.
+  void all_finished_before(Lane& l) {
+    if (unit_acks && step >= 1 && !reached(l.done_all, step - 1)) l.done_all = step - 1;
   }
 
   // Publishes my header and status in my line of lane l (with `ready`).
@@ -125,6 +159,7 @@ struct StepState {
   // so; after up-only steps (chunked reduce), whose writers move on without
   // waiting, only the local root's ack does.
   Wait slot_free(Lane& l, std::size_t len) {
+    if (unit_acks) return {};  // reuse() waited for this at the start of the step
     if (len <= kInlineBytes || step < 2 || reached(l.up_ok, step - 2)) return {};
     if (Wait w = need(l.release->ack, step - 2, actor(l, l.lroot(root)))) return w;
     l.up_ok = step - 2;
@@ -146,6 +181,7 @@ struct StepState {
   int k;
   bool sleepy;
   std::size_t uniform;
+  bool unit_acks;  // Engine::unit_acks
   Waiter* waiter;  // blocking: wait in place
   WaitStatus failed = WaitStatus::ok;
   int m = 0;       // local root of lanes 0..m-1
@@ -153,6 +189,11 @@ struct StepState {
   bool top_member = false;    // this rank runs the top's symmetric or slices case
   StatusWord verdict = 0;
   const std::byte* result = nullptr;  // what the top produced
+  // A one-pass step: what this rank found that others may not see (to be
+  // raised: collectives/calls.hpp), and the header that differed from mine.
+  StatusWord found = 0;
+  OpHeader seen{};
+  int seen_rank = -1;
 };
 
 // Waits for the units of w.from in lane l (resumable: `next` is the first not

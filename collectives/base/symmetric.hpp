@@ -73,12 +73,13 @@ class SymmetricTop {
     x.verdict = x.status;
     if (x.verdict == 0) x.result = sym_down(x.p, top, w, x.e.scratch(2));
     top.up_ok = x.step;  // every line of this step was read by everyone
+    x.all_finished_before(top);
     if (top.g->me == top.lroot(x.root)) {
       // The ack moves on every step (slot_free() must not wait on a gap);
       // and for peers that (disagreeing on the count) took the local-root
       // path, the release they wait for, with the verdict.
-      CtrlLine& rel = *top.release;
-      publish(rel.ack, x.step, x.sleepy);
+      publish(top.release->ack, x.step, x.sleepy);
+      CtrlLine& rel = rel_line(top, x.step);
       rel.ready.word = x.verdict;
       publish(rel.ready, x.step, x.sleepy);
     }

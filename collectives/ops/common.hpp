@@ -15,7 +15,9 @@ inline OpHeader header_for(const CollArgs& a) {
   h.kind = static_cast<std::uint8_t>(a.kind);
   h.dtype = static_cast<std::uint8_t>(a.dtype);
   h.op = static_cast<std::uint8_t>(a.op);
-  h.root = a.root;
+  // A root outside the team fails validation; the header only carries it.
+  h.root = static_cast<std::int16_t>(a.root >= -1 && a.root <= kMaxTeamRanks ? a.root : kMaxTeamRanks);
+  h.earlier = a.earlier;
   h.count = a.count;
   h.declined = a.abstain == Errc::unsupported ? 1 : 0;
   return h;

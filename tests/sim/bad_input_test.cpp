@@ -14,7 +14,7 @@ constexpr int kRanks = 5;
 class BadInput : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    tt_ = new test::ThreadTeams(test::make_teams({"bad", "rome", kRanks, MapBy::scatter, "", ""}));
+    tt_ = new test::ThreadTeams(test::make_teams({"bad", "rome", kRanks, MapBy::scatter, "", "", ""}));
   }
   static void TearDownTestSuite() { delete tt_; }
 

@@ -147,13 +147,16 @@ TEST_P(Mismatch, SeveralValuesAndTies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Teams, Mismatch,
-                         ::testing::Values(Config{"here2", "", 2, MapBy::core, "", ""},
-                                           Config{"rome3", "rome", 3, MapBy::scatter, "", ""},
-                                           Config{"here4", "", 4, MapBy::core, "", ""},
-                                           Config{"here5", "", 5, MapBy::core, "", ""},
-                                           Config{"rome5", "rome", 5, MapBy::scatter, "", ""},
-                                           Config{"cl7_knomial", "cascadelake", 7, MapBy::core, "", "knomial:2"},
-                                           Config{"rome11", "rome", 11, MapBy::numa, "auto", ""}),
+                         ::testing::Values(Config{"here2", "", 2, MapBy::core, "", "", ""},
+                                           Config{"rome3", "rome", 3, MapBy::scatter, "", "", ""},
+                                           Config{"here4", "", 4, MapBy::core, "", "", ""},
+                                           Config{"here5", "", 5, MapBy::core, "", "", ""},
+                                           Config{"rome5", "rome", 5, MapBy::scatter, "", "", ""},
+                                           Config{"cl7_knomial", "cascadelake", 7, MapBy::core, "", "knomial:2", ""},
+                                           Config{"rome11", "rome", 11, MapBy::numa, "auto", "", ""},
+                                           // OSMP_CHECK=lazy on a tree of several groups: no one-pass
+                                           // calls, every call agrees first, as with strict.
+                                           Config{"rome11_lazy", "rome", 11, MapBy::numa, "auto", "", "lazy"}),
                          [](const auto& param_info) { return param_info.param.name; });
 
 }  // namespace

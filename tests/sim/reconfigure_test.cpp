@@ -48,7 +48,7 @@ std::vector<std::string> level_names(const Team& t) {
 }
 
 TEST(Reconfigure, DegreeChangeRebuildsTheTreeOnEveryRank) {
-  auto tt = test::make_teams({"cl16", "cascadelake", 16, MapBy::core, "", ""});
+  auto tt = test::make_teams({"cl16", "cascadelake", 16, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   auto cases = some_cases(16, {0, 7}, false);
   EXPECT_EQ(test::run_cases(tt, cases, 1), "");
@@ -74,7 +74,7 @@ TEST(Reconfigure, DegreeChangeRebuildsTheTreeOnEveryRank) {
 }
 
 TEST(Reconfigure, EveryRankSwitchesAfterTheSameCollective) {
-  auto tt = test::make_teams({"here5", "", 5, MapBy::core, "", ""});
+  auto tt = test::make_teams({"here5", "", 5, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   test::on_all(tt, [](Team& t) {
     for (int i = 0; i < 4; ++i) (void)t.barrier();
@@ -86,7 +86,7 @@ TEST(Reconfigure, EveryRankSwitchesAfterTheSameCollective) {
 }
 
 TEST(Reconfigure, PerOperationSpecsRunOnTheirOwnTree) {
-  auto tt = test::make_teams({"rome16", "rome", 16, MapBy::scatter, "", ""});
+  auto tt = test::make_teams({"rome16", "rome", 16, MapBy::scatter, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   auto st = on_all_status(tt, [](Team& t) {
     return t.configure({}, {{OpKind::reduce, {{"OSMP_VH", "?2"}, {"OSMP_BASE_CASE", "knomial:2"}}},
@@ -108,7 +108,7 @@ TEST(Reconfigure, PerOperationSpecsRunOnTheirOwnTree) {
 }
 
 TEST(Reconfigure, DifferentSpecsAreAMismatchOnEveryRankAndChangeNothing) {
-  auto tt = test::make_teams({"here4", "", 4, MapBy::core, "", ""});
+  auto tt = test::make_teams({"here4", "", 4, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   auto st = on_all_status(tt, [](Team& t) { return t.set_vh(t.rank() == 2 ? "?2" : "?3"); });
   for (int r = 0; r < 4; ++r) {
@@ -129,7 +129,7 @@ TEST(Reconfigure, DifferentSpecsAreAMismatchOnEveryRankAndChangeNothing) {
 }
 
 TEST(Reconfigure, BadSettingsOnOneRankAreAnErrorOnEveryRank) {
-  auto tt = test::make_teams({"cl8", "cascadelake", 8, MapBy::core, "", ""});
+  auto tt = test::make_teams({"cl8", "cascadelake", 8, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   struct Bad {
     std::function<Status(Team&)> fn;
@@ -159,7 +159,7 @@ TEST(Reconfigure, BadSettingsOnOneRankAreAnErrorOnEveryRank) {
 // same reference a run without changes meets. Nothing stays mapped or named.
 TEST(Reconfigure, ManyChangesInALongRandomRun) {
   const int n = 7;
-  auto tt = test::make_teams({"rome7", "rome", n, MapBy::scatter, "", ""});
+  auto tt = test::make_teams({"rome7", "rome", n, MapBy::scatter, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   const int mappings_before = test::osmp_mappings();
   const std::string job = cat(std::hex, tt.teams[0]->core().job_id());
@@ -202,7 +202,7 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
 }
 
 TEST(Reconfigure, ATeamOfOneChecksButHasNothingToRebuild) {
-  auto tt = test::make_teams({"one", "", 1, MapBy::core, "", ""});
+  auto tt = test::make_teams({"one", "", 1, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   EXPECT_TRUE(tt.teams[0]->set_vh("?2").ok());
   EXPECT_EQ(tt.teams[0]->set_vh("Package:0").code(), Errc::invalid_argument);

@@ -38,6 +38,7 @@ struct Config {
   MapBy map_by = MapBy::core;
   std::string vh;
   std::string base_case;  // OSMP_BASE_CASE syntax, "" = auto
+  std::string check;      // OSMP_CHECK: "lazy", "strict", "" = the default
 };
 
 inline ThreadTeams make_teams(const Config& c) {
@@ -61,6 +62,7 @@ inline ThreadTeams make_teams(const Config& c) {
       }
       o.team.vh = c.vh;
       if (!c.base_case.empty()) (void)o.collectives.set_base_cases(c.base_case);
+      if (!c.check.empty()) (void)o.collectives.set("OSMP_CHECK", c.check);
       auto t = Team::create(boot, o);
       out.status[static_cast<std::size_t>(r)] = t.status();
       if (t.ok()) out.teams[static_cast<std::size_t>(r)] = std::make_unique<Team>(std::move(t).value());

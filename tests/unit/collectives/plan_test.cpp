@@ -117,9 +117,9 @@ TEST(Plan, SmallDataRidesInTheFirstStepLargeDataFollows) {
   EXPECT_EQ(make_plan({OpKind::bcast, 64, 1, true}, s, set).first.top, TopCase::tree);
   EXPECT_EQ(make_plan({OpKind::bcast, 64, 1, false}, s, set).first.top, TopCase::symmetric);
   // OSMP_SYMMETRIC_MAX=0 turns the symmetric top and slices off.
-  const Plan off = make_plan({OpKind::allreduce, 1 << 20, 4, true}, s, PlanSettings{0, 0});
+  const Plan off = make_plan({OpKind::allreduce, 1 << 20, 4, true}, s, PlanSettings{0, 0, false});
   EXPECT_EQ(off.chunk.top, TopCase::tree);
-  EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, PlanSettings{0, 0}).first.top, TopCase::tree);
+  EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, PlanSettings{0, 0, false}).first.top, TopCase::tree);
 }
 
 TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {

@@ -11,7 +11,7 @@ OpHeader header(OpKind k, std::int64_t count, Datatype t = Datatype::int32, Op o
   h.kind = static_cast<std::uint8_t>(k);
   h.dtype = static_cast<std::uint8_t>(t);
   h.op = static_cast<std::uint8_t>(op);
-  h.root = root;
+  h.root = static_cast<std::int16_t>(root);
   h.count = count;
   return h;
 }
@@ -55,6 +55,44 @@ TEST(MismatchMessage, ADecliningRankIsNamedAndNothingElseCompared) {
   EXPECT_EQ(mismatch_message(all[0], all),
             "allreduce: ranks disagree on running the call on osmp: rank 2 would hand it to the MPI, "
             "ranks 0-1,3 would run it");
+}
+
+TEST(PairMismatchMessage, TheTwoRanksInRankOrder) {
+  OpHeader mine = header(OpKind::bcast, 4, Datatype::int32, Op::sum, 0);
+  OpHeader theirs = mine;
+  theirs.count = 2;
+  EXPECT_EQ(pair_mismatch_message(mine, 3, theirs, 0), "bcast: ranks disagree on the count: rank 0 passed 2, rank 3 passed 4");
+  EXPECT_EQ(pair_mismatch_message(mine, 0, theirs, 3), "bcast: ranks disagree on the count: rank 0 passed 4, rank 3 passed 2");
+  EXPECT_EQ(pair_mismatch_message(mine, 1, mine, 0), "");
+}
+
+TEST(EarlierDigest, ComparedFirstAndLeftToTheFailedCallsMessage) {
+  OpHeader a = header(OpKind::bcast, 4, Datatype::int32, Op::sum, 0);
+  OpHeader b = a;
+  b.earlier = static_cast<std::uint16_t>(a.earlier + 1);
+  b.count = 8;  // the earlier call failed first: its error is the one reported
+  EXPECT_EQ(compare(a, b), Field::earlier);
+  EXPECT_EQ(pair_mismatch_message(a, 0, b, 1), "");  // Calls names the earlier call from every rank's record
+  b = a;
+  b.earlier = 7;
+  EXPECT_EQ(compare_fields(a, b), Field::earlier);
+}
+
+TEST(EarlierDigest, EveryFieldButItsOwnCounts) {
+  const OpHeader a = header(OpKind::reduce, 16, Datatype::int16, Op::max, 2);
+  OpHeader chained = a;
+  chained.earlier = 99;  // the digest of a call does not depend on the one before
+  EXPECT_EQ(earlier_digest(a), earlier_digest(chained));
+  int differ = 0;
+  for (OpHeader h : {header(OpKind::bcast, 16, Datatype::int16, Op::max, 2), header(OpKind::reduce, 17, Datatype::int16, Op::max, 2),
+                     header(OpKind::reduce, 16, Datatype::int32, Op::max, 2), header(OpKind::reduce, 16, Datatype::int16, Op::min, 2),
+                     header(OpKind::reduce, 16, Datatype::int16, Op::max, 1)}) {
+    differ += earlier_digest(h) != earlier_digest(a) ? 1 : 0;
+  }
+  EXPECT_EQ(differ, 5);
+  OpHeader declined = a;
+  declined.declined = 1;
+  EXPECT_NE(earlier_digest(declined), earlier_digest(a));
 }
 
 }  // namespace

@@ -1,0 +1,111 @@
+// The calls of a team, numbered, and what happens when a one-pass call finds
+// an error that other ranks cannot see (docs/protocol.md, "One-pass calls").
+//
+// Every call on a team gets the next number (the same on every rank, since
+// every rank makes the same calls) and its header goes into this rank's
+// CallRecord (a ring; nobody reads it unless a call fails). A one-pass call
+// does not agree on the headers before it moves data: the ranks that check
+// (a receiver of a bcast, the root of a reduce) may find a mismatch that the
+// others, already returned, never see. Such a rank raises the team's
+// call-error word: (call number << 32) | status. Every rank reads the word
+// at each call and, now and then, while it waits (WaitCheck); one that finds
+// an error for a call it has reached stops that call and resynchronises:
+//
+//   1. each rank publishes in its record the call it is in and each view's
+//      step counters, then waits for every other rank's (a rank that left
+//      the team counts as arrived, with what it had);
+//   2. every rank takes the same maxima: the step counters jump past every
+//      flag anyone has published, and the furthest call T becomes everyone's
+//      last; a rank behind skips its calls up to T (returning an error that
+//      says so), so that the calls of every rank line up again;
+//   3. every rank builds the same message from everyone's header of the
+//      failed call (mismatch_message()).
+//
+// The call a rank is in when it learns of the error returns it ("not run" or
+// "not completed", naming the failed call); the rank that found it returns
+// its own error in the failed call itself. With OSMP_CHECK=strict no call is
+// one-pass and nothing is ever raised.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/protocol.hpp"
+#include "collectives/types.hpp"
+#include "core/status.hpp"
+#include "shm/wait.hpp"
+#include "team/team.hpp"
+
+namespace osmp {
+
+class Engine;
+
+class Calls final : public WaitCheck {
+ public:
+  // Records and the error word live in `base`'s control segment.
+  explicit Calls(TeamCore& base);
+  Calls(const Calls&) = delete;
+  Calls& operator=(const Calls&) = delete;
+
+  // The team's views: the base view's core (which holds the records and the
+  // error word) and every view's engine, whose steps a resynchronisation
+  // aligns (in the same order on every rank) and whose waits watch this.
+  // Called again after every reconfiguration, on every rank at the same call.
+  void bind(TeamCore& base, const std::vector<Engine*>& engines);
+
+  // A new call with header `h`. Not ok: the call must not run: an earlier
+  // call failed (the team resynchronised; the error names that call), or it
+  // is skipped to line the calls up again.
+  Status enter(const OpHeader& h);
+  // This rank found `status` in call `call` (the current one, or the one
+  // before when the headers' `earlier` digests differ); others may not see it.
+  void raise(std::uint64_t call, StatusWord status);
+  // The digest of this rank's last call (OpHeader::earlier): 0 at first and
+  // after every resynchronisation, on every rank.
+  std::uint16_t earlier() const { return digest_; }
+  // The last call failed with a mismatch that every rank was told of in it
+  // (OSMP_CHECK=strict's agreement): the next call does not compare it.
+  void forget_earlier() { digest_ = 0; }
+  // After the current call ended with `st`: if an error is pending for a
+  // call this rank has reached, resynchronise and return the error this
+  // call reports instead; else `st`.
+  Status settle(Status st);
+  // Leaving the team. With `wait` (osmp_finalize, Team::finish): waits until
+  // every rank has at least entered the call after this rank's last one (or
+  // left), so that an error found in any call up to it is seen, and returns
+  // it. Without (Team's destructor, which must not block on peers that may
+  // destroy their teams later or in the same thread): only leaves.
+  Status finish(bool wait);
+
+  bool stale() const noexcept override;
+  std::uint64_t current() const { return current_; }
+
+ private:
+  CallRecord& record(int r) const { return team_->call_record(r); }
+  TeamCore& team() const { return *team_; }
+  bool pending_for(std::uint64_t call) const;
+  std::uint64_t error_word() const { return team_->call_error().load(std::memory_order_acquire); }
+  // `what` begins the error this rank's current call returns: "bcast: not
+  // run", "finalize".
+  Status resync(const std::string& what);
+  // The current call learned of a pending error: resynchronise if it is of
+  // an earlier call, else only report it (the next call resynchronises).
+  Status learned(const std::string& what);
+  void write_vals(int parity);
+  std::string failed_call_message(std::uint32_t call, StatusWord status) const;
+  std::string last_call_mismatch(std::uint64_t call) const;
+
+  TeamCore* team_;
+  std::vector<Engine*> engines_;
+  std::uint64_t current_ = 0;  // the call this rank is in (or last made)
+  std::uint32_t handled_ = 0;  // errors of calls up to this one were dealt with
+  std::uint64_t skip_until_ = 0;  // calls up to this one are skipped
+  std::uint64_t round_ = 0;       // resynchronisations so far
+  std::uint16_t digest_ = 0;      // earlier_digest() of the last call made
+  std::string failed_;            // the last failed call, as the skipped calls name it
+  bool resyncing_ = false;
+  bool left_ = false;
+};
+
+}  // namespace osmp

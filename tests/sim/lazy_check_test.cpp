@@ -1,0 +1,234 @@
+// OSMP_CHECK=lazy: one-pass calls do not agree on the headers before they
+// move data, so a mismatch is found by the ranks that read (a bcast's
+// receivers, a reduce's root) or, where nobody read, by the next call's
+// comparison or by Team::finish(). Every rank learns it at the latest in its
+// next call on the team, whose error names the failed call; the team stays
+// usable. The immediate agreement of OSMP_CHECK=strict is mismatch_test.cpp.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <mutex>
+
+#include "team_api_harness.hpp"
+
+namespace osmp {
+namespace {
+
+using test::Config;
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+
+class LazyCheck : public ::testing::TestWithParam<Config> {
+ protected:
+  void SetUp() override {
+    tt_ = std::make_unique<test::ThreadTeams>(test::make_teams(GetParam()));
+    ASSERT_TRUE(tt_->ok()) << tt_->first_error();
+  }
+  int n() const { return GetParam().n; }
+
+  // fn on every rank; the statuses by rank.
+  std::vector<Status> run(const std::function<Status(Team&)>& fn) {
+    std::mutex m;
+    std::vector<Status> got(static_cast<std::size_t>(n()));
+    test::on_all(*tt_, [&](Team& t) {
+      Status st = fn(t);
+      std::lock_guard lock(m);
+      got[static_cast<std::size_t>(t.rank())] = st;
+    });
+    return got;
+  }
+
+  // A correct allreduce on every rank; `fails`: each rank's must fail with a
+  // mismatch whose message names the earlier failed call and `what`.
+  void next_call(bool fails, const std::string& what = "") {
+    auto got = run([&](Team& t) {
+      std::int64_t v = t.rank() + 1, sum = 0;
+      Status st = t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
+      if (st.ok()) {
+        EXPECT_EQ(sum, n() * (n() + 1) / 2) << "rank " << t.rank();
+      }
+      return st;
+    });
+    for (int r = 0; r < n(); ++r) {
+      const Status& st = got[static_cast<std::size_t>(r)];
+      if (!fails) {
+        EXPECT_TRUE(st.ok()) << "rank " << r << ": team unusable after the error: " << st.to_string();
+        continue;
+      }
+      EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ": " << st.to_string();
+      EXPECT_THAT(st.message(), ContainsRegex("^allreduce: not (run|completed): call [0-9]+ on this team failed: "))
+          << "rank " << r;
+      EXPECT_THAT(st.message(), HasSubstr(what)) << "rank " << r;
+    }
+  }
+
+  std::unique_ptr<test::ThreadTeams> tt_;
+};
+
+// "0,2-4": every rank of 0..n-1 but `odd`.
+std::string others(int n, int odd) {
+  auto run = [](int a, int b) { return a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b); };
+  if (odd == 0) return run(1, n - 1);
+  if (odd == n - 1) return run(0, n - 2);
+  return run(0, odd - 1) + "," + run(odd + 1, n - 1);
+}
+// "rank 1 passed 2, ranks 0,2-4 passed 4": the odd side first, unless two
+// ranks tie (then in rank order).
+std::string sides(int n, int odd, const std::string& odd_value, const std::string& rest_value) {
+  std::string mine = "rank " + std::to_string(odd) + " passed " + odd_value;
+  std::string rest = (n == 2 ? "rank " : "ranks ") + others(n, odd) + " passed " + rest_value;
+  return n == 2 && odd == 1 ? rest + ", " + mine : mine + ", " + rest;
+}
+
+TEST_P(LazyCheck, BcastCountFoundByTheReceiverOthersLearnInTheNextCall) {
+  const int odd = n() - 1;
+  auto got = run([odd](Team& t) {
+    // The odd rank's buffer holds 2; the slots after it must stay untouched.
+    std::array<std::int32_t, 6> buf;
+    buf.fill(t.rank() == 0 ? 7 : -1);
+    Status st = t.bcast(buf.data(), t.rank() == odd ? 2 : 4, Datatype::int32, 0);
+    if (t.rank() == odd) {
+      EXPECT_EQ(buf[2], -1) << "written past the odd rank's buffer";
+    }
+    if (t.rank() != 0) {
+      EXPECT_EQ(buf[4], -1) << "rank " << t.rank() << ": written past its buffer";
+    }
+    if (st.ok()) {
+      EXPECT_EQ(buf[3], 7) << "rank " << t.rank();
+    }
+    return st;
+  });
+  // The root moved on at once; the odd receiver compared and knows.
+  EXPECT_TRUE(got[0].ok()) << got[0].to_string();
+  const Status& found = got[static_cast<std::size_t>(odd)];
+  EXPECT_EQ(found.code(), Errc::mismatch);
+  EXPECT_EQ(found.message(),
+            "bcast: ranks disagree on the count: rank 0 passed 4, rank " + std::to_string(odd) + " passed 2");
+  // Every rank learns it from its next call, with every rank's side.
+  next_call(true, "bcast: ranks disagree on the count: " + sides(n(), odd, "2", "4"));
+  next_call(false);
+}
+
+TEST_P(LazyCheck, ReduceCountFoundByTheRoot) {
+  const int odd = 0, root = n() - 1;
+  auto got = run([&](Team& t) {
+    std::int32_t in[2] = {1, 1}, out[2] = {0, 0};
+    return t.reduce(in, out, t.rank() == odd ? 1 : 2, Datatype::int32, Op::sum, root);
+  });
+  const Status& found = got[static_cast<std::size_t>(root)];
+  EXPECT_EQ(found.code(), Errc::mismatch) << found.to_string();
+  EXPECT_THAT(found.message(), HasSubstr("reduce: ranks disagree on the count: rank "));
+  EXPECT_TRUE(got[static_cast<std::size_t>(odd)].ok()) << "a sender returns once its data is in: "
+                                                        << got[static_cast<std::size_t>(odd)].to_string();
+  next_call(true, "reduce: ranks disagree on the count: " + sides(n(), odd, "1", "2"));
+  next_call(false);
+}
+
+TEST_P(LazyCheck, TwoRootsNobodyComparesTheNextCallFindsIt) {
+  // Rank 1 also thinks it is the root: with two ranks, nobody reads; with
+  // more, the others may read either root's data. The next call's headers
+  // carry a digest of this one, and differ.
+  auto got = run([](Team& t) {
+    std::int32_t v = t.rank() == 1 ? 11 : t.rank() == 0 ? 10 : 0;
+    return t.bcast(&v, 1, Datatype::int32, t.rank() == 1 ? 1 : 0);
+  });
+  for (int r = 0; r < n(); ++r) {
+    // With two ranks, both return at once; with more, a receiver that read
+    // the other root's line may find it first, and tell whoever comes later.
+    const Status& st = got[static_cast<std::size_t>(r)];
+    if (n() == 2 || st.ok()) {
+      EXPECT_TRUE(st.ok()) << "rank " << r << ": " << st.to_string();
+    } else {
+      EXPECT_THAT(st.message(), HasSubstr("ranks disagree on the root")) << "rank " << r;
+      if (st.message().find("bcast: not ") == std::string::npos) {  // the finder: it read rank 1's line
+        EXPECT_EQ(st.message(), "bcast: ranks disagree on the root: rank 1 passed 1, rank " + std::to_string(r) +
+                                    " passed 0");
+      }
+    }
+  }
+  next_call(true, "bcast: ranks disagree on the root: " + sides(n(), 1, "1", "0"));
+  next_call(false);
+}
+
+TEST_P(LazyCheck, FinishReportsTheLastCallOnEveryRank) {
+  // The last calls before finish(): a count mismatch found by a receiver,
+  // then (on a fresh team) two roots that nobody compared.
+  auto got = run([](Team& t) {
+    std::int32_t buf[4] = {};
+    (void)t.bcast(buf, t.rank() == 1 ? 2 : 4, Datatype::int32, 0);
+    return t.finish();
+  });
+  for (int r = 0; r < n(); ++r) {
+    const Status& st = got[static_cast<std::size_t>(r)];
+    EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ": " << st.to_string();
+    EXPECT_THAT(st.message(), ContainsRegex("^finalize: call [0-9]+ on this team failed: bcast: "));
+    EXPECT_THAT(st.message(), HasSubstr("bcast: ranks disagree on the count: " + sides(n(), 1, "2", "4")))
+        << "rank " << r;
+  }
+  // A finished team makes no more calls.
+  auto after = run([](Team& t) { return t.barrier(); });
+  for (const Status& st : after) EXPECT_THAT(st.message(), HasSubstr("finished the team"));
+
+  tt_ = std::make_unique<test::ThreadTeams>(test::make_teams(GetParam()));
+  ASSERT_TRUE(tt_->ok()) << tt_->first_error();
+  got = run([](Team& t) {
+    std::int32_t v = 3;
+    (void)t.bcast(&v, 1, Datatype::int32, t.rank() == 1 ? 1 : 0);
+    return t.finish();
+  });
+  for (int r = 0; r < n(); ++r) {
+    const Status& st = got[static_cast<std::size_t>(r)];
+    EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ": " << st.to_string();
+    EXPECT_THAT(st.message(), ContainsRegex("^finalize: call [0-9]+ on this team failed: bcast: "));
+    EXPECT_THAT(st.message(), HasSubstr("bcast: ranks disagree on the root: " + sides(n(), 1, "1", "0")))
+        << "rank " << r;
+  }
+}
+
+TEST_P(LazyCheck, RanksAheadLineUpAgain) {
+  // The root runs ahead through bcasts that need nobody; the odd receiver's
+  // error stops it where it waits. Whatever each rank got, every one hears of
+  // the failed call, a receiver whose bcast succeeded has the root's data,
+  // and the calls line up again.
+  const int odd = 1;
+  std::mutex m;
+  std::vector<int> heard(static_cast<std::size_t>(n()), 0);
+  run([&](Team& t) {
+    std::int32_t buf[4] = {};
+    Status st = t.bcast(buf, t.rank() == odd ? 2 : 4, Datatype::int32, 0);
+    int errors = st.ok() ? 0 : 1;
+    for (int i = 0; i < 4; ++i) {
+      std::int32_t v = t.rank() == 0 ? 100 + i : -1;
+      Status s = t.bcast(&v, 1, Datatype::int32, 0);
+      if (s.ok()) {
+        EXPECT_EQ(v, 100 + i) << "rank " << t.rank() << " bcast " << i;
+      } else {
+        EXPECT_EQ(s.code(), Errc::mismatch) << s.to_string();
+        EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
+        ++errors;
+      }
+    }
+    std::int64_t one = 1, sum = 0;
+    Status s = t.allreduce(&one, &sum, 1, Datatype::int64, Op::sum);
+    if (!s.ok()) {
+      EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
+      ++errors;
+    }
+    std::lock_guard lock(m);
+    heard[static_cast<std::size_t>(t.rank())] = errors;
+    return s;
+  });
+  for (int r = 0; r < n(); ++r) EXPECT_GE(heard[static_cast<std::size_t>(r)], 1) << "rank " << r << " never heard";
+  next_call(false);
+}
+
+INSTANTIATE_TEST_SUITE_P(Teams, LazyCheck,
+                         ::testing::Values(Config{"here2", "", 2, MapBy::core, "", "", "lazy"},
+                                           Config{"here5", "", 5, MapBy::core, "", "", "lazy"},
+                                           Config{"rome4_one_group", "rome", 4, MapBy::core, "", "", "lazy"},
+                                           Config{"here8_flat", "", 8, MapBy::core, "", "flat", "lazy"}),
+                         [](const auto& param_info) { return param_info.param.name; });
+
+}  // namespace
+}  // namespace osmp
