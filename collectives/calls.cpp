@@ -35,7 +35,29 @@ bool Calls::pending_for(std::uint64_t call) const {
   return w != 0 && after(call_of(w), handled_) && !after(call_of(w), static_cast<std::uint32_t>(call));
 }
 
-bool Calls::stale() const noexcept { return !resyncing_ && pending_for(current_); }
+bool Calls::stale() noexcept {
+  if (resyncing_) return false;
+  if (pending_for(current_)) return true;
+  for (Engine* e : engines_) {
+    if (StatusWord w = e->peek()) {
+      raise(current_, w);
+      return pending_for(current_);
+    }
+  }
+  return false;
+}
+
+Status Calls::current_mismatch(Status verdict) const {
+  const std::size_t at = current_ % CallRecord::kRing;
+  std::vector<OpHeader> all(static_cast<std::size_t>(team().size()));
+  for (int r = 0; r < team().size(); ++r) {
+    const CallRecord& rec = record(r);
+    if (rec.tag[at] != current_) return verdict;
+    std::memcpy(&all[static_cast<std::size_t>(r)], rec.header[at], sizeof(OpHeader));
+  }
+  std::string m = mismatch_message(all[static_cast<std::size_t>(team().rank())], all);
+  return m.empty() ? verdict : Status(Errc::mismatch, std::move(m));
+}
 
 Status Calls::enter(const OpHeader& h) {
   if (left_) {

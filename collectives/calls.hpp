@@ -78,7 +78,13 @@ class Calls final : public WaitCheck {
   // destroy their teams later or in the same thread): only leaves.
   Status finish(bool wait);
 
-  bool stale() const noexcept override;
+  // While waiting: an error raised for a call this rank has reached, or one
+  // that a view's engine finds by looking at its peers' lines (Engine::peek).
+  bool stale() noexcept override;
+  // The message of a mismatch in the current call from every rank's record
+  // (each has entered it: the verdict that says so came after all headers);
+  // `verdict` if a record is missing.
+  Status current_mismatch(Status verdict) const;
   std::uint64_t current() const { return current_; }
 
  private:

@@ -23,14 +23,15 @@
 //                    (default 512K .. 64M: below, the owner waiting for its readers
 //                    costs more than the extra copy saves; measured in README)
 //   OSMP_CHECK       how mismatched arguments are found (docs/protocol.md,
-//                    "One-pass calls"). lazy: small rooted calls (bcast,
-//                    scatter, reduce, gather) on a team whose tree is one
-//                    group make one pass, the op header riding with the data;
-//                    a rank that already returned learns of a mismatch in its
-//                    next call on the team or in Team::finish / osmp_finalize.
-//                    strict: every call agrees on the
-//                    headers first (a round trip), so every rank gets the
-//                    error in the faulty call itself.
+//                    "One-pass calls"). lazy (default): small rooted calls
+//                    (bcast, scatter, reduce, gather) on a team whose tree is
+//                    one group make one pass, the op header riding with the
+//                    data; a rank that already returned learns of a mismatch
+//                    in its next call on the team (which then fails on every
+//                    rank) or in Team::finish / osmp_finalize. strict: every
+//                    call agrees on the headers first (a round trip), so every
+//                    rank gets the error in the faulty call itself; teams of
+//                    the MPI glue always are.
 //   OSMP_ONE_PASS_MAX  lazy: teams of up to this many ranks make one-pass
 //                    calls (default 16; 0 turns them off)
 #pragma once
@@ -62,7 +63,7 @@ struct CollectiveConfig {
   std::size_t cma_max = std::size_t{64} << 20;
   bool lazy = kLazyByDefault;  // OSMP_CHECK
   int one_pass_max = 16;
-  static constexpr bool kLazyByDefault = false;
+  static constexpr bool kLazyByDefault = true;
 
   static Result<CollectiveConfig> from_env();
   // Sets one of the OSMP_* settings above by name, from its text (the same

@@ -168,8 +168,11 @@ Status Engine::validate(const CollArgs& a) const {
 void Engine::set_calls(Calls* c) {
   calls_ = c;
   settings_ = PlanSettings::of(config_);
-  settings_.one_pass = c && config_.lazy && team_.size() > 1 && team_.size() <= config_.one_pass_max &&
-                       lanes_.size() == 1;
+  // The same on every rank: a property of the tree, not of this rank's path
+  // (a rank that leads a lower group has more lanes than one that does not).
+  int groups = 0;
+  for (const Domain& d : team_.tree().domains()) groups += d.has_group() ? 1 : 0;
+  settings_.one_pass = c && config_.lazy && team_.size() > 1 && team_.size() <= config_.one_pass_max && groups == 1;
   team_.waiter().watch_calls(c);
 }
 
@@ -207,7 +210,26 @@ Status Engine::run(const CollArgs& a) {
 }
 
 bool Engine::explains(const CollArgs& a) const {
-  return !one_pass(a) && status_field(found_) != Field::earlier;
+  // Teams with unit acks: ranks that took a one-pass plan would not join the
+  // exchange; the records say the same (Calls::current_mismatch).
+  return !unit_acks() && !one_pass(a) && status_field(found_) != Field::earlier;
+}
+
+StatusWord Engine::peek() const {
+  if (!peek_header_ || lanes_.empty()) return 0;
+  const Lane& l = lanes_.front();  // teams with unit acks are one group
+  for (int u = 0; u < l.n(); ++u) {
+    if (u == l.g->me) continue;
+    CtrlLine& line = mline(l, u, peek_step_);
+    // Acquire: the header was written before the line's release. Exactly
+    // this step: nobody is two steps ahead of a rank that has not acked it.
+    if (line.ready.value.load(std::memory_order_acquire) != peek_step_) continue;
+    // Only what the round trip's own verdict would not settle.
+    if (Field f = compare(*header_of(line), *peek_header_); f != Field::none && elsewhere(*peek_header_, f)) {
+      return make_status(Errc::mismatch, f, team_.rank());
+    }
+  }
+  return 0;
 }
 
 Status Engine::run_call(const CollArgs& a) {
@@ -230,6 +252,7 @@ Status Engine::run_call(const CollArgs& a) {
     // A mismatch verdict reaches every rank, and every rank explains it
     // (in a one-pass call only the rank that found it knows: it raised it).
     if (st.code() == Errc::mismatch && explains(none)) return explain_mismatch(none, std::move(st));
+    if (st.code() == Errc::mismatch && unit_acks() && !one_pass(none)) return calls_->current_mismatch(std::move(st));
     if (!st.ok() || a.abstain != Errc::unsupported) return st;
     return Status(Errc::unsupported, cat(OpName{a.kind, team_.rank()}, ": every rank declined"));
   }
@@ -258,6 +281,7 @@ Status Engine::run_call(const CollArgs& a) {
   if (!mine.ok() && (safe.root < 0 || safe.root >= team_.size())) safe.root = 0;
   Status st = dispatch(safe, local);
   if (st.code() == Errc::mismatch && explains(safe)) return explain_mismatch(safe, std::move(st));
+  if (st.code() == Errc::mismatch && unit_acks() && !one_pass(safe)) return calls_->current_mismatch(std::move(st));
   // This rank's own argument error says more than the common verdict.
   if (!mine.ok() && !st.ok() && st.code() == Errc::invalid_argument) return mine;
   return st;

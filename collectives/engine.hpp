@@ -129,6 +129,17 @@ class Engine {
   // What the last step of a call found on this rank that other ranks may
   // not see (a one-pass step; walk.hpp), for run() to raise.
   void note_found(StatusWord w) { found_ = w; }
+  // While a header step waits in a team with unit acks: its step and this
+  // rank's header (null: none), and what peek() finds in the peers' lines of
+  // that step: a header that differs from mine, published by a rank that took
+  // another plan (arguments on both sides of a threshold, another
+  // operation, another root) and may wait for something I will never write.
+  // Called by Calls::stale() every abort_check_ns of a wait.
+  void watch_step(std::uint64_t step, const OpHeader* h) {
+    peek_step_ = step;
+    peek_header_ = h;
+  }
+  StatusWord peek() const;
   // A round-trip header step's error verdict, which every rank gets (walk.hpp).
   void note_agreed_error() { agreed_error_ = true; }
   // The step counters, and moving them past every flag any rank published
@@ -177,6 +188,8 @@ class Engine {
   PlanSettings settings_;
   Calls* calls_ = nullptr;
   StatusWord found_ = 0;
+  std::uint64_t peek_step_ = 0;
+  const OpHeader* peek_header_ = nullptr;
   bool agreed_error_ = false;  // the last call's error verdict reached every rank
   std::vector<int> top_packed_;
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;

@@ -64,8 +64,8 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
   p.first = StepPlan{true, true, true, false, TopCase::tree, false};
   const Fit f = fit(in, s);
   if (f.fits && set.one_pass) {
-    const bool down = in.op == OpKind::bcast || in.op == OpKind::scatter;
-    const bool up = in.op == OpKind::reduce || in.op == OpKind::gather;
+    const bool down = one_pass_down(in.op);
+    const bool up = one_pass_up(in.op);
     if (up || down) {
       p.first = StepPlan{true, up, down, true, TopCase::tree, true};
       return p;

@@ -92,6 +92,11 @@ struct PlanSettings {
 
 Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& settings);
 
+// The operations a one-pass plan may take when they fit one step: down only
+// (bcast, scatter) or up only (reduce, gather).
+constexpr bool one_pass_down(OpKind op) { return op == OpKind::bcast || op == OpKind::scatter; }
+constexpr bool one_pass_up(OpKind op) { return op == OpKind::reduce || op == OpKind::gather; }
+
 // The base case a group runs in a step: the one configured for it
 // (CollectiveConfig::choose, fixed at team creation) unless the step is flat.
 inline BaseCase level_base(const StepPlan& s, const BaseCase& chosen) {

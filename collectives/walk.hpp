@@ -37,6 +37,13 @@ class Walk {
     if (!started_) {
       if (x_.unit_acks) {
         if (Wait w = x_.reuse()) return w;
+        if (x_.plan.header && !x_.plan.up) {
+          // A down-only header step writes no line of mine; a peer on another
+          // plan may wait for it (and compare): my header, unread otherwise.
+          CtrlLine& line = mline(x_.lane(0), x_.lane(0).g->me, x_.step);
+          x_.publish_header(line);
+          publish(line.ready, x_.step, x_.sleepy);
+        }
       }
       started_ = true;
     }
@@ -115,22 +122,42 @@ class Walk {
 };
 
 // Runs one step, blocking. Returns the verdict's error (header steps) or ok.
+// Whether a mismatch in `f` may have sent some ranks on a one-pass plan
+// (which waits for, and tells, nobody) while I take a round trip: the
+// operation is one that may take one, or ranks disagree on which operation
+// it is (or on running it at all). Else every rank is in the round trip and
+// gets its verdict.
+inline bool elsewhere(const OpHeader& mine, Field f) {
+  const auto op = static_cast<OpKind>(mine.kind);
+  return one_pass_down(op) || one_pass_up(op) || f == Field::kind || f == Field::declined;
+}
+
 template <PayloadHooks P>
 Status run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
                 StatusWord local, int root, std::uint64_t first_chunk = 0) {
   Walk<P> w(e, p, plan, step, header, local, root, first_chunk, /*block=*/true);
-  OSMP_RETURN_IF_ERROR(drive(e.team(), w));
+  if (plan.header && e.unit_acks()) e.watch_step(step, &header);
+  Status st = drive(e.team(), w);
+  e.watch_step(0, nullptr);
+  OSMP_RETURN_IF_ERROR(st);
   if (plan.one_pass) {
     e.note_found(w.found());
   } else if (plan.header && status_field(w.verdict()) == Field::earlier) {
     e.note_found(w.verdict());  // every rank has it: the call before failed unseen
+  } else if (plan.header && e.unit_acks() && status_code(w.verdict()) == Errc::mismatch &&
+             elsewhere(header, status_field(w.verdict()))) {
+    // Ranks whose arguments sent them on a one-pass plan may not have the
+    // verdict: raised for them (they learn it in their next call).
+    e.note_found(w.verdict());
   } else if (plan.header && w.verdict() != 0) {
     e.note_agreed_error();
   }
   if (!plan.header || w.verdict() == 0) return {};
-  if (plan.one_pass && w.seen_rank() >= 0) {
-    // Only two headers are known here; the others' come with the next call.
-    return Status(Errc::mismatch, pair_mismatch_message(header, e.team().rank(), w.seen(), w.seen_rank()));
+  if (w.seen_rank() >= 0 && (plan.one_pass || e.unit_acks())) {
+    // Only two headers are known here; the others' come with the next call
+    // (or from the records: Engine::run_call).
+    std::string pair = pair_mismatch_message(header, e.team().rank(), w.seen(), w.seen_rank());
+    if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
   }
   return verdict_error(w.verdict(), header, e.team().rank());
 }

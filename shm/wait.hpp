@@ -41,11 +41,12 @@ WaitTuning tuning_for(WaitPolicy policy, bool oversubscribed);
 enum class WaitStatus : int { ok = 0, aborted, peer_dead, timeout, stale };
 
 // Asked now and then while waiting, as the abort words are: true when the
-// wait is for a call that another rank has already found to have failed
-// (collectives/calls.hpp), so that the waiter gives up instead of hanging.
+// wait is for a call that another rank has already found to have failed, or
+// that the waiter itself now finds to have failed (collectives/calls.hpp),
+// so that the waiter gives up instead of hanging.
 class WaitCheck {
  public:
-  virtual bool stale() const noexcept = 0;
+  virtual bool stale() noexcept = 0;
 
  protected:
   ~WaitCheck() = default;
@@ -74,7 +75,7 @@ class Waiter {
     peers_ = peers;
   }
   // Watches `check` too (null: nothing more).
-  void watch_calls(const WaitCheck* check) { check_ = check; }
+  void watch_calls(WaitCheck* check) { check_ = check; }
   void set_tuning(const WaitTuning& t) { tuning_ = t; }
   WaitPolicy policy() const { return policy_; }
   const WaitTuning& tuning() const { return tuning_; }
@@ -105,7 +106,7 @@ class Waiter {
   bool writers_wake_;
   AbortWords abort_{};
   PeerWatch* peers_ = nullptr;
-  const WaitCheck* check_ = nullptr;
+  WaitCheck* check_ = nullptr;
   int dead_peer_ = -1;
 };
 

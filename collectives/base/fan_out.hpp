@@ -48,7 +48,7 @@ class FanOut {
       l.up_ok = x.step;  // released: everything up to this step was consumed
       if (x.plan.up) x.all_finished_before(l);
       if (x.plan.header) x.verdict = rel.ready.word;  // acquired with `ready`
-      if (x.plan.one_pass) check_one_pass(x, rel, from);
+      if (x.plan.one_pass || (x.unit_acks && x.plan.header)) check_release(x, rel, from);
       const std::size_t len = x.p.down_len(l);
       from_ = len ? down_ptr(l, len, x.step) : nullptr;
       from_lane_ = &l;
@@ -79,7 +79,8 @@ class FanOut {
     }
     CtrlLine& rel = rel_line(l, x.step);
     if (x.plan.header) rel.ready.word = x.verdict;
-    if (x.plan.one_pass) *header_of(rel) = x.header;  // checked by every member
+    // Checked by every member in a team with unit acks (check_release).
+    if (x.plan.one_pass || (x.unit_acks && x.plan.header)) *header_of(rel) = x.header;
     publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
     if (x.verdict_ok()) x.p.deliver(j_, &l, area);
     from_ = area;
@@ -91,18 +92,21 @@ class FanOut {
   // compares the release's with its own. What it finds (or its own bad
   // arguments) only it knows: to be raised (collectives/calls.hpp). A
   // verdict already set is the root's own error, which every rank gets.
-  static void check_one_pass(StepState<P>& x, const CtrlLine& rel, int from) {
-    if (x.verdict != 0) return;
+  // A round trip's header step in a team with unit acks compares too: the
+  // release may come from a root on a one-pass plan, which compared nothing.
+  static void check_release(StepState<P>& x, const CtrlLine& rel, int from) {
+    if (x.plan.one_pass && x.verdict != 0) return;
     const OpHeader& theirs = *header_of(const_cast<CtrlLine&>(rel));
     if (Field f = compare(theirs, x.header); f != Field::none) {
       x.verdict = make_status(Errc::mismatch, f, x.e.team().rank());
       // One-pass teams are one group: the release's writer is whoever thinks
       // it is the root, and says so (two may, when ranks disagree on it).
       x.saw(rel, theirs.root >= 0 && theirs.root < x.e.team().size() ? theirs.root : from);
-    } else {
+      x.found = x.verdict;
+    } else if (x.plan.one_pass) {
       x.verdict = x.status;
+      x.found = x.verdict;
     }
-    x.found = x.verdict;
   }
 
   int phase_ = 0;

@@ -81,6 +81,7 @@ class SymmetricTop {
       publish(top.release->ack, x.step, x.sleepy);
       CtrlLine& rel = rel_line(top, x.step);
       rel.ready.word = x.verdict;
+      if (x.unit_acks) *header_of(rel) = x.header;  // every release carries it there (check_release)
       publish(rel.ready, x.step, x.sleepy);
     }
   }

@@ -68,6 +68,12 @@ Result<Team> make_team(MPI_Comm node) {
   OSMP_ASSIGN_OR_RETURN(Options options, Options::from_env());
   options.team.topology = TopologySource::native();  // simulated nodes are only about grouping
   options.team.place.reset();
+  // Every call agrees first (OSMP_CHECK=strict, whatever the environment
+  // says): an erroneous MPI program gets its error from the faulty call on
+  // every rank, and the node verdicts that cross nodes (agree.hpp) stay in
+  // step. One-pass calls would report a rank's error one call late, which
+  // the leaders' exchange does not carry.
+  OSMP_RETURN_IF_ERROR(options.collectives.set("OSMP_CHECK", "strict"));
   MpiBootstrap boot(node);
   return Team::create(boot, options);
 }

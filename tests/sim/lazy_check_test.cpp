@@ -223,6 +223,71 @@ TEST_P(LazyCheck, RanksAheadLineUpAgain) {
   next_call(false);
 }
 
+// Arguments that send ranks on different plans: a one-pass call against a
+// round trip (a count on each side of the one-step threshold), another
+// operation, roots that cross so that nobody is the root. Whatever each rank
+// gets from the call itself, none hangs, every rank's next call fails naming
+// the call and what differed, and the call after works.
+class LazyPlans : public LazyCheck {
+ protected:
+  void expect_found(const std::function<Status(Team&)>& fn, const std::string& what) {
+    auto first = run(fn);
+    for (int r = 0; r < n(); ++r) {
+      const Status& st = first[static_cast<std::size_t>(r)];
+      if (!st.ok()) {
+        EXPECT_THAT(st.code(), ::testing::AnyOf(Errc::mismatch, Errc::invalid_argument)) << st.to_string();
+      }
+    }
+    next_call(true, what);
+    next_call(false);
+  }
+};
+
+TEST_P(LazyPlans, OnePassAgainstARoundTrip) {
+  for (int odd : {0, n() - 1}) {
+    SCOPED_TRACE("odd rank " + std::to_string(odd));
+    expect_found([odd](Team& t) {
+      std::vector<std::int32_t> buf(1 << 18, 1);
+      return t.bcast(buf.data(), t.rank() == odd ? 4 : (1 << 18), Datatype::int32, 0);
+    }, "bcast: ranks disagree on the count: ");
+    expect_found([odd](Team& t) {
+      std::vector<std::int32_t> in(1 << 18, 1), out(1 << 18, 0);
+      return t.reduce(in.data(), out.data(), t.rank() == odd ? 4 : (1 << 18), Datatype::int32, Op::sum, 0);
+    }, "reduce: ranks disagree on the count: ");
+    expect_found([odd](Team& t) {
+      std::vector<std::int32_t> in(1 << 16, 1), out(static_cast<std::size_t>(t.size()) << 16, 0);
+      return t.gather(in.data(), out.data(), t.rank() == odd ? 2 : (1 << 16), Datatype::int32, 0);
+    }, "gather: ranks disagree on the count: ");
+  }
+}
+
+TEST_P(LazyPlans, AnotherOperation) {
+  const int odd = n() - 1;
+  expect_found([odd](Team& t) {
+    std::int32_t v = 1, out = 0;
+    return t.rank() == odd ? t.bcast(&v, 1, Datatype::int32, 0) : t.allreduce(&v, &out, 1, Datatype::int32, Op::sum);
+  }, "ranks disagree on the operation: ");
+  expect_found([](Team& t) {
+    std::int32_t v = 1, out[64] = {};
+    return t.rank() == 0 ? t.reduce(&v, out, 1, Datatype::int32, Op::sum, 0) : t.gather(&v, out, 1, Datatype::int32, 0);
+  }, "ranks disagree on the operation: ");
+}
+
+TEST_P(LazyPlans, RootsThatCross) {
+  // Each rank names the next as the root: every one waits to receive.
+  expect_found([](Team& t) {
+    std::int32_t v = 5;
+    return t.bcast(&v, 1, Datatype::int32, (t.rank() + 1) % t.size());
+  }, "bcast: ranks disagree on the root: ");
+}
+
+INSTANTIATE_TEST_SUITE_P(Teams, LazyPlans,
+                         ::testing::Values(Config{"here2", "", 2, MapBy::core, "", "", "lazy"},
+                                           Config{"here5", "", 5, MapBy::core, "", "", "lazy"},
+                                           Config{"here8_flat", "", 8, MapBy::core, "", "flat", "lazy"},
+                                           Config{"here12_knomial", "", 12, MapBy::core, "", "knomial:2", "lazy"}),
+                         [](const auto& param_info) { return param_info.param.name; });
+
 INSTANTIATE_TEST_SUITE_P(Teams, LazyCheck,
                          ::testing::Values(Config{"here2", "", 2, MapBy::core, "", "", "lazy"},
                                            Config{"here5", "", 5, MapBy::core, "", "", "lazy"},
