@@ -122,6 +122,41 @@ TEST(Plan, SmallDataRidesInTheFirstStepLargeDataFollows) {
   EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, PlanSettings{0, 0, false}).first.top, TopCase::tree);
 }
 
+TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
+  // A team that makes one-pass calls (OSMP_CHECK=lazy, one group).
+  Tree tree = tree_of({"Package:2 Core:3 PU:1", 5, MapBy::core, ""});
+  const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+  PlanSettings lazy{};
+  lazy.one_pass = true;
+  for (OpKind op : kAllOps) {
+    for (std::size_t bytes : sizes()) {
+      for (bool carries : {true, false}) {
+        const std::string at = cat(to_string(op), " ", bytes, " B", carries ? "" : " (no data)");
+        const Plan p = make_plan(PlanInput{op, bytes, 1, carries}, s, lazy);
+        const Plan strict = make_plan(PlanInput{op, bytes, 1, carries}, s, PlanSettings{});
+        if (!p.first.one_pass) {
+          // Everything else is the strict plan, unchanged.
+          EXPECT_EQ(p.rest, strict.rest) << at;
+          EXPECT_EQ(p.first.top, strict.first.top) << at;
+          EXPECT_TRUE(p.first.up && p.first.down) << at;
+          EXPECT_FALSE(strict.rest == Rest::none && (one_pass_down(op) || one_pass_up(op))) << at;
+          continue;
+        }
+        // One step, one way, with the headers, whether or not this rank
+        // brings data (ranks must not take different plans for that).
+        EXPECT_EQ(p.rest, Rest::none) << at;
+        EXPECT_EQ(strict.rest, Rest::none) << at;
+        EXPECT_TRUE(p.first.header) << at;
+        EXPECT_EQ(p.first.down, one_pass_down(op)) << at;
+        EXPECT_EQ(p.first.up, one_pass_up(op)) << at;
+        EXPECT_EQ(p.first.top, TopCase::tree) << at;
+        EXPECT_TRUE(p.first.flat) << at;
+        EXPECT_TRUE(make_plan(PlanInput{op, bytes, 1, !carries}, s, lazy).first.one_pass) << at;
+      }
+    }
+  }
+}
+
 TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
   for (const Machine& mc : machines()) {
     Tree tree = tree_of(mc);
