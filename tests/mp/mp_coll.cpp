@@ -17,6 +17,7 @@
 //                              back to the start: the same mappings, the same bits
 //
 // Prints "rank R ok" at the end, or "rank R: error: ..." and exits 3.
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -217,6 +218,20 @@ int main(int argc, char** argv) {
     line(osmp::cat("rank ", g_rank, " message: ", st.message()));
     st = t.allreduce(in.data(), out.data(), 16, osmp::Datatype::int32, osmp::Op::sum);
     if (!st.ok() || out[0] != t.size()) die(osmp::cat("the team is not usable after a mismatch: ", st.to_string()));
+  } else if (mode == "lazy_dead") {
+    // OSMP_CHECK=lazy: rank 1 passes another count to a small bcast (a
+    // one-pass call where the tree is one group: rank 1 finds it, the others
+    // may return), then rank DEAD is SIGKILLed before its next call. The
+    // survivors' next call (a resynchronisation, or a wait for DEAD) must
+    // fail naming DEAD, never hang.
+    const int dead = std::atoi(argv[2]);
+    std::int32_t buf[4] = {};
+    (void)t.bcast(buf, g_rank == 1 ? 2 : 4, osmp::Datatype::int32, 0);
+    if (g_rank == dead) ::kill(::getpid(), SIGKILL);
+    std::int64_t one = 1, sum = 0;
+    osmp::Status st = t.allreduce(&one, &sum, 1, osmp::Datatype::int64, osmp::Op::sum);
+    if (st.ok()) die("the call after the mismatch succeeded without rank " + std::to_string(dead));
+    die(st.to_string());
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {

@@ -412,6 +412,35 @@ def case_kill_points_env_route():
     print(f"  {len(KILL_POINTS)} kill points: named and clean")
 
 
+def case_lazy_dead_peer():
+    """OSMP_CHECK=lazy: a rank SIGKILLed after a one-pass call that another rank
+    found to be mismatched, before its next call: the survivors' next call
+    (which resynchronises, or waits for it) fails naming it; nothing is left.
+    Without a launcher (only the survivors to notice) and under osmprun."""
+    for n, dead in ((2, 0), (3, 2), (4, 1)):
+        job = new_job()
+        clean = Clean(job)
+        procs = [start([COLL, "lazy_dead", str(dead)], {"OSMP_JOB_ID": job, "OSMP_RANK": str(r), "OSMP_SIZE": str(n),
+                                                        "OSMP_CHECK": "lazy", "OSMP_BOOTSTRAP_TIMEOUT": "30"})
+                 for r in range(n)]
+        res = finish(procs)
+        what = f"lazy, {n} ranks, rank {dead} killed, no launcher"
+        if res[dead][0] != -signal.SIGKILL:
+            fail(f"{what}: rank {dead} exit {res[dead][0]}\n{res[dead][1]}")
+        survivors_report("".join(o for _, o in res), n, dead, "lazy", what)
+        clean.check(what)
+        tag = f"lazy-{os.getpid()}-{n}"
+        clean = Clean(tag)
+        p = subprocess.run([OSMPRUN, "-n", str(n), "--oversubscribe", "-x", "OSMP_CHECK=lazy", COLL, "lazy_dead",
+                            str(dead), tag], capture_output=True, text=True, timeout=120)
+        what = f"lazy, {n} ranks, rank {dead} killed, osmprun"
+        if p.returncode != 137 or f"rank {dead} (pid" not in p.stderr:
+            fail(f"{what}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        survivors_report(p.stdout, n, dead, "lazy", what)
+        clean.check(what)
+    print("  a rank killed after a lazy mismatch: named by every survivor, nothing left")
+
+
 if __name__ == "__main__":
     try:
         globals()["case_" + sys.argv[1]]()
