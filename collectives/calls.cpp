@@ -52,6 +52,9 @@ Status Calls::current_mismatch(Status verdict) const {
   std::vector<OpHeader> all(static_cast<std::size_t>(team().size()));
   for (int r = 0; r < team().size(); ++r) {
     const CallRecord& rec = record(r);
+    // Acquire pairs with enter()'s release of `entered`, after the tag and
+    // header (a rank that has left has published kLeft, also after them).
+    if (!reached(rec.entered.value.load(std::memory_order_acquire), current_)) return verdict;
     if (rec.tag[at] != current_) return verdict;
     std::memcpy(&all[static_cast<std::size_t>(r)], rec.header[at], sizeof(OpHeader));
   }
@@ -106,8 +109,9 @@ void Calls::raise(std::uint64_t call, StatusWord status) {
   }
 }
 
-Status Calls::settle(Status st) {
+Status Calls::settle(Status st, bool own) {
   if (st.ok() || !pending_for(current_)) return st;
+  if (own && failed_here()) return st;
   OpHeader h;
   std::memcpy(&h, record(team().rank()).header[current_ % CallRecord::kRing], sizeof h);
   return learned(cat(to_string(static_cast<OpKind>(h.kind)), ": not completed"));
@@ -130,6 +134,11 @@ Status Calls::resync(const std::string& what) {
   const int me = team().rank(), n = team().size();
   ++round_;
   const int par = static_cast<int>(round_ % 2);
+  // The error this round handles, read before my `sync`: nobody can replace
+  // it until every rank has published its `sync` (raise() keeps an error
+  // that the raiser has not handled), so every rank reads the same word. A
+  // rank that finishes the round first may raise the next error at once.
+  const std::uint64_t w = error_word();
   write_vals(par);
   publish(record(me).sync, round_, team().waiter().may_sleep());  // after the values
   for (int r = 0; r < n; ++r) {
@@ -153,7 +162,6 @@ Status Calls::resync(const std::string& what) {
     // Past every flag anyone published, by a whole parity round.
     engines_[i]->realign(steps[2 * i] + 2, steps[2 * i + 1] + 2);
   }
-  const std::uint64_t w = error_word();
   handled_ = call_of(w);
   failed_ = failed_call_message(call_of(w), status_of(w));
   skip_until_ = last;
@@ -221,9 +229,9 @@ Status Calls::finish(bool wait) {
       if (!what.empty()) st = Status(Errc::mismatch, cat("finalize: ", what));
     }
   }
-  // Leaving: a resynchronisation finds my last values in both rounds.
-  write_vals(0);
-  write_vals(1);
+  // Leaving: the next resynchronisation finds my last values. Only its
+  // parity: a rank late in the round just done may still read the other.
+  write_vals(static_cast<int>((round_ + 1) % 2));
   publish(me.sync, CallRecord::kLeft, team().waiter().may_sleep());
   publish(me.entered, CallRecord::kLeft, false);
   left_ = true;

@@ -69,8 +69,9 @@ class Calls final : public WaitCheck {
   void forget_earlier() { digest_ = 0; }
   // After the current call ended with `st`: if an error is pending for a
   // call this rank has reached, resynchronise and return the error this
-  // call reports instead; else `st`.
-  Status settle(Status st);
+  // call reports instead; else `st`. `own`: st is this call's own error
+  // (arguments), which stands if the pending error is of this call too.
+  Status settle(Status st, bool own);
   // Leaving the team. With `wait` (osmp_finalize, Team::finish): waits until
   // every rank has at least entered the call after this rank's last one (or
   // left), so that an error found in any call up to it is seen, and returns
@@ -86,6 +87,14 @@ class Calls final : public WaitCheck {
   // `verdict` if a record is missing.
   Status current_mismatch(Status verdict) const;
   std::uint64_t current() const { return current_; }
+  // An error is pending for a call this rank has reached (relaxed: exact
+  // once something acquired from its raiser happens-after the raise).
+  bool pending() const { return pending_for(current_); }
+  // The pending error is of the current call (settle() would only report it).
+  bool failed_here() const {
+    const std::uint64_t w = error_word();
+    return pending_for(current_) && static_cast<std::uint32_t>(w >> 32) == static_cast<std::uint32_t>(current_);
+  }
 
  private:
   CallRecord& record(int r) const { return team_->call_record(r); }

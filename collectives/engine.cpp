@@ -193,21 +193,42 @@ Status Engine::run(const CollArgs& a) {
   OSMP_RETURN_IF_ERROR(calls_->enter(header_for(mine)));
   found_ = 0;
   agreed_error_ = false;
+  peek_seen_rank_ = -1;
   Status st = run_call(mine);
+  if (!st.ok() && peek_seen_rank_ >= 0 && calls_->failed_here()) {
+    // My wait found the difference in a peer's line (raised already): both
+    // sides, as a one-pass step's finder says; the others learn it from the
+    // raised error and every rank's next call names all sides.
+    std::string pair = pair_mismatch_message(peek_mine_, team_.rank(), peek_seen_, peek_seen_rank_);
+    if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
+  }
   // Every rank got this call's error verdict: their headers may differ, and
   // so would the next call's digests of them, for an error already reported.
   if (agreed_error_) calls_->forget_earlier();
-  if (found_ == 0) return calls_->settle(std::move(st));
-  if (status_field(found_) == Field::earlier) {
-    // The call before failed where nobody compared: every rank learns it
-    // (this call does not complete; its error names that call).
-    calls_->raise(calls_->current() - 1, found_);
-    return calls_->settle(std::move(st));
+  if (found_ == 0) {
+    // A wait stopped by a raised error: my own argument error, if I made
+    // one, says more (the error path only: validate() again).
+    if (st.code() == Errc::mismatch && a.abstain == Errc::ok) {
+      if (Status own = validate(mine); !own.ok()) st = std::move(own);
+    }
+    // An argument error of this call (mine, or the verdict's) stands.
+    const bool own = st.code() == Errc::invalid_argument;
+    return calls_->settle(std::move(st), own);
   }
-  // Found in a one-pass step: others may have returned already.
-  calls_->raise(calls_->current(), found_);
+  raise_found(found_);
+  // The call before failed where nobody compared: every rank learns it
+  // (this call does not complete; its error names that call).
+  if (status_field(found_) == Field::earlier) return calls_->settle(std::move(st), false);
+  // Found in this call: others may have returned already.
   return st;
 }
+
+void Engine::raise_found(StatusWord w) {
+  if (!calls_ || w == 0) return;
+  calls_->raise(status_field(w) == Field::earlier ? calls_->current() - 1 : calls_->current(), w);
+}
+
+bool Engine::error_pending() const { return calls_ && calls_->pending(); }
 
 bool Engine::explains(const CollArgs& a) const {
   // Teams with unit acks: ranks that took a one-pass plan would not join the
@@ -215,7 +236,21 @@ bool Engine::explains(const CollArgs& a) const {
   return !unit_acks() && !one_pass(a) && status_field(found_) != Field::earlier;
 }
 
-StatusWord Engine::peek() const {
+bool Engine::another_plan(const OpHeader& theirs, Field f) const {
+  const OpHeader& mine = *peek_header_;
+  if (!elsewhere(mine, f)) return false;  // a round trip: its verdict reaches every rank
+  // Another operation, root or decision to run it: the ranks may wait for
+  // each other (roots that cross). Else only another plan can make them.
+  if (f == Field::kind || f == Field::root || f == Field::declined) return true;
+  auto plan_of = [this](const OpHeader& h) {
+    return plan(PlanInput{static_cast<OpKind>(h.kind), static_cast<std::size_t>(h.count),
+                          size_of(static_cast<Datatype>(h.dtype))});
+  };
+  if (theirs.count < 0 || theirs.dtype >= kDatatypeCount) return true;  // bad arguments: no plan to compare
+  return !(plan_of(theirs) == plan_of(mine));
+}
+
+StatusWord Engine::peek() {
   if (!peek_header_ || lanes_.empty()) return 0;
   const Lane& l = lanes_.front();  // teams with unit acks are one group
   for (int u = 0; u < l.n(); ++u) {
@@ -224,8 +259,11 @@ StatusWord Engine::peek() const {
     // Acquire: the header was written before the line's release. Exactly
     // this step: nobody is two steps ahead of a rank that has not acked it.
     if (line.ready.value.load(std::memory_order_acquire) != peek_step_) continue;
-    // Only what the round trip's own verdict would not settle.
-    if (Field f = compare(*header_of(line), *peek_header_); f != Field::none && elsewhere(*peek_header_, f)) {
+    // Only what the call's own comparisons would not settle.
+    if (Field f = compare(*header_of(line), *peek_header_); f != Field::none && another_plan(*header_of(line), f)) {
+      peek_mine_ = *peek_header_;
+      peek_seen_ = *header_of(line);
+      peek_seen_rank_ = l.g->actor(u, -1);  // one rank per unit in these teams
       return make_status(Errc::mismatch, f, team_.rank());
     }
   }
@@ -253,6 +291,8 @@ Status Engine::run_call(const CollArgs& a) {
     // (in a one-pass call only the rank that found it knows: it raised it).
     if (st.code() == Errc::mismatch && explains(none)) return explain_mismatch(none, std::move(st));
     if (st.code() == Errc::mismatch && unit_acks() && !one_pass(none)) return calls_->current_mismatch(std::move(st));
+    // A one-pass sender returns before any verdict: its own reason stands.
+    if (st.ok() && a.abstain != Errc::unsupported) return Status(a.abstain, cat(OpName{a.kind, team_.rank()}, ": abstained"));
     if (!st.ok() || a.abstain != Errc::unsupported) return st;
     return Status(Errc::unsupported, cat(OpName{a.kind, team_.rank()}, ": every rank declined"));
   }
@@ -282,8 +322,9 @@ Status Engine::run_call(const CollArgs& a) {
   Status st = dispatch(safe, local);
   if (st.code() == Errc::mismatch && explains(safe)) return explain_mismatch(safe, std::move(st));
   if (st.code() == Errc::mismatch && unit_acks() && !one_pass(safe)) return calls_->current_mismatch(std::move(st));
-  // This rank's own argument error says more than the common verdict.
-  if (!mine.ok() && !st.ok() && st.code() == Errc::invalid_argument) return mine;
+  // This rank's own argument error says more than the common verdict; a
+  // one-pass sender returns before any verdict, with its own error.
+  if (!mine.ok() && (st.ok() || st.code() == Errc::invalid_argument)) return mine;
   return st;
 }
 

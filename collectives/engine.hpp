@@ -129,6 +129,12 @@ class Engine {
   // What the last step of a call found on this rank that other ranks may
   // not see (a one-pass step; walk.hpp), for run() to raise.
   void note_found(StatusWord w) { found_ = w; }
+  // Raises what a one-pass step found (for the call before when it is about
+  // its `earlier` digest), at once: before this rank acks the step, so that a
+  // rank whose StepState::reuse() acquires the ack sees the error.
+  void raise_found(StatusWord w);
+  // An error is pending for a call this rank has reached (Calls::pending).
+  bool error_pending() const;
   // While a header step waits in a team with unit acks: its step and this
   // rank's header (null: none), and what peek() finds in the peers' lines of
   // that step: a header that differs from mine, published by a rank that took
@@ -139,7 +145,12 @@ class Engine {
     peek_step_ = step;
     peek_header_ = h;
   }
-  StatusWord peek() const;
+  // Not const: keeps the header that differed and its rank, so that this
+  // rank's call names both sides (run()).
+  StatusWord peek();
+  // Whether a peer whose header `theirs` differs from mine in `f` may be on
+  // another plan than mine (and so wait for what I never write).
+  bool another_plan(const OpHeader& theirs, Field f) const;
   // A round-trip header step's error verdict, which every rank gets (walk.hpp).
   void note_agreed_error() { agreed_error_ = true; }
   // The step counters, and moving them past every flag any rank published
@@ -190,6 +201,8 @@ class Engine {
   StatusWord found_ = 0;
   std::uint64_t peek_step_ = 0;
   const OpHeader* peek_header_ = nullptr;
+  OpHeader peek_mine_{}, peek_seen_{};  // what peek() found in this call
+  int peek_seen_rank_ = -1;             // -1: nothing
   bool agreed_error_ = false;  // the last call's error verdict reached every rank
   std::vector<int> top_packed_;
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;

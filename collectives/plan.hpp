@@ -54,6 +54,7 @@ struct StepPlan {
   // check (the receivers, the root) may be the only ones to see a mismatch
   // (collectives/calls.hpp).
   bool one_pass = false;
+  bool operator==(const StepPlan&) const = default;
 };
 
 // What follows the first step.
@@ -69,6 +70,7 @@ struct Plan {
   StepPlan chunk;               // rest == chunks
   std::size_t chunk_bytes = 0;  // rest == chunks: bytes per chunk (a multiple of the element)
   std::size_t chunks = 0;       // rest == chunks: how many; they cover the bytes once
+  bool operator==(const Plan&) const = default;
 };
 
 struct PlanInput {

@@ -49,6 +49,8 @@ class Walk {
     }
     Wait w = walk();
     if (!w && x_.unit_acks && !acked_) {
+      // What only I found goes out before my ack (Engine::raise_found).
+      if (x_.plan.one_pass) x_.e.raise_found(x_.found);
       // Done with everything of this step: the lines and areas it used may
       // be written again two steps on (StepState::reuse).
       Lane& l = x_.lane(0);

@@ -46,16 +46,18 @@ inline constexpr std::size_t kMaxAreaBytes = std::size_t{1} << 30;
 // and a status word in `ready.word` (collectives/protocol.hpp).
 //
 // Memory ordering: the owner writes `inline_data` and `ready.word` first and
-// then publishes `ready` with release; `ack` guards nothing but the owner's
-// progress. Readers acquire the flag before reading the rest (see flag.hpp;
-// docs/protocol.md pairs every store with its loads).
+// then publishes `ready` with release; `ack` and `part` guard the owner's
+// progress and the shared data it wrote before them. Readers acquire the flag
+// before reading the rest (see flag.hpp; docs/protocol.md pairs every store
+// with its loads).
 struct alignas(kFalseSharingRange) CtrlLine {
   Flag ready;                       // "I reached step s" (arrival, release, data ready)
   std::byte inline_data[48];        // small payloads, same 64-byte line as `ready`
   Flag ack;                         // "I consumed step s" (buffer may be reused)
-  // Unused: `ack` gets a 64-byte line of its own, so that a reader polling it
-  // never shares a line with the data beside `ready`.
-  std::byte spare[48];
+  Flag part;                        // "my part of step s is in place" (slice-parallel reduction)
+  // Unused: `ack` and `part` get a 64-byte line of their own, so that a reader
+  // polling them never shares a line with the data beside `ready`.
+  std::byte spare[32];
 };
 static_assert(sizeof(CtrlLine) == kFalseSharingRange);
 static_assert(offsetof(CtrlLine, inline_data) + sizeof(CtrlLine::inline_data) <= kCacheLine);

@@ -3,8 +3,12 @@
 // member i combines slice i of all of them (unit order, so the bits match a
 // single combine) into the top's broadcast area; when every slice is there,
 // all read the whole result. Slots and areas come round two steps later,
-// after every member has waited for every other's arrival and ack of this
+// after every member has waited for every other's arrival and part of this
 // step.
+//
+// "My slice is in place" is the line's `part` flag, not its `ack`: in a team
+// with unit acks, `ack` = s says "done with step s" (StepState::reuse), and a
+// member that has combined its slice still reads the whole result after it.
 #pragma once
 
 #include <algorithm>
@@ -49,14 +53,18 @@ class SlicesTop {
           w.src[static_cast<std::size_t>(next_)] = up_ptr(top, len, next_, x.step);
         }
         combine_mine(x, top, w);
-        publish(line.ack, x.step, x.sleepy);  // after my slice
+        publish(line.part, x.step, x.sleepy);  // after my slice
+        // Without unit acks the top's later fan-outs wait for acks >= s (safe:
+        // every later call starts with a round trip that I join only after
+        // reading the result); with unit acks the Walk acks at the end.
+        if (!x.unit_acks) publish(line.ack, x.step, x.sleepy);
         next_ = 0;
         phase_ = 2;
         [[fallthrough]];
       case 2:
         for (; next_ < n; ++next_) {
           if (next_ == me) continue;
-          if (Wait wt = x.need(mline(top, next_, x.step).ack, x.step, x.actor(top, next_))) return wt;
+          if (Wait wt = x.need(mline(top, next_, x.step).part, x.step, x.actor(top, next_))) return wt;
         }
         top.up_ok = x.step;
         if (me == top.lroot(x.root)) publish(top.release->ack, x.step, x.sleepy);  // the ack moves on every step

@@ -138,8 +138,17 @@ struct StepState {
       if (Wait w = need(mline(l, u, step).ack, step - 2, actor(l, u))) return w;
     }
     l.done_all = step - 2;
+    // A rank that found an error in step s - 2 raised it before its ack,
+    // which I have just acquired: stop before writing anything (the call
+    // fails as stale; the next one resynchronises). So a rank whose calls
+    // wait for nobody learns of an error at the latest two steps on.
+    if (e.error_pending()) {
+      failed = WaitStatus::stale;
+      return Wait{&mline(l, l.g->me, step).ack, step, team_rank()};
+    }
     return {};
   }
+  int team_rank() const { return e.team().rank(); }
 
   // Every unit that saw all units' lines of this step (a local root at the
   // end of its collect, a member released after a round trip, the symmetric

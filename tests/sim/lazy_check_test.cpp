@@ -223,6 +223,90 @@ TEST_P(LazyCheck, RanksAheadLineUpAgain) {
   next_call(false);
 }
 
+TEST_P(LazyCheck, ResultsOfLargeAllreducesSurviveOnePassBcastsAfterThem) {
+  // An allreduce in chunks ends with every rank copying the result out of the
+  // top's broadcast area; two one-pass bcasts later the root writes that area
+  // again. No rank may see its result overwritten, however late it reads.
+  constexpr std::size_t kElems = 1 << 15;  // 128 KiB of int32: several chunks
+  auto got = run([&](Team& t) {
+    std::vector<std::int32_t> in(kElems), out(kElems), small(1024);
+    for (int i = 0; i < 40; ++i) {
+      for (std::size_t k = 0; k < kElems; ++k) in[k] = static_cast<std::int32_t>(k % 97) + t.rank() + i;
+      OSMP_RETURN_IF_ERROR(t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(kElems), Datatype::int32, Op::sum));
+      for (int b = 0; b < 2; ++b) {
+        std::fill(small.begin(), small.end(), t.rank() == 0 ? -1000 - b : 0);
+        OSMP_RETURN_IF_ERROR(t.bcast(small.data(), 1024, Datatype::int32, 0));
+        EXPECT_EQ(small[1023], -1000 - b) << "rank " << t.rank();
+      }
+      const int n = t.size(), ranks = n * (n - 1) / 2;
+      for (std::size_t k = 0; k < kElems; ++k) {
+        const std::int32_t want = n * (static_cast<std::int32_t>(k % 97) + i) + ranks;
+        if (out[k] != want) {
+          ADD_FAILURE() << "rank " << t.rank() << " round " << i << ": element " << k << " is " << out[k]
+                        << ", not " << want;
+          break;
+        }
+      }
+    }
+    return Status{};
+  });
+  for (int r = 0; r < n(); ++r) EXPECT_TRUE(got[static_cast<std::size_t>(r)].ok()) << got[static_cast<std::size_t>(r)].to_string();
+}
+
+TEST_P(LazyCheck, MismatchesInARowNeverHang) {
+  // Each failed bcast makes a later call resynchronise; a rank that is done
+  // with that first may find the next mismatch at once, while others still
+  // resynchronise. Every call returns, and the team works again after. All
+  // in one go: a rank whose calls needed nobody (the root) may learn of the
+  // last errors only in its next call, which must come (docs/protocol.md,
+  // "When a rank learns it").
+  const int odd = n() - 1;
+  auto got = run([&](Team& t) {
+    for (int i = 0; i < 12; ++i) {
+      std::int32_t buf[4] = {1, 2, 3, 4};
+      Status st = t.bcast(buf, t.rank() == odd ? 2 : 4, Datatype::int32, 0);
+      if (!st.ok()) {
+        EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << t.rank() << ": " << st.to_string();
+      }
+    }
+    Status st;
+    for (int i = 0; i < 3; ++i) {  // the first may still report, the second realign
+      std::int64_t v = 1, sum = 0;
+      st = t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
+      if (st.ok()) {
+        EXPECT_EQ(sum, t.size()) << "rank " << t.rank();
+      } else {
+        EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << t.rank() << ": " << st.to_string();
+      }
+    }
+    return st;
+  });
+  for (int r = 0; r < n(); ++r) {
+    EXPECT_TRUE(got[static_cast<std::size_t>(r)].ok()) << "rank " << r << ": " << got[static_cast<std::size_t>(r)].to_string();
+  }
+  next_call(false);
+}
+
+TEST_P(LazyCheck, ASenderWithBadArgumentsGetsItsOwnError) {
+  // A one-pass reduce's sender returns before any verdict: with its own
+  // error, not ok; the root finds it in the sender's line.
+  const int bad = n() - 1;
+  auto got = run([bad](Team& t) {
+    std::int32_t in = 1, out = 0;
+    return t.reduce(t.rank() == bad ? nullptr : &in, &out, 1, Datatype::int32, Op::sum, 0);
+  });
+  const Status& mine = got[static_cast<std::size_t>(bad)];
+  EXPECT_EQ(mine.code(), Errc::invalid_argument) << mine.to_string();
+  EXPECT_EQ(mine.message(), "reduce on rank " + std::to_string(bad) + ": null send buffer with count 1");
+  EXPECT_EQ(got[0].code(), Errc::invalid_argument) << got[0].to_string();
+  EXPECT_THAT(got[0].message(), HasSubstr("rank " + std::to_string(bad))) << "the root names the sender";
+  run([](Team& t) {  // the root raised it: this call may say so
+    std::int64_t v = 1, sum = 0;
+    return t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
+  });
+  next_call(false);
+}
+
 // Arguments that send ranks on different plans: a one-pass call against a
 // round trip (a count on each side of the one-step threshold), another
 // operation, roots that cross so that nobody is the root. Whatever each rank
