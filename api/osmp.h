@@ -62,8 +62,12 @@ typedef int (*osmp_allgather_fn)(const void* in, size_t len, void* out, void* ct
 typedef int (*osmp_bcast_fn)(void* buf, size_t len, int root, void* ctx);
 int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx,
                    osmp_team** team, char* error, size_t error_len);
-/* Frees the team (collective in spirit: every rank should call it). The
- * handle is dead afterwards: using it, or finalizing it again, is OSMP_ERR_ARG. */
+/* Frees the team. Collective: every rank must call it. In a team that makes
+ * one-pass calls (OSMP_CHECK=lazy, docs/protocol.md) it first waits until
+ * every rank has reached its own osmp_finalize, so that an error found late
+ * in the last calls is returned here (OSMP_ERR_MISMATCH naming the call);
+ * finalize several teams in the same order on every rank. The handle is dead
+ * afterwards: using it, or finalizing it again, is OSMP_ERR_ARG. */
 int osmp_finalize(osmp_team* team);
 /* This rank and the team's size; -1 for a bad handle. */
 int osmp_rank(const osmp_team* team);

@@ -40,7 +40,8 @@ bool Calls::stale() noexcept {
   if (pending_for(current_)) return true;
   for (Engine* e : engines_) {
     if (StatusWord w = e->peek()) {
-      raise(current_, w);
+      // About the `earlier` digests: the call before failed unseen.
+      raise(status_field(w) == Field::earlier ? current_ - 1 : current_, w);
       return pending_for(current_);
     }
   }

@@ -32,8 +32,8 @@
 //                    call agrees on the headers first (a round trip), so every
 //                    rank gets the error in the faulty call itself; teams of
 //                    the MPI glue always are.
-//   OSMP_ONE_PASS_MAX  lazy: teams of up to this many ranks make one-pass
-//                    calls (default 16; 0 turns them off)
+//   OSMP_ONE_PASS_MAX  lazy: teams of up to this many ranks whose tree is one
+//                    group make one-pass calls (default 16; 0 turns them off)
 #pragma once
 
 #include <map>
