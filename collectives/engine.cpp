@@ -207,8 +207,9 @@ Status Engine::run(const CollArgs& a) {
   if (agreed_error_) calls_->forget_earlier();
   if (found_ == 0) {
     // A wait stopped by a raised error: my own argument error, if I made
-    // one, says more (the error path only: validate() again).
-    if (st.code() == Errc::mismatch && a.abstain == Errc::ok) {
+    // one, says more (the error path only: validate() again). Not a round
+    // trip's verdict, which every rank reports alike.
+    if (st.code() == Errc::mismatch && a.abstain == Errc::ok && unit_acks() && calls_->pending()) {
       if (Status own = validate(mine); !own.ok()) st = std::move(own);
     }
     // An argument error of this call (mine, or the verdict's) stands.
@@ -236,8 +237,16 @@ bool Engine::explains(const CollArgs& a) const {
   return !unit_acks() && !one_pass(a) && status_field(found_) != Field::earlier;
 }
 
-bool Engine::another_plan(const OpHeader& theirs, Field f) const {
+bool Engine::another_plan(const OpHeader& theirs_in, Field f) const {
   const OpHeader& mine = *peek_header_;
+  OpHeader theirs = theirs_in;
+  if (f == Field::earlier) {
+    // The call before differed too; what differs in this one decides (two
+    // bcasts whose roots cross right after two roots both wrote).
+    theirs.earlier = mine.earlier;
+    f = compare(theirs, mine);
+    if (f == Field::none) return false;  // this call's comparisons find it
+  }
   if (!elsewhere(mine, f)) return false;  // a round trip: its verdict reaches every rank
   // Another operation, root or decision to run it: the ranks may wait for
   // each other (roots that cross). Else only another plan can make them.

@@ -21,6 +21,16 @@
 
 namespace osmp {
 
+// Whether a mismatch in `f` may have sent some ranks on a one-pass plan
+// (which waits for, and tells, nobody) while I take a round trip: the
+// operation is one that may take one, or ranks disagree on which operation
+// it is (or on running it at all). Else every rank is in the round trip and
+// gets its verdict.
+inline bool elsewhere(const OpHeader& mine, Field f) {
+  const auto op = static_cast<OpKind>(mine.kind);
+  return one_pass_down(op) || one_pass_up(op) || f == Field::kind || f == Field::declined;
+}
+
 template <PayloadHooks P>
 class Walk {
  public:
@@ -49,8 +59,8 @@ class Walk {
     }
     Wait w = walk();
     if (!w && x_.unit_acks && !acked_) {
-      // What only I found goes out before my ack (Engine::raise_found).
-      if (x_.plan.one_pass) x_.e.raise_found(x_.found);
+      // What others may not have goes out before my ack (Engine::raise_found).
+      x_.e.raise_found(to_raise());
       // Done with everything of this step: the lines and areas it used may
       // be written again two steps on (StepState::reuse).
       Lane& l = x_.lane(0);
@@ -68,6 +78,19 @@ class Walk {
   // A one-pass step: what only this rank found, and the header that differed.
   StatusWord found() const { return x_.found; }
   const OpHeader& seen() const { return x_.seen; }
+  // What this step found that other ranks may not have, to be raised
+  // (collectives/calls.hpp; 0: nothing): a one-pass step's finding; a header
+  // step's verdict about the call before (nobody compared it there); in a
+  // team with unit acks, a mismatch that may have sent ranks on a one-pass
+  // plan, which waits for no verdict.
+  StatusWord to_raise() const {
+    if (x_.plan.one_pass) return x_.found;
+    if (!x_.plan.header) return 0;
+    const StatusWord v = x_.verdict;
+    if (status_field(v) == Field::earlier) return v;
+    if (x_.unit_acks && status_code(v) == Errc::mismatch && elsewhere(x_.header, status_field(v))) return v;
+    return 0;
+  }
   int seen_rank() const { return x_.seen_rank; }
 
  private:
@@ -124,16 +147,6 @@ class Walk {
 };
 
 // Runs one step, blocking. Returns the verdict's error (header steps) or ok.
-// Whether a mismatch in `f` may have sent some ranks on a one-pass plan
-// (which waits for, and tells, nobody) while I take a round trip: the
-// operation is one that may take one, or ranks disagree on which operation
-// it is (or on running it at all). Else every rank is in the round trip and
-// gets its verdict.
-inline bool elsewhere(const OpHeader& mine, Field f) {
-  const auto op = static_cast<OpKind>(mine.kind);
-  return one_pass_down(op) || one_pass_up(op) || f == Field::kind || f == Field::declined;
-}
-
 template <PayloadHooks P>
 Status run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
                 StatusWord local, int root, std::uint64_t first_chunk = 0) {
@@ -142,15 +155,8 @@ Status run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const
   Status st = drive(e.team(), w);
   e.watch_step(0, nullptr);
   OSMP_RETURN_IF_ERROR(st);
-  if (plan.one_pass) {
-    e.note_found(w.found());
-  } else if (plan.header && status_field(w.verdict()) == Field::earlier) {
-    e.note_found(w.verdict());  // every rank has it: the call before failed unseen
-  } else if (plan.header && e.unit_acks() && status_code(w.verdict()) == Errc::mismatch &&
-             elsewhere(header, status_field(w.verdict()))) {
-    // Ranks whose arguments sent them on a one-pass plan may not have the
-    // verdict: raised for them (they learn it in their next call).
-    e.note_found(w.verdict());
+  if (plan.one_pass || w.to_raise() != 0) {
+    e.note_found(w.to_raise());  // Engine::run raises it (the Walk did, before its ack)
   } else if (plan.header && w.verdict() != 0) {
     e.note_agreed_error();
   }

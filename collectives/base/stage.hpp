@@ -132,16 +132,19 @@ struct StepState {
   // Teams with unit acks are one group: lane 0.
   Wait reuse() {
     Lane& l = lane(0);
-    if (step < 2 || reached(l.done_all, step - 2)) return {};
-    for (int u = 0; u < l.n(); ++u) {
-      if (u == l.g->me) continue;
-      if (Wait w = need(mline(l, u, step).ack, step - 2, actor(l, u))) return w;
+    if (step >= 2 && !reached(l.done_all, step - 2)) {
+      for (int u = 0; u < l.n(); ++u) {
+        if (u == l.g->me) continue;
+        if (Wait w = need(mline(l, u, step).ack, step - 2, actor(l, u))) return w;
+      }
+      l.done_all = step - 2;
     }
-    l.done_all = step - 2;
     // A rank that found an error in step s - 2 raised it before its ack,
-    // which I have just acquired: stop before writing anything (the call
-    // fails as stale; the next one resynchronises). So a rank whose calls
-    // wait for nobody learns of an error at the latest two steps on.
+    // which I have acquired (here, or through a round trip since): stop
+    // before writing anything (the call fails as stale; the next one
+    // resynchronises). So a rank whose calls wait for nobody learns of an
+    // error at the latest two steps on. The Wait returned with `failed` set
+    // is never waited on: drivers check failed() first (drive()).
     if (e.error_pending()) {
       failed = WaitStatus::stale;
       return Wait{&mline(l, l.g->me, step).ack, step, team_rank()};

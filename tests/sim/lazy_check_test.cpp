@@ -228,15 +228,16 @@ TEST_P(LazyCheck, ResultsOfLargeAllreducesSurviveOnePassBcastsAfterThem) {
   // top's broadcast area; two one-pass bcasts later the root writes that area
   // again. No rank may see its result overwritten, however late it reads.
   constexpr std::size_t kElems = 1 << 15;  // 128 KiB of int32: several chunks
+  constexpr std::int64_t kBcast = 1 << 14;  // 64 KiB: the whole area, in one pass
   auto got = run([&](Team& t) {
-    std::vector<std::int32_t> in(kElems), out(kElems), small(1024);
+    std::vector<std::int32_t> in(kElems), out(kElems), small(static_cast<std::size_t>(kBcast));
     for (int i = 0; i < 40; ++i) {
       for (std::size_t k = 0; k < kElems; ++k) in[k] = static_cast<std::int32_t>(k % 97) + t.rank() + i;
       OSMP_RETURN_IF_ERROR(t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(kElems), Datatype::int32, Op::sum));
       for (int b = 0; b < 2; ++b) {
         std::fill(small.begin(), small.end(), t.rank() == 0 ? -1000 - b : 0);
-        OSMP_RETURN_IF_ERROR(t.bcast(small.data(), 1024, Datatype::int32, 0));
-        EXPECT_EQ(small[1023], -1000 - b) << "rank " << t.rank();
+        OSMP_RETURN_IF_ERROR(t.bcast(small.data(), kBcast, Datatype::int32, 0));
+        EXPECT_EQ(small.back(), -1000 - b) << "rank " << t.rank();
       }
       const int n = t.size(), ranks = n * (n - 1) / 2;
       for (std::size_t k = 0; k < kElems; ++k) {
@@ -355,6 +356,30 @@ TEST_P(LazyPlans, AnotherOperation) {
     std::int32_t v = 1, out[64] = {};
     return t.rank() == 0 ? t.reduce(&v, out, 1, Datatype::int32, Op::sum, 0) : t.gather(&v, out, 1, Datatype::int32, 0);
   }, "ranks disagree on the operation: ");
+}
+
+TEST_P(LazyPlans, RootsThatCrossRightAfterTwoRoots) {
+  // Ranks 0 and 1 both think they are the root (both write, nobody
+  // compares), then name each other: each waits for the other's release,
+  // and the digests of the call before differ too. Every rank hears of it in
+  // one of the two calls or the next, nobody hangs, the team works again.
+  auto got = run([](Team& t) {
+    std::int32_t v = 5;
+    Status first = t.bcast(&v, 1, Datatype::int32, t.rank() == 1 ? 1 : 0);
+    Status second = t.bcast(&v, 1, Datatype::int32, t.rank() == 0 ? 1 : 0);
+    std::int64_t one = 1, sum = 0;
+    Status third = t.allreduce(&one, &sum, 1, Datatype::int64, Op::sum);
+    int heard = 0;
+    for (const Status* st : {&first, &second, &third}) {
+      if (st->ok()) continue;
+      EXPECT_EQ(st->code(), Errc::mismatch) << "rank " << t.rank() << ": " << st->to_string();
+      EXPECT_THAT(st->message(), ContainsRegex("disagree on (the root|the call before this one)")) << "rank " << t.rank();
+      ++heard;
+    }
+    EXPECT_GE(heard, 1) << "rank " << t.rank() << " never heard";
+    return Status{};
+  });
+  next_call(false);
 }
 
 TEST_P(LazyPlans, RootsThatCross) {
