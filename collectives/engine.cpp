@@ -229,7 +229,7 @@ void Engine::raise_found(StatusWord w) {
   calls_->raise(status_field(w) == Field::earlier ? calls_->current() - 1 : calls_->current(), w);
 }
 
-bool Engine::error_pending() const { return calls_ && calls_->pending(); }
+bool Engine::calls_pending() const { return calls_->pending(); }
 
 bool Engine::explains(const CollArgs& a) const {
   // Teams with unit acks: ranks that took a one-pass plan would not join the

@@ -134,7 +134,11 @@ class Engine {
   // rank whose StepState::reuse() acquires the ack sees the error.
   void raise_found(StatusWord w);
   // An error is pending for a call this rank has reached (Calls::pending).
-  bool error_pending() const;
+  // Every step asks: the word is 0 until a team's first error (relaxed, as
+  // Calls polls it), so the common case is one load of a line nobody writes.
+  bool error_pending() const {
+    return calls_ && team_.call_error().load(std::memory_order_relaxed) != 0 && calls_pending();
+  }
   // While a header step waits in a team with unit acks: its step and this
   // rank's header (null: none), and what peek() finds in the peers' lines of
   // that step: a header that differs from mine, published by a rank that took
@@ -185,6 +189,7 @@ class Engine {
  private:
   Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
   Status validate(const CollArgs& a) const;
+  bool calls_pending() const;
   Status run_call(const CollArgs& a);
   bool one_pass(const CollArgs& a) const;
   // Whether a mismatch verdict of this call is explained by exchanging the

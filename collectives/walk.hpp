@@ -60,7 +60,7 @@ class Walk {
     Wait w = walk();
     if (!w && x_.unit_acks && !acked_) {
       // What others may not have goes out before my ack (Engine::raise_found).
-      x_.e.raise_found(to_raise());
+      if (StatusWord r = to_raise()) x_.e.raise_found(r);
       // Done with everything of this step: the lines and areas it used may
       // be written again two steps on (StepState::reuse).
       Lane& l = x_.lane(0);

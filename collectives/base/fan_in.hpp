@@ -97,8 +97,9 @@ class RootUp {
       case 2:
         if (Wait wt = up_out(x, j_, out_)) return wt;
         if (x.data_ok()) combine_into(x, l, w, out_);
-        // Consumed: the slots of this step may be written again (slot_free()).
-        publish(l.release->ack, x.step, x.sleepy);
+        // Consumed: the slots of this step may be written again (slot_free();
+        // with unit acks nobody reads it: reuse() covers the slots).
+        if (!x.unit_acks) publish(l.release->ack, x.step, x.sleepy);
         l.up_ok = x.step;
         mine = out_.out;
         phase_ = 3;

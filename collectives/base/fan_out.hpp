@@ -74,7 +74,7 @@ class FanOut {
     }
     if (area && x.verdict_ok()) forward(x.p, from_lane_, l, from_, area);
     if (!x.plan.up) {  // the ack moves on every step, so that slot_free() never waits on a gap
-      publish(l.release->ack, x.step, x.sleepy);
+      if (!x.unit_acks) publish(l.release->ack, x.step, x.sleepy);  // (unit acks: never read)
       l.up_ok = x.step;
     }
     CtrlLine& rel = rel_line(l, x.step);

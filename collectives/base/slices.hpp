@@ -67,7 +67,8 @@ class SlicesTop {
           if (Wait wt = x.need(mline(top, next_, x.step).part, x.step, x.actor(top, next_))) return wt;
         }
         top.up_ok = x.step;
-        if (me == top.lroot(x.root)) publish(top.release->ack, x.step, x.sleepy);  // the ack moves on every step
+        // The ack moves on every step (slot_free(); unit acks: never read).
+        if (me == top.lroot(x.root) && !x.unit_acks) publish(top.release->ack, x.step, x.sleepy);
         x.result = top.bcast[parity(x.step)];
         phase_ = 3;
         [[fallthrough]];

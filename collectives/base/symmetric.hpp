@@ -75,10 +75,11 @@ class SymmetricTop {
     top.up_ok = x.step;  // every line of this step was read by everyone
     x.all_finished_before(top);
     if (top.g->me == top.lroot(x.root)) {
-      // The ack moves on every step (slot_free() must not wait on a gap);
-      // and for peers that (disagreeing on the count) took the local-root
-      // path, the release they wait for, with the verdict.
-      publish(top.release->ack, x.step, x.sleepy);
+      // The ack moves on every step (slot_free() must not wait on a gap;
+      // with unit acks nobody reads it); and for peers that (disagreeing on
+      // the count) took the local-root path, the release they wait for,
+      // with the verdict.
+      if (!x.unit_acks) publish(top.release->ack, x.step, x.sleepy);
       CtrlLine& rel = rel_line(top, x.step);
       rel.ready.word = x.verdict;
       if (x.unit_acks) *header_of(rel) = x.header;  // every release carries it there (check_release)
