@@ -87,6 +87,9 @@ class Calls final : public WaitCheck {
   // `verdict` if a record is missing.
   Status current_mismatch(Status verdict) const;
   std::uint64_t current() const { return current_; }
+  // The team's call-error word (in the base view's control segment, which
+  // every view's engine must poll: Engine::error_pending).
+  const std::atomic<std::uint64_t>& error_word_ref() const { return team_->call_error(); }
   // An error is pending for a call this rank has reached (relaxed: exact
   // once something acquired from its raiser happens-after the raise).
   bool pending() const { return pending_for(current_); }

@@ -167,6 +167,7 @@ Status Engine::validate(const CollArgs& a) const {
 
 void Engine::set_calls(Calls* c) {
   calls_ = c;
+  call_error_ = c ? &c->error_word_ref() : nullptr;
   settings_ = PlanSettings::of(config_);
   // The same on every rank: a property of the tree, not of this rank's path
   // (a rank that leads a lower group has more lanes than one that does not).

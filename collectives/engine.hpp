@@ -16,6 +16,7 @@
 // lanes, the step counters and scratch.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -136,8 +137,9 @@ class Engine {
   // An error is pending for a call this rank has reached (Calls::pending).
   // Every step asks: the word is 0 until a team's first error (relaxed, as
   // Calls polls it), so the common case is one load of a line nobody writes.
+  // The word is the base view's (Calls), not this view's own team's.
   bool error_pending() const {
-    return calls_ && team_.call_error().load(std::memory_order_relaxed) != 0 && calls_pending();
+    return call_error_ && call_error_->load(std::memory_order_relaxed) != 0 && calls_pending();
   }
   // While a header step waits in a team with unit acks: its step and this
   // rank's header (null: none), and what peek() finds in the peers' lines of
@@ -203,6 +205,7 @@ class Engine {
   PlanShape shape_;
   PlanSettings settings_;
   Calls* calls_ = nullptr;
+  const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)
   StatusWord found_ = 0;
   std::uint64_t peek_step_ = 0;
   const OpHeader* peek_header_ = nullptr;

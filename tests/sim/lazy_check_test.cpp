@@ -308,6 +308,43 @@ TEST_P(LazyCheck, ASenderWithBadArgumentsGetsItsOwnError) {
   next_call(false);
 }
 
+TEST_P(LazyCheck, InAViewOfItsOwn) {
+  // bcast on a view of its own (Team::configure per operation): its calls
+  // are numbered, checked and raised through the team's one call record and
+  // error word, like the base view's.
+  auto configured = run([](Team& t) { return t.configure({}, {{OpKind::bcast, {{"OSMP_BASE_CASE", "flat"}}}}); });
+  for (int r = 0; r < n(); ++r) ASSERT_TRUE(configured[static_cast<std::size_t>(r)].ok()) << configured[0].to_string();
+  const int odd = n() - 1;
+  std::mutex m;
+  std::vector<int> heard(static_cast<std::size_t>(n()), 0);
+  run([&](Team& t) {
+    std::int32_t buf[4] = {1, 2, 3, 4};
+    int errors = t.bcast(buf, t.rank() == odd ? 2 : 4, Datatype::int32, 0).ok() ? 0 : 1;
+    for (int i = 0; i < 4; ++i) {
+      std::int32_t v = t.rank() == 0 ? 100 + i : -1;
+      Status s = t.bcast(&v, 1, Datatype::int32, 0);
+      if (s.ok()) {
+        EXPECT_EQ(v, 100 + i) << "rank " << t.rank() << " bcast " << i;
+      } else {
+        EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
+        ++errors;
+      }
+    }
+    for (int i = 0; i < 2; ++i) {  // the first may still report it; the second realigns
+      std::int64_t one = 1, sum = 0;
+      if (Status s = t.allreduce(&one, &sum, 1, Datatype::int64, Op::sum); !s.ok()) {
+        EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
+        ++errors;
+      }
+    }
+    std::lock_guard lock(m);
+    heard[static_cast<std::size_t>(t.rank())] = errors;
+    return Status{};
+  });
+  for (int r = 0; r < n(); ++r) EXPECT_GE(heard[static_cast<std::size_t>(r)], 1) << "rank " << r << " never heard";
+  next_call(false);
+}
+
 // Arguments that send ranks on different plans: a one-pass call against a
 // round trip (a count on each side of the one-step threshold), another
 // operation, roots that cross so that nobody is the root. Whatever each rank
