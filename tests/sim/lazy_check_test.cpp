@@ -63,6 +63,41 @@ class LazyCheck : public ::testing::TestWithParam<Config> {
     }
   }
 
+  // A bcast whose count the odd rank gets wrong, four more that the root
+  // runs ahead through, then `allreduces` allreduces: every rank hears of the
+  // failed call, a bcast that succeeds has the root's data, and the calls
+  // line up again (the test then checks the next call works).
+  void ranks_ahead_line_up(int odd, int allreduces) {
+    std::mutex m;
+    std::vector<int> heard(static_cast<std::size_t>(n()), 0);
+    auto heard_it = [](Team& t, const Status& s) {
+      EXPECT_EQ(s.code(), Errc::mismatch) << s.to_string();
+      EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
+      return 1;
+    };
+    run([&](Team& t) {
+      std::int32_t buf[4] = {1, 2, 3, 4};
+      int errors = t.bcast(buf, t.rank() == odd ? 2 : 4, Datatype::int32, 0).ok() ? 0 : 1;
+      for (int i = 0; i < 4; ++i) {
+        std::int32_t v = t.rank() == 0 ? 100 + i : -1;
+        Status s = t.bcast(&v, 1, Datatype::int32, 0);
+        if (s.ok()) {
+          EXPECT_EQ(v, 100 + i) << "rank " << t.rank() << " bcast " << i;
+        } else {
+          errors += heard_it(t, s);
+        }
+      }
+      for (int i = 0; i < allreduces; ++i) {  // the first may still report it
+        std::int64_t one = 1, sum = 0;
+        if (Status s = t.allreduce(&one, &sum, 1, Datatype::int64, Op::sum); !s.ok()) errors += heard_it(t, s);
+      }
+      std::lock_guard lock(m);
+      heard[static_cast<std::size_t>(t.rank())] = errors;
+      return Status{};
+    });
+    for (int r = 0; r < n(); ++r) EXPECT_GE(heard[static_cast<std::size_t>(r)], 1) << "rank " << r << " never heard";
+  }
+
   std::unique_ptr<test::ThreadTeams> tt_;
 };
 
@@ -191,35 +226,7 @@ TEST_P(LazyCheck, RanksAheadLineUpAgain) {
   // error stops it where it waits. Whatever each rank got, every one hears of
   // the failed call, a receiver whose bcast succeeded has the root's data,
   // and the calls line up again.
-  const int odd = 1;
-  std::mutex m;
-  std::vector<int> heard(static_cast<std::size_t>(n()), 0);
-  run([&](Team& t) {
-    std::int32_t buf[4] = {};
-    Status st = t.bcast(buf, t.rank() == odd ? 2 : 4, Datatype::int32, 0);
-    int errors = st.ok() ? 0 : 1;
-    for (int i = 0; i < 4; ++i) {
-      std::int32_t v = t.rank() == 0 ? 100 + i : -1;
-      Status s = t.bcast(&v, 1, Datatype::int32, 0);
-      if (s.ok()) {
-        EXPECT_EQ(v, 100 + i) << "rank " << t.rank() << " bcast " << i;
-      } else {
-        EXPECT_EQ(s.code(), Errc::mismatch) << s.to_string();
-        EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
-        ++errors;
-      }
-    }
-    std::int64_t one = 1, sum = 0;
-    Status s = t.allreduce(&one, &sum, 1, Datatype::int64, Op::sum);
-    if (!s.ok()) {
-      EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
-      ++errors;
-    }
-    std::lock_guard lock(m);
-    heard[static_cast<std::size_t>(t.rank())] = errors;
-    return s;
-  });
-  for (int r = 0; r < n(); ++r) EXPECT_GE(heard[static_cast<std::size_t>(r)], 1) << "rank " << r << " never heard";
+  ranks_ahead_line_up(1, 1);
   next_call(false);
 }
 
@@ -314,34 +321,7 @@ TEST_P(LazyCheck, InAViewOfItsOwn) {
   // error word, like the base view's.
   auto configured = run([](Team& t) { return t.configure({}, {{OpKind::bcast, {{"OSMP_BASE_CASE", "flat"}}}}); });
   for (int r = 0; r < n(); ++r) ASSERT_TRUE(configured[static_cast<std::size_t>(r)].ok()) << configured[0].to_string();
-  const int odd = n() - 1;
-  std::mutex m;
-  std::vector<int> heard(static_cast<std::size_t>(n()), 0);
-  run([&](Team& t) {
-    std::int32_t buf[4] = {1, 2, 3, 4};
-    int errors = t.bcast(buf, t.rank() == odd ? 2 : 4, Datatype::int32, 0).ok() ? 0 : 1;
-    for (int i = 0; i < 4; ++i) {
-      std::int32_t v = t.rank() == 0 ? 100 + i : -1;
-      Status s = t.bcast(&v, 1, Datatype::int32, 0);
-      if (s.ok()) {
-        EXPECT_EQ(v, 100 + i) << "rank " << t.rank() << " bcast " << i;
-      } else {
-        EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
-        ++errors;
-      }
-    }
-    for (int i = 0; i < 2; ++i) {  // the first may still report it; the second realigns
-      std::int64_t one = 1, sum = 0;
-      if (Status s = t.allreduce(&one, &sum, 1, Datatype::int64, Op::sum); !s.ok()) {
-        EXPECT_THAT(s.message(), HasSubstr("bcast: ranks disagree on the count")) << "rank " << t.rank();
-        ++errors;
-      }
-    }
-    std::lock_guard lock(m);
-    heard[static_cast<std::size_t>(t.rank())] = errors;
-    return Status{};
-  });
-  for (int r = 0; r < n(); ++r) EXPECT_GE(heard[static_cast<std::size_t>(r)], 1) << "rank " << r << " never heard";
+  ranks_ahead_line_up(n() - 1, 2);
   next_call(false);
 }
 
