@@ -40,8 +40,7 @@ bool Calls::stale() noexcept {
   if (pending_for(current_)) return true;
   for (Engine* e : engines_) {
     if (StatusWord w = e->peek()) {
-      // About the `earlier` digests: the call before failed unseen.
-      raise(status_field(w) == Field::earlier ? current_ - 1 : current_, w);
+      raise_found(w);
       return pending_for(current_);
     }
   }
@@ -108,6 +107,16 @@ void Calls::raise(std::uint64_t call, StatusWord status) {
   while (now == 0 || !after(call_of(now), handled_)) {
     if (word.compare_exchange_weak(now, mine, std::memory_order_acq_rel)) break;
   }
+}
+
+void Calls::raise_found(StatusWord status) {
+  // About the `earlier` digests: the call before failed unseen.
+  if (status != 0) raise(status_field(status) == Field::earlier ? current_ - 1 : current_, status);
+}
+
+bool Calls::failed_here() const {
+  // Acquire: pairs with raise()'s compare-exchange (acq_rel).
+  return pending_for(current_) && call_of(error_word()) == static_cast<std::uint32_t>(current_);
 }
 
 Status Calls::settle(Status st, bool own) {

@@ -61,6 +61,9 @@ class Calls final : public WaitCheck {
   // This rank found `status` in call `call` (the current one, or the one
   // before when the headers' `earlier` digests differ); others may not see it.
   void raise(std::uint64_t call, StatusWord status);
+  // raise() for what this rank found in the current call: for the call
+  // before when `status` is about the `earlier` digests (nothing if 0).
+  void raise_found(StatusWord status);
   // The digest of this rank's last call (OpHeader::earlier): 0 at first and
   // after every resynchronisation, on every rank.
   std::uint16_t earlier() const { return digest_; }
@@ -94,15 +97,13 @@ class Calls final : public WaitCheck {
   // once something acquired from its raiser happens-after the raise).
   bool pending() const { return pending_for(current_); }
   // The pending error is of the current call (settle() would only report it).
-  bool failed_here() const {
-    const std::uint64_t w = error_word();
-    return pending_for(current_) && static_cast<std::uint32_t>(w >> 32) == static_cast<std::uint32_t>(current_);
-  }
+  bool failed_here() const;
 
  private:
   CallRecord& record(int r) const { return team_->call_record(r); }
   TeamCore& team() const { return *team_; }
   bool pending_for(std::uint64_t call) const;
+  // Acquire: pairs with raise()'s compare-exchange (acq_rel), after the raiser's records.
   std::uint64_t error_word() const { return team_->call_error().load(std::memory_order_acquire); }
   // `what` begins the error this rank's current call returns: "bcast: not
   // run", "finalize".

@@ -226,8 +226,7 @@ Status Engine::run(const CollArgs& a) {
 }
 
 void Engine::raise_found(StatusWord w) {
-  if (!calls_ || w == 0) return;
-  calls_->raise(status_field(w) == Field::earlier ? calls_->current() - 1 : calls_->current(), w);
+  if (calls_) calls_->raise_found(w);
 }
 
 bool Engine::calls_pending() const { return calls_->pending(); }

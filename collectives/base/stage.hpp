@@ -147,11 +147,10 @@ struct StepState {
     // is never waited on: drivers check failed() first (drive()).
     if (e.error_pending()) {
       failed = WaitStatus::stale;
-      return Wait{&mline(l, l.g->me, step).ack, step, team_rank()};
+      return Wait{&mline(l, l.g->me, step).ack, step, e.team().rank()};
     }
     return {};
   }
-  int team_rank() const { return e.team().rank(); }
 
   // Every unit that saw all units' lines of this step (a local root at the
   // end of its collect, a member released after a round trip, the symmetric
