@@ -29,6 +29,7 @@ namespace osmp {
 class TeamCore;
 class Views;
 struct CollArgs;
+struct CallState;
 
 // Settings by the names of their environment variables: {"OSMP_VH", "Package:7"}.
 using Settings = std::map<std::string, std::string>;
@@ -64,6 +65,39 @@ constexpr Datatype datatype_of() {
   else if constexpr (std::is_same_v<T, double>) return Datatype::float64;
   else static_assert(sizeof(T) == 0, "osmp: no datatype for this type");
 }
+
+// A non-blocking call (Team::ibarrier() and the others; docs/nonblocking.md).
+// The call is started when the request is made and completes in test() or
+// wait(), or in any later call on its team; the buffers it names must stay
+// put until then. Movable, not copyable. Destroying (or reset()ing) a
+// request that has not completed detaches it: the call still runs, in order,
+// when the team's later calls or finish() move the team on (MPI_Request_free).
+class Request {
+ public:
+  Request() = default;  // no call: complete, ok
+  Request(Request&&) noexcept = default;
+  Request& operator=(Request&&) noexcept = default;
+  ~Request() = default;
+  // Whether the call has completed; moves this thread's pending calls on,
+  // never blocks.
+  bool test();
+  // Completes the call (moving the calls started before it on first) and
+  // returns its status; again the same status on later calls.
+  Status wait();
+  // Whether it has completed, without moving anything on.
+  bool done() const;
+  // The call's status once done() (ok before).
+  Status status() const;
+  void reset() { c_.reset(); }
+
+ private:
+  friend class Team;
+  explicit Request(std::shared_ptr<CallState> c) : c_(std::move(c)) {}
+  std::shared_ptr<CallState> c_;
+};
+
+// Waits for every request, in any order; the first error, by position.
+Status wait_all(std::span<Request> requests);
 
 class Team {
  public:
@@ -116,6 +150,19 @@ class Team {
   Status allgather(const void* send, void* recv, std::int64_t count, Datatype type);
   Status scatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
   Status reduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  // Non-blocking forms: the same calls, started now, completed by the
+  // Request (docs/nonblocking.md). Every rank starts a team's calls, blocking
+  // and not, in the same order. Bad arguments and mismatches are reported by
+  // the request.
+  Request ibarrier();
+  Request ibcast(void* buf, std::int64_t count, Datatype type, int root);
+  Request ireduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op, int root);
+  Request iallreduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  Request igather(const void* send, void* recv, std::int64_t count, Datatype type, int root);
+  Request iallgather(const void* send, void* recv, std::int64_t count, Datatype type);
+  Request iscatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
+  Request ireduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+
   // Joins a collective without taking part: nothing is read or written.
   // `why` unsupported declines the call: every rank returns unsupported when
   // every rank declined, mismatch when only some did (the MPI glue: "this
@@ -147,12 +194,28 @@ class Team {
     if (size() > 0 && out.size() != in.size() * static_cast<std::size_t>(size())) return size_error("allgather");
     return allgather(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>());
   }
+  template <class T>
+  Request ibcast(std::span<T> buf, int root) {
+    return ibcast(buf.data(), static_cast<std::int64_t>(buf.size()), datatype_of<T>(), root);
+  }
+  template <class T>
+  Request iallreduce(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size()) return failed(size_error("iallreduce"));
+    return iallreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>(), op);
+  }
+  template <class T>
+  Request iallreduce(std::span<T> inout, Op op) {  // in place
+    return iallreduce(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size()), datatype_of<T>(), op);
+  }
 
  private:
   Team();
   static Status size_error(const char* op);
   static Status moved_from();
   Status run(const CollArgs& args);
+  Request start(const CollArgs& args);
+  // A request that completed at once with `st`.
+  static Request failed(Status st);
   Status apply_initial(const Options& options);
   std::unique_ptr<Views> views_;
 };

@@ -196,10 +196,83 @@ Status Team::size_error(const char* op) {
 
 Status Team::run(const CollArgs& a) {
   if (!views_) return moved_from();
+  CallQueue& q = views_->queue();
+  if (!q.empty() || others_pending(&q)) {
+    // After the calls started before it (which this wait moves on first),
+    // or beside calls pending on other teams, which it must not starve.
+    return start(a).wait();
+  }
   views_->count_call();
   Status st = views_->engine(a.kind).run(a);
   if (!st.ok()) views_->propagate_stop(st);
   return st;
+}
+
+Request Team::start(const CollArgs& a) {
+  if (!views_) return failed(moved_from());
+  views_->count_call();
+  return Request(views_->queue().start(views_->engine(a.kind), a));
+}
+
+Request Team::failed(Status st) {
+  auto c = std::make_shared<CallState>();
+  c->status = std::move(st);
+  c->done = true;
+  return Request(std::move(c));
+}
+
+Request Team::ibarrier() { return start({OpKind::barrier}); }
+
+Request Team::ibcast(void* buf, std::int64_t count, Datatype type, int root) {
+  return start({OpKind::bcast, nullptr, buf, count, type, Op::sum, root});
+}
+
+Request Team::ireduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op, int root) {
+  return start({OpKind::reduce, send, recv, count, type, op, root});
+}
+
+Request Team::iallreduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
+  return start({OpKind::allreduce, send, recv, count, type, op, -1});
+}
+
+Request Team::igather(const void* send, void* recv, std::int64_t count, Datatype type, int root) {
+  return start({OpKind::gather, send, recv, count, type, Op::sum, root});
+}
+
+Request Team::iallgather(const void* send, void* recv, std::int64_t count, Datatype type) {
+  return start({OpKind::allgather, send, recv, count, type, Op::sum, -1});
+}
+
+Request Team::iscatter(const void* send, void* recv, std::int64_t count, Datatype type, int root) {
+  return start({OpKind::scatter, send, recv, count, type, Op::sum, root});
+}
+
+Request Team::ireduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
+  return start({OpKind::reduce_scatter_block, send, recv, count, type, op, -1});
+}
+
+bool Request::test() {
+  if (!c_ || c_->done) return true;
+  return test_call(*c_);
+}
+
+Status Request::wait() {
+  if (!c_) return {};
+  wait_for(c_);
+  return c_->status;
+}
+
+bool Request::done() const { return !c_ || c_->done; }
+
+Status Request::status() const { return c_ && c_->done ? c_->status : Status{}; }
+
+Status wait_all(std::span<Request> requests) {
+  Status first;
+  for (Request& r : requests) {
+    Status st = r.wait();
+    if (first.ok() && !st.ok()) first = std::move(st);
+  }
+  return first;
 }
 
 Status Team::barrier() { return run({OpKind::barrier}); }

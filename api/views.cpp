@@ -119,9 +119,13 @@ void Views::bind_calls() {
   numbered_->bind(base_core(), engines);
 }
 
-Status Views::finish() { return numbered_ ? numbered_->finish(/*wait=*/true) : Status{}; }
+Status Views::finish() {
+  queue_->complete();  // the calls started before come first
+  return numbered_ ? numbered_->finish(/*wait=*/true) : Status{};
+}
 
 Views::~Views() {
+  queue_.reset();
   if (numbered_) (void)numbered_->finish(/*wait=*/false);
 }
 
@@ -178,6 +182,7 @@ Status Views::next_table(const Settings& all, const std::map<OpKind, Settings>& 
 }
 
 Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
+  queue_->complete();  // the calls started before run on the views they were started on
   OSMP_RETURN_IF_ERROR(base_core().usable());
   kill_point(KillPoint::reconfigure_begin, base_core().rank());
   Profile base;

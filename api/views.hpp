@@ -22,6 +22,7 @@
 #include "collectives/calls.hpp"
 #include "collectives/config.hpp"
 #include "collectives/engine.hpp"
+#include "collectives/requests.hpp"
 #include "collectives/types.hpp"
 #include "team/bootstrap.hpp"
 #include "team/team.hpp"
@@ -91,6 +92,8 @@ class Views {
 
   // After a failed call: a dead peer or an abort seen on one view stops all.
   void propagate_stop(const Status& st);
+  // The team's started non-blocking calls (collectives/requests.hpp), in order.
+  CallQueue& queue() { return *queue_; }
   // Leaving the team: an error of an earlier call not yet reported here
   // (collectives/calls.hpp, Calls::finish); waits for every rank's last
   // call. Once; the destructor only leaves, without waiting.
@@ -118,6 +121,8 @@ class Views {
   std::array<int, kOpKinds> of_op_{};         // index into views_
   bool cma_ = false;
   std::uint64_t generation_ = 0, calls_ = 0, switched_after_ = 0;
+  // Freed first (~Views): its calls' frames belong to the views' engines.
+  std::unique_ptr<CallQueue> queue_ = std::make_unique<CallQueue>([this](const Status& st) { propagate_stop(st); });
 };
 
 }  // namespace osmp

@@ -6,6 +6,7 @@
 
 #include "collectives/calls.hpp"
 #include "collectives/ops/common.hpp"
+#include "collectives/task.hpp"
 
 namespace osmp {
 namespace {
@@ -187,15 +188,80 @@ void Engine::realign(std::uint64_t step, std::uint64_t flat_step) {
 }
 
 Status Engine::run(const CollArgs& a) {
-  OSMP_RETURN_IF_ERROR(team_.usable());
-  if (!calls_ || team_.size() == 1) return run_call(a);
-  CollArgs mine = a;
-  mine.earlier = calls_->earlier();
-  OSMP_RETURN_IF_ERROR(calls_->enter(header_for(mine)));
-  found_ = 0;
-  agreed_error_ = false;
-  peek_seen_rank_ = -1;
-  Status st = run_call(mine);
+  CallStart c;
+  if (!begin(a, c)) return std::move(c.early);
+  return end(c, walk(c.args, c.local));
+}
+
+Task Engine::call(CollArgs a) {
+  CallStart c;
+  if (!begin(a, c)) co_return std::move(c.early);
+  Status st = co_await dispatch(c.args, c.local);
+  co_return end(c, std::move(st));
+}
+
+bool Engine::begin(const CollArgs& a, CallStart& c) {
+  c.user = &a;
+  if (Status st = team_.usable(); !st.ok()) return c.ends(std::move(st));
+  c.numbered = calls_ && team_.size() > 1;
+  std::uint16_t earlier = 0;
+  if (c.numbered) {
+    earlier = calls_->earlier();
+    OpHeader h = header_for(a);
+    h.earlier = earlier;
+    if (Status st = calls_->enter(h); !st.ok()) return c.ends(std::move(st));
+    found_ = 0;
+    agreed_error_ = false;
+    peek_seen_rank_ = -1;
+  }
+  const CollArgs& u = a;
+  if (u.abstain != Errc::ok) {
+    if (team_.size() == 1) return c.ends(Status(u.abstain, cat(OpName{u.kind, team_.rank()}, ": abstained")));
+    const int root = !rooted(u.kind) ? -1 : u.root >= 0 && u.root < team_.size() ? u.root : 0;
+    c.args = CollArgs{u.kind, nullptr, nullptr, u.count, u.dtype, u.op, root};
+    c.args.earlier = earlier;
+    c.local = make_status(u.abstain, Field::none, team_.rank());
+    if (u.abstain == Errc::unsupported) {
+      // Declining: a header of its own, no status, so that the verdict says
+      // whether every rank declined (fine) or only some (the headers differ).
+      c.args.count = 0;
+      c.args.dtype = Datatype::uint8;
+      c.args.op = Op::sum;
+      c.args.abstain = Errc::unsupported;
+      c.local = 0;
+    }
+    return true;
+  }
+  c.mine = validate(u);
+  c.local = c.mine.ok() ? 0 : make_status(Errc::invalid_argument, Field::args, team_.rank());
+  if (team_.size() == 1) {
+    // A team of one: no groups, only the local copies the operation implies.
+    if (!c.mine.ok()) return c.ends(std::move(c.mine));
+    const std::size_t bytes = static_cast<std::size_t>(u.count) * size_of(u.dtype);
+    const void* in = u.send == kInPlace ? u.recv : u.send;
+    switch (u.kind) {
+      case OpKind::reduce: case OpKind::allreduce: case OpKind::gather: case OpKind::allgather:
+      case OpKind::reduce_scatter_block:
+        if (bytes && in != u.recv) std::memmove(u.recv, in, bytes);
+        break;
+      case OpKind::scatter:
+        if (bytes && u.recv != kInPlace) std::memmove(u.recv, u.send, bytes);
+        break;
+      default: break;
+    }
+    return c.ends({});
+  }
+  // A call that failed its local checks still walks the tree (so every rank
+  // learns the verdict), but never with a root outside the team.
+  c.args = u;
+  c.args.earlier = earlier;
+  if (!c.mine.ok() && (c.args.root < 0 || c.args.root >= team_.size())) c.args.root = 0;
+  return true;
+}
+
+Status Engine::end(CallStart& c, Status st) {
+  st = walked(c, std::move(st));
+  if (!c.numbered) return st;
   if (!st.ok() && peek_seen_rank_ >= 0 && calls_->failed_here()) {
     // My wait found the difference in a peer's line (raised already): both
     // sides, as a one-pass step's finder says; the others learn it from the
@@ -210,8 +276,8 @@ Status Engine::run(const CollArgs& a) {
     // A wait stopped by a raised error: my own argument error, if I made
     // one, says more (the error path only: validate() again). Not a round
     // trip's verdict, which every rank reports alike.
-    if (st.code() == Errc::mismatch && a.abstain == Errc::ok && unit_acks() && calls_->pending()) {
-      if (Status own = validate(mine); !own.ok()) st = std::move(own);
+    if (st.code() == Errc::mismatch && c.user->abstain == Errc::ok && unit_acks() && calls_->pending()) {
+      if (Status own = validate(*c.user); !own.ok()) st = std::move(own);
     }
     // An argument error of this call (mine, or the verdict's) stands.
     const bool own = st.code() == Errc::invalid_argument;
@@ -222,6 +288,24 @@ Status Engine::run(const CollArgs& a) {
   // (this call does not complete; its error names that call).
   if (status_field(found_) == Field::earlier) return calls_->settle(std::move(st), false);
   // Found in this call: others may have returned already.
+  return st;
+}
+
+Status Engine::walked(CallStart& c, Status st) {
+  const CollArgs& u = *c.user;
+  // A mismatch verdict reaches every rank, and every rank explains it
+  // (in a one-pass call only the rank that found it knows: it raised it).
+  if (st.code() == Errc::mismatch && explains(c.args)) return explain_mismatch(c.args, std::move(st));
+  if (st.code() == Errc::mismatch && unit_acks() && !one_pass(c.args)) return calls_->current_mismatch(std::move(st));
+  if (u.abstain != Errc::ok) {
+    // A one-pass sender returns before any verdict: its own reason stands.
+    if (st.ok() && u.abstain != Errc::unsupported) return Status(u.abstain, cat(OpName{u.kind, team_.rank()}, ": abstained"));
+    if (!st.ok() || u.abstain != Errc::unsupported) return st;
+    return Status(Errc::unsupported, cat(OpName{u.kind, team_.rank()}, ": every rank declined"));
+  }
+  // This rank's own argument error says more than the common verdict; a
+  // one-pass sender returns before any verdict, with its own error.
+  if (!c.mine.ok() && (st.ok() || st.code() == Errc::invalid_argument)) return std::move(c.mine);
   return st;
 }
 
@@ -279,91 +363,51 @@ StatusWord Engine::peek() {
   return 0;
 }
 
-Status Engine::run_call(const CollArgs& a) {
-  if (a.abstain != Errc::ok) {
-    if (team_.size() == 1) return Status(a.abstain, cat(OpName{a.kind, team_.rank()}, ": abstained"));
-    const int root = !rooted(a.kind) ? -1 : a.root >= 0 && a.root < team_.size() ? a.root : 0;
-    CollArgs none{a.kind, nullptr, nullptr, a.count, a.dtype, a.op, root};
-    none.earlier = a.earlier;
-    StatusWord local = make_status(a.abstain, Field::none, team_.rank());
-    if (a.abstain == Errc::unsupported) {
-      // Declining: a header of its own, no status, so that the verdict says
-      // whether every rank declined (fine) or only some (the headers differ).
-      none.count = 0;
-      none.dtype = Datatype::uint8;
-      none.op = Op::sum;
-      none.abstain = Errc::unsupported;
-      local = 0;
-    }
-    Status st = dispatch(none, local);
-    // A mismatch verdict reaches every rank, and every rank explains it
-    // (in a one-pass call only the rank that found it knows: it raised it).
-    if (st.code() == Errc::mismatch && explains(none)) return explain_mismatch(none, std::move(st));
-    if (st.code() == Errc::mismatch && unit_acks() && !one_pass(none)) return calls_->current_mismatch(std::move(st));
-    // A one-pass sender returns before any verdict: its own reason stands.
-    if (st.ok() && a.abstain != Errc::unsupported) return Status(a.abstain, cat(OpName{a.kind, team_.rank()}, ": abstained"));
-    if (!st.ok() || a.abstain != Errc::unsupported) return st;
-    return Status(Errc::unsupported, cat(OpName{a.kind, team_.rank()}, ": every rank declined"));
-  }
-  Status mine = validate(a);
-  StatusWord local = mine.ok() ? 0 : make_status(Errc::invalid_argument, Field::args, team_.rank());
-  if (team_.size() == 1) {
-    // A team of one: no groups, only the local copies the operation implies.
-    if (!mine.ok()) return mine;
-    const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-    const void* in = a.send == kInPlace ? a.recv : a.send;
-    switch (a.kind) {
-      case OpKind::reduce: case OpKind::allreduce: case OpKind::gather: case OpKind::allgather:
-      case OpKind::reduce_scatter_block:
-        if (bytes && in != a.recv) std::memmove(a.recv, in, bytes);
-        break;
-      case OpKind::scatter:
-        if (bytes && a.recv != kInPlace) std::memmove(a.recv, a.send, bytes);
-        break;
-      default: break;
-    }
-    return {};
-  }
-  // A call that failed its local checks still walks the tree (so every rank
-  // learns the verdict), but never with a root outside the team.
-  CollArgs safe = a;
-  if (!mine.ok() && (safe.root < 0 || safe.root >= team_.size())) safe.root = 0;
-  Status st = dispatch(safe, local);
-  if (st.code() == Errc::mismatch && explains(safe)) return explain_mismatch(safe, std::move(st));
-  if (st.code() == Errc::mismatch && unit_acks() && !one_pass(safe)) return calls_->current_mismatch(std::move(st));
-  // This rank's own argument error says more than the common verdict; a
-  // one-pass sender returns before any verdict, with its own error.
-  if (!mine.ok() && (st.ok() || st.code() == Errc::invalid_argument)) return mine;
-  return st;
-}
-
 // Every rank got the same mismatch verdict in the same call (the header step
 // is a round trip through the whole tree), so all take this path together:
 // one allgather of the headers, on the error path only, and every rank
 // names the ranks that differ from the majority.
+// Blocking, also in a non-blocking call (an error path).
 Status Engine::explain_mismatch(const CollArgs& a, Status verdict) {
   const OpHeader mine = header_for(a);
   std::vector<OpHeader> all(static_cast<std::size_t>(team_.size()));
   CollArgs exchange{OpKind::allgather, &mine, all.data(), sizeof mine, Datatype::uint8};
-  OSMP_RETURN_IF_ERROR(dispatch(exchange, 0));
+  const bool was = blocking_;
+  blocking_ = true;
+  Status st = walk(exchange, 0);
+  blocking_ = was;
+  OSMP_RETURN_IF_ERROR(std::move(st));
   std::string m = mismatch_message(mine, all);
   return m.empty() ? verdict : Status(Errc::mismatch, std::move(m));
 }
 
-Status Engine::dispatch(const CollArgs& a, StatusWord local) {
-  Status st;
-  switch (a.kind) {
-    case OpKind::barrier: st = run_barrier(*this, a, local); break;
-    case OpKind::bcast: st = run_bcast(*this, a, local); break;
-    case OpKind::reduce: st = run_reduce(*this, a, local); break;
-    case OpKind::allreduce: st = run_allreduce(*this, a, local); break;
-    case OpKind::gather: st = run_gather(*this, a, local); break;
-    case OpKind::allgather: st = run_allgather(*this, a, local); break;
-    case OpKind::scatter: st = run_scatter(*this, a, local); break;
-    case OpKind::reduce_scatter_block: st = run_reduce_scatter_block(*this, a, local); break;
-    default: return Status(Errc::invalid_argument, cat("unknown collective ", static_cast<int>(a.kind)));
-  }
-  return st;
+namespace {
+
+// Every operation's entries, by OpKind (the one list of them).
+const OpEntry* entry(OpKind k) {
+  static const OpEntry* const table[] = {&kBarrierOp, &kBcastOp, &kReduceOp, &kAllreduceOp,
+                                         &kGatherOp, &kAllgatherOp, &kScatterOp, &kReduceScatterBlockOp};
+  constexpr auto at = [](OpKind x) { return static_cast<int>(x) - static_cast<int>(OpKind::barrier); };
+  static_assert(at(OpKind::bcast) == 1 && at(OpKind::reduce) == 2 && at(OpKind::allreduce) == 3 &&
+                    at(OpKind::gather) == 4 && at(OpKind::allgather) == 5 && at(OpKind::scatter) == 6 &&
+                    at(OpKind::reduce_scatter_block) == 7 && std::size(table) == 8,
+                "the table follows OpKind");
+  const auto i = static_cast<std::size_t>(at(k));  // a kind below barrier wraps: out of range
+  return i < std::size(table) ? table[i] : nullptr;
+}
+
+}  // namespace
+
+Status Engine::walk(const CollArgs& a, StatusWord local) {
+  const OpEntry* op = entry(a.kind);
+  if (!op) return Status(Errc::invalid_argument, cat("unknown collective ", static_cast<int>(a.kind)));
+  return op->run(*this, a, local);
+}
+
+Task Engine::dispatch(const CollArgs& a, StatusWord local) {
+  const OpEntry* op = entry(a.kind);
+  if (!op) return done_with(Status(Errc::invalid_argument, cat("unknown collective ", static_cast<int>(a.kind))));
+  return op->start(*this, a, local);
 }
 
 }  // namespace osmp

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "collectives/config.hpp"
+#include "collectives/frames.hpp"
 #include "collectives/plan.hpp"
 #include "collectives/protocol.hpp"
 #include "collectives/types.hpp"
@@ -29,6 +30,7 @@
 namespace osmp {
 
 class Calls;
+class Task;
 
 struct CollArgs {
   OpKind kind = OpKind::barrier;
@@ -108,8 +110,21 @@ class Engine {
   // on every rank (checked: at once, or with OSMP_CHECK=lazy in one-pass
   // calls at the latest in the next call; collectives/calls.hpp).
   Status run(const CollArgs& args);
-  // The walk itself, once run() has checked the arguments.
-  Status dispatch(const CollArgs& args, StatusWord local);
+  // The same call as a resumable object (collectives/task.hpp): run() is
+  // call(args).run(). Nothing happens until it is first advanced; calls on
+  // a team run one at a time, in the order they were made (api/requests.hpp).
+  Task call(CollArgs args);
+  // The walk itself, once run() or call() has checked the arguments:
+  // blocking, or as a resumable object.
+  Status walk(const CollArgs& args, StatusWord local);
+  Task dispatch(const CollArgs& args, StatusWord local);
+  // Whether the call running now waits in place (a blocking call, or a
+  // non-blocking one being waited for), or returns at its first wait that
+  // has not completed (osmp_test). Default: blocking.
+  bool blocking() const { return blocking_; }
+  // Where this engine's calls keep their coroutine frames (task.hpp).
+  FrameCache& frames() { return frames_; }
+  void set_blocking(bool b) { blocking_ = b; }
 
   TeamCore& team() { return team_; }
   const CollectiveConfig& config() const { return config_; }
@@ -192,7 +207,25 @@ class Engine {
   Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
   Status validate(const CollArgs& a) const;
   bool calls_pending() const;
-  Status run_call(const CollArgs& a);
+  // A call around its walk: begin() checks and numbers it, end() turns the
+  // walk's status into the call's (every error path: verdicts explained,
+  // errors raised or learned). run() and call() are begin, walk, end.
+  struct CallStart {
+    const CollArgs* user = nullptr;  // as the caller passed it (alive until end())
+    CollArgs args;              // what walks the tree (an abstainer's header only), with its `earlier` digest
+    StatusWord local = 0;       // this rank's own error, which it walks with
+    Status mine;                // this rank's argument check
+    bool numbered = false;      // entered in the team's Calls
+    Status early;               // the status of a call that ends before it walks
+    bool ends(Status st) {  // the call ends here, with `st`
+      early = std::move(st);
+      return false;
+    }
+  };
+  // False: the call ends before it walks, with c.early.
+  bool begin(const CollArgs& a, CallStart& c);
+  Status end(CallStart& c, Status walk);
+  Status walked(CallStart& c, Status walk);
   bool one_pass(const CollArgs& a) const;
   // Whether a mismatch verdict of this call is explained by exchanging the
   // headers (not in one-pass calls, nor when it is about the call before).
@@ -218,6 +251,8 @@ class Engine {
   std::uint64_t step_ = 0;
   std::uint64_t flat_step_ = 0;
   bool cma_ = false;
+  bool blocking_ = true;
+  FrameCache frames_;
 };
 
 }  // namespace osmp

@@ -7,8 +7,8 @@
 //
 // The walk is itself a resumable stage (base/stage.hpp): its whole state is
 // this object (the phase it is in and its stages' own); progress() returns
-// what it waits for. run_step() is the blocking path: drive() on the same
-// object, waiting in place. A template over the payload, as its stages: every hook call is
+// what it waits for. run_step() is how a call's coroutine awaits it
+// (task.hpp): in place when the engine blocks. A template over the payload, as its stages: every hook call is
 // direct and small ones inline (the hot path of small collectives is a few
 // hundred instructions).
 #pragma once
@@ -18,6 +18,7 @@
 #include "collectives/base/slices.hpp"
 #include "collectives/base/stage.hpp"
 #include "collectives/base/symmetric.hpp"
+#include "collectives/task.hpp"
 
 namespace osmp {
 
@@ -146,28 +147,82 @@ class Walk {
   FanOut<P> down_;
 };
 
-// Runs one step, blocking. Returns the verdict's error (header steps) or ok.
+// One step of a call, as a call's coroutine awaits it (task.hpp): blocking
+// when the engine blocks (the walk waits in place and the call never
+// suspends), else run as far as it goes. Its result is the verdict's error
+// (header steps) or ok.
 template <PayloadHooks P>
-Status run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
-                StatusWord local, int root, std::uint64_t first_chunk = 0) {
-  Walk<P> w(e, p, plan, step, header, local, root, first_chunk, /*block=*/true);
-  if (plan.header && e.unit_acks()) e.watch_step(step, &header);
-  Status st = drive(e.team(), w);
-  e.watch_step(0, nullptr);
-  OSMP_RETURN_IF_ERROR(st);
-  if (plan.one_pass || w.to_raise() != 0) {
-    e.note_found(w.to_raise());  // Engine::run raises it (the Walk did, before its ack)
-  } else if (plan.header && w.verdict() != 0) {
-    e.note_agreed_error();
+class StepAwait : public Suspends<StepAwait<P>> {
+ public:
+  StepAwait(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local,
+            int root, std::uint64_t first_chunk)
+      : e_(e), header_(header), w_(e, p, plan, step, header, local, root, first_chunk, e.blocking()), step_(step),
+        watch_(plan.header && e.unit_acks()), one_pass_(plan.one_pass), header_step_(plan.header) {}
+  StepAwait(const StepAwait&) = delete;
+  StepAwait& operator=(const StepAwait&) = delete;
+
+  bool await_ready() {
+    if (watch_) e_.watch_step(step_, &header_);
+    return !advance(e_.blocking());
   }
-  if (!plan.header || w.verdict() == 0) return {};
-  if (w.seen_rank() >= 0 && (plan.one_pass || e.unit_acks())) {
-    // Only two headers are known here; the others' come with the next call
-    // (or from the records: Engine::run_call).
-    std::string pair = pair_mismatch_message(header, e.team().rank(), w.seen(), w.seen_rank());
-    if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
+
+  // As drive() (base/stage.hpp), or, not blocking, until a wait that has
+  // not completed (its peer checked now and then: Waiter::check).
+  [[gnu::flatten]] Wait advance(bool block) {
+    Waiter& waiter = e_.team().waiter();
+    for (;;) {
+      Wait w = w_.progress();
+      if (!w) break;
+      if (w_.failed() != WaitStatus::ok) {
+        st_ = e_.team().fail(w_.failed());
+        break;
+      }
+      WaitStatus ws = block ? waiter.wait(*w.flag, w.target, w.peer) : WaitStatus::ok;
+      if (!block && !poll(*w.flag, w.target)) {
+        ws = waiter.check(w.peer);
+        if (ws == WaitStatus::ok) return w;
+        if (poll(*w.flag, w.target)) continue;  // it published, then died
+      }
+      if (ws != WaitStatus::ok) {
+        st_ = e_.team().fail(ws);
+        break;
+      }
+    }
+    if (watch_) e_.watch_step(0, nullptr);
+    return {};
   }
-  return verdict_error(w.verdict(), header, e.team().rank());
+
+  Status await_resume() {
+    OSMP_RETURN_IF_ERROR(std::move(st_));
+    if (one_pass_ || w_.to_raise() != 0) {
+      e_.note_found(w_.to_raise());  // Engine::call raises it (the Walk did, before its ack)
+    } else if (header_step_ && w_.verdict() != 0) {
+      e_.note_agreed_error();
+    }
+    if (!header_step_ || w_.verdict() == 0) return {};
+    if (w_.seen_rank() >= 0 && (one_pass_ || e_.unit_acks())) {
+      // Only two headers are known here; the others' come with the next call
+      // (or from the records: Engine::run_call).
+      std::string pair = pair_mismatch_message(header_, e_.team().rank(), w_.seen(), w_.seen_rank());
+      if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
+    }
+    return verdict_error(w_.verdict(), header_, e_.team().rank());
+  }
+
+ private:
+  Engine& e_;
+  OpHeader header_;
+  Walk<P> w_;
+  std::uint64_t step_;
+  Status st_;
+  bool watch_, one_pass_, header_step_;
+};
+
+// co_await run_step(...): one step of the call.
+template <PayloadHooks P>
+StepAwait<P> run_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
+                      StatusWord local, int root, std::uint64_t first_chunk = 0) {
+  return StepAwait<P>(e, p, plan, step, header, local, root, first_chunk);
 }
 
 }  // namespace osmp

@@ -129,4 +129,22 @@ WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std:
   }
 }
 
+WaitStatus Waiter::check(int peer) {
+  const std::uint64_t now = now_ns();
+  if (now >= next_abort_) {
+    if (abort_.any()) return WaitStatus::aborted;
+    if (check_ && check_->stale()) return WaitStatus::stale;
+    next_abort_ = now + tuning_.abort_check_ns;
+  }
+  if (now >= next_alive_) {
+    if (peers_ && peer >= 0 && !peers_->alive(peer)) {
+      if (abort_.any()) return WaitStatus::aborted;
+      dead_peer_ = peer;
+      return WaitStatus::peer_dead;
+    }
+    next_alive_ = now + tuning_.liveness_ns;
+  }
+  return WaitStatus::ok;
+}
+
 }  // namespace osmp

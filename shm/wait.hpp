@@ -94,6 +94,12 @@ class Waiter {
     return wait_slow(f, target, peer, timeout_ns);
   }
 
+  // For a non-blocking test of a flag that has not reached its target: the
+  // checks wait() makes now and then (the abort words, the WaitCheck, the
+  // liveness of `peer`), made here at the same intervals (one clock read per
+  // call). ok: the wait may go on; else why it will not complete.
+  WaitStatus check(int peer);
+
   // Rank found dead by the last wait that returned peer_dead.
   int dead_peer() const { return dead_peer_; }
 
@@ -108,6 +114,7 @@ class Waiter {
   PeerWatch* peers_ = nullptr;
   WaitCheck* check_ = nullptr;
   int dead_peer_ = -1;
+  std::uint64_t next_abort_ = 0, next_alive_ = 0;  // check()'s schedule
 };
 
 }  // namespace osmp

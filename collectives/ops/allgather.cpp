@@ -30,18 +30,25 @@ static_assert(PayloadHooks<AllgatherPayload>);
 
 }  // namespace
 
-Status run_allgather(Engine& e, const CollArgs& a, StatusWord local) {
-  const int me = e.team().rank();
-  const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-  auto* recv = static_cast<std::byte*>(a.recv);
-  auto* mine = static_cast<const std::byte*>(a.send == kInPlace ? recv + static_cast<std::size_t>(me) * block : a.send);
-  const Plan plan = plan_for(e, a, local);
-  if (plan.rest == Rest::none) {
-    AllgatherPayload p(e, local ? 0 : block, mine, recv);
-    return first_step(e, p, a, local, plan);
+namespace {
+
+struct Allgather {
+  static std::size_t block(const CollArgs& a) { return static_cast<std::size_t>(a.count) * size_of(a.dtype); }
+  static const std::byte* mine(Engine& e, const CollArgs& a) {
+    const std::size_t me = static_cast<std::size_t>(e.team().rank());
+    return static_cast<const std::byte*>(a.send == kInPlace ? static_cast<std::byte*>(a.recv) + me * block(a) : a.send);
   }
-  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
-  return flat_allgather(e, mine, recv, block);
-}
+  static AllgatherPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    return AllgatherPayload(e, local ? 0 : block(a), mine(e, a), static_cast<std::byte*>(a.recv));
+  }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    co_return co_await flat_allgather(e, mine(e, a), static_cast<std::byte*>(a.recv), block(a));
+  }
+};
+
+}  // namespace
+
+const OpEntry kAllgatherOp = entry_of<Allgather>();
 
 }  // namespace osmp

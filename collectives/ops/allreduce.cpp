@@ -45,20 +45,28 @@ static_assert(PayloadHooks<AllreducePayload>);
 
 }  // namespace
 
-Status run_allreduce(Engine& e, const CollArgs& a, StatusWord local) {
-  auto* out = static_cast<std::byte*>(a.recv);
-  auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
-  const std::size_t n = static_cast<std::size_t>(a.count), es = size_of(a.dtype);
-  const Plan plan = plan_for(e, a, local);
-  if (plan.rest == Rest::none) {
-    AllreducePayload p(e, local ? 0 : n, a.dtype, a.op, in, out);
-    return first_step(e, p, a, local, plan);
+namespace {
+
+struct Allreduce {
+  static const std::byte* input(const CollArgs& a) {
+    return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }
-  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
-  AllreducePayload p(e, plan.chunk_bytes / es, a.dtype, a.op, in, out);
-  return chunk_steps(e, plan, n * es, -1, p, [&](std::size_t off, std::size_t len) {
-    p.set_chunk(off / es, len / es);
-  });
-}
+  static AllreducePayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    return AllreducePayload(e, local ? 0 : static_cast<std::size_t>(a.count), a.dtype, a.op, input(a),
+                            static_cast<std::byte*>(a.recv));
+  }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    const std::size_t n = static_cast<std::size_t>(a.count), es = size_of(a.dtype);
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    AllreducePayload p(e, plan.chunk_bytes / es, a.dtype, a.op, input(a), static_cast<std::byte*>(a.recv));
+    co_return co_await chunk_steps(e, plan, n * es, -1, p, [&](std::size_t off, std::size_t len) {
+      p.set_chunk(off / es, len / es);
+    });
+  }
+};
+
+}  // namespace
+
+const OpEntry kAllreduceOp = entry_of<Allreduce>();
 
 }  // namespace osmp

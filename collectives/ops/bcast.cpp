@@ -41,20 +41,26 @@ static_assert(PayloadHooks<BcastPayload>);
 
 }  // namespace
 
-Status run_bcast(Engine& e, const CollArgs& a, StatusWord local) {
-  auto* buf = static_cast<std::byte*>(a.recv);
-  const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-  const bool root = e.team().rank() == a.root;
-  const Plan plan = plan_for(e, a, local);
-  if (plan.rest == Rest::none) {
-    BcastPayload p(buf, local ? 0 : bytes, root, a.root);
-    return first_step(e, p, a, local, plan);
+namespace {
+
+struct Bcast {
+  static BcastPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    return BcastPayload(static_cast<std::byte*>(a.recv), local ? 0 : bytes, e.team().rank() == a.root, a.root);
   }
-  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
-  BcastPayload p(buf, plan.chunk_bytes, root, a.root);
-  return chunk_steps(e, plan, bytes, a.root, p, [&](std::size_t off, std::size_t len) {
-    p.set_chunk(buf + off, len);
-  });
-}
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    auto* buf = static_cast<std::byte*>(a.recv);
+    const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    BcastPayload p(buf, plan.chunk_bytes, e.team().rank() == a.root, a.root);
+    co_return co_await chunk_steps(e, plan, bytes, a.root, p, [&](std::size_t off, std::size_t len) {
+      p.set_chunk(buf + off, len);
+    });
+  }
+};
+
+}  // namespace
+
+const OpEntry kBcastOp = entry_of<Bcast>();
 
 }  // namespace osmp

@@ -30,9 +30,9 @@ inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
 }
 
 // The first step of every operation: headers up, verdict down, with the
-// payload's data when the plan says it fits.
+// payload's data when the plan says it fits (co_await it).
 template <PayloadHooks P>
-Status first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, const Plan& plan) {
+StepAwait<P> first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, const Plan& plan) {
   return run_step(e, p, plan.first, e.next_step(), header_for(a), local, a.root);
 }
 
@@ -41,46 +41,75 @@ Status first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, const Pl
 class NoPayload : public Payload {};
 static_assert(PayloadHooks<NoPayload>);
 
-// Runs the plan's chunk steps; `prepare(c, off, len)` sets the payload to
-// chunk c, bytes [off, off + len) of the call's data.
+// Runs the plan's chunk steps; `prepare(off, len)` sets the payload to bytes
+// [off, off + len) of the call's data. A coroutine: `plan`, `p` and what
+// `prepare` refers to live in the awaiting operation's frame.
 template <PayloadHooks P, class F>
-Status chunk_steps(Engine& e, const Plan& plan, std::size_t bytes, int root, P& p, F&& prepare) {
+Task chunk_steps(Engine& e, const Plan& plan, std::size_t bytes, int root, P& p, F prepare) {
   std::uint64_t first = 0;
   for (std::size_t c = 0; c < plan.chunks; ++c) {
     std::uint64_t step = e.next_step();
     if (c == 0) first = step;
     const std::size_t off = c * plan.chunk_bytes;
     prepare(off, std::min(plan.chunk_bytes, bytes - off));
-    OSMP_RETURN_IF_ERROR(run_step(e, p, plan.chunk, step, OpHeader{}, 0, root, first));
+    OSMP_CO_RETURN_IF_ERROR(co_await run_step(e, p, plan.chunk, step, OpHeader{}, 0, root, first));
   }
-  return {};
+  co_return Status{};
 }
 
 // The header step of a call whose data follows (plan.rest != none).
-inline Status header_step(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan) {
-  NoPayload none;
-  return first_step(e, none, a, local, plan);
-}
+Task header_step(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan);
 
 
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-// Each operation, after its arguments were checked locally (`local` is 0 or
-// this rank's argument error, which it still takes part with).
-Status run_barrier(Engine& e, const CollArgs& a, StatusWord local);
-Status run_bcast(Engine& e, const CollArgs& a, StatusWord local);
-Status run_reduce(Engine& e, const CollArgs& a, StatusWord local);
-Status run_allreduce(Engine& e, const CollArgs& a, StatusWord local);
-Status run_gather(Engine& e, const CollArgs& a, StatusWord local);
-Status run_allgather(Engine& e, const CollArgs& a, StatusWord local);
-Status run_scatter(Engine& e, const CollArgs& a, StatusWord local);
-Status run_reduce_scatter_block(Engine& e, const CollArgs& a, StatusWord local);
+// An operation `Op` is its one-step payload and its other plans:
+//   static P one_step(Engine&, const CollArgs&, StatusWord local): the
+//     payload of a call whose plan is one step (plan.rest == none: small
+//     calls, where the data rides with the headers);
+//   static Task steps(Engine&, CollArgs, StatusWord local, Plan): the
+//     coroutine of the other plans (the header step, then chunk steps or a
+//     flat path).
+// `local` is 0 or this rank's argument error, which it still takes part
+// with. A blocking small call runs its one step in place, with no coroutine
+// frame (the hot path of small calls); a started one runs the same step in
+// start_operation's frame.
+template <class Op>
+Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest != Rest::none) return Op::steps(e, a, local, plan).run();
+  auto p = Op::one_step(e, a, local);
+  auto step = first_step(e, p, a, local, plan);
+  // The engine blocks: the step runs to its end in await_ready() (or here).
+  if (!step.await_ready()) (void)step.advance(/*block=*/true);
+  return step.await_resume();
+}
+
+template <class Op>
+Task start_operation(Engine& e, CollArgs a, StatusWord local) {
+  const Plan plan = plan_for(e, a, local);
+  if (plan.rest != Rest::none) co_return co_await Op::steps(e, a, local, plan);
+  auto p = Op::one_step(e, a, local);
+  co_return co_await first_step(e, p, a, local, plan);
+}
+
+// The entries of one operation (collectives/engine.cpp's table lists them).
+struct OpEntry {
+  Status (*run)(Engine&, const CollArgs&, StatusWord);  // blocking
+  Task (*start)(Engine&, CollArgs, StatusWord);         // resumable
+};
+template <class Op>
+constexpr OpEntry entry_of() {
+  return {&run_operation<Op>, &start_operation<Op>};
+}
+extern const OpEntry kBarrierOp, kBcastOp, kReduceOp, kAllreduceOp, kGatherOp, kAllgatherOp, kScatterOp,
+    kReduceScatterBlockOp;
 
 // The flat paths for large gathers and scatters (collectives/ops/flat.cpp):
 // every rank's outbox in the team's control segment, in chunks.
-Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
-Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
-Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
-Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op);
+Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
+Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op);
 
 }  // namespace osmp

@@ -10,16 +10,12 @@
 
 #include "collectives/kernels.hpp"
 #include "collectives/ops/common.hpp"
+#include "collectives/task.hpp"
 #include "shm/cma.hpp"
 #include "shm/copy.hpp"
 
 namespace osmp {
 namespace {
-
-Status wait_on(Engine& e, const Flag& f, std::uint64_t target, int peer) {
-  WaitStatus ws = e.team().waiter().wait(f, target, peer);
-  return ws == WaitStatus::ok ? Status{} : e.team().fail(ws);
-}
 
 struct Flat {
   Engine& e;
@@ -30,15 +26,16 @@ struct Flat {
   std::size_t chunk() const { return t.outbox_bytes(); }
   int parity(std::uint64_t s) const { return static_cast<int>(s % kBuffers); }
   bool sleepy() { return t.waiter().may_sleep(); }
+  FlagAwait arrived(int q, std::uint64_t s) { return until(e, t.rank_line(q).arrive, s, q); }
 
   // Waits until `readers` are done with what `s` - 2 left in the outboxes.
-  Status reusable(std::uint64_t s, int only = -1) {
-    if (s < first + 2) return {};
+  Task reusable(std::uint64_t s, int only = -1) {
+    if (s < first + 2) co_return Status{};
     for (int q = 0; q < t.size(); ++q) {
       if (q == t.rank() || (only >= 0 && q != only)) continue;
-      OSMP_RETURN_IF_ERROR(wait_on(e, t.rank_line(q).done, s - 2, q));
+      OSMP_CO_RETURN_IF_ERROR(co_await until(e, t.rank_line(q).done, s - 2, q));
     }
-    return {};
+    co_return Status{};
   }
 };
 
@@ -58,39 +55,39 @@ struct Cma {
     l.length.store(n, std::memory_order_relaxed);
     publish(l.arrive, s, sleepy());  // after the address
   }
-  Status read(int q, void* dst, std::size_t off, std::size_t n) {
-    OSMP_RETURN_IF_ERROR(wait_on(e, t.rank_line(q).arrive, s, q));
+  Task read(int q, void* dst, std::size_t off, std::size_t n) {
+    OSMP_CO_RETURN_IF_ERROR(co_await until(e, t.rank_line(q).arrive, s, q));
     RankLine& l = t.rank_line(q);  // acquired with `arrive`
     std::uint64_t at = l.address.load(std::memory_order_relaxed);
     if (off + n > l.length.load(std::memory_order_relaxed)) {
-      return Status(Errc::internal, cat("single copy: rank ", q, " offered fewer bytes than needed"));
+      co_return Status(Errc::internal, cat("single copy: rank ", q, " offered fewer bytes than needed"));
     }
-    return cma_read(t.pid_of(q), dst, at + off, n);
+    co_return cma_read(t.pid_of(q), dst, at + off, n);
   }
   void done() { publish(t.rank_line(t.rank()).done, s, sleepy()); }
-  Status wait_done(int q) { return wait_on(e, t.rank_line(q).done, s, q); }
+  FlagAwait wait_done(int q) { return until(e, t.rank_line(q).done, s, q); }
 };
 
 }  // namespace
 
-Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
   if (e.use_cma(block)) {
     Cma c(e);
     const int me = c.t.rank();
     if (me != root) {
       c.offer(send, block);
-      return c.wait_done(root);
+      co_return co_await c.wait_done(root);
     }
     for (int q = 0; q < c.t.size(); ++q) {
       std::byte* dst = recv + static_cast<std::size_t>(q) * block;
       if (q == me) {
         if (send != dst) std::memmove(dst, send, block);
       } else {
-        OSMP_RETURN_IF_ERROR(c.read(q, dst, 0, block));
+        OSMP_CO_RETURN_IF_ERROR(co_await c.read(q, dst, 0, block));
       }
     }
     c.done();
-    return {};
+    co_return Status{};
   }
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
@@ -100,7 +97,7 @@ Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
     if (me != root) {
-      OSMP_RETURN_IF_ERROR(f.reusable(s, root));
+      OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s, root));
       copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, len);
       publish(f.t.rank_line(me).arrive, s, f.sleepy());  // after the data
       continue;
@@ -111,15 +108,15 @@ Status flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_
         if (send + off != dst) std::memmove(dst, send + off, len);
         continue;
       }
-      OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(q).arrive, s, q));
+      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       std::memcpy(dst, f.t.outbox(q, f.parity(s)), len);
     }
     publish(f.t.rank_line(me).done, s, f.sleepy());
   }
-  return {};
+  co_return Status{};
 }
 
-Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
   if (e.use_cma(block)) {
     Cma c(e);
     const int me = c.t.rank(), n = c.t.size();
@@ -130,13 +127,13 @@ Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::si
       if (q == me) {
         if (send != dst) std::memmove(dst, send, block);
       } else {
-        OSMP_RETURN_IF_ERROR(c.read(q, dst, 0, block));
+        OSMP_CO_RETURN_IF_ERROR(co_await c.read(q, dst, 0, block));
       }
     }
     c.done();
     for (int q = 0; q < n; ++q)
-      if (q != me) OSMP_RETURN_IF_ERROR(c.wait_done(q));
-    return {};
+      if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await c.wait_done(q));
+    co_return Status{};
   }
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
@@ -145,7 +142,7 @@ Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::si
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
-    OSMP_RETURN_IF_ERROR(f.reusable(s));
+    OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
     copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, len);
     publish(f.t.rank_line(me).arrive, s, f.sleepy());
     for (int i = 1; i <= n; ++i) {
@@ -155,15 +152,15 @@ Status flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::si
         if (send + off != dst) std::memmove(dst, send + off, len);
         continue;
       }
-      OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(q).arrive, s, q));
+      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       std::memcpy(dst, f.t.outbox(q, f.parity(s)), len);
     }
     publish(f.t.rank_line(me).done, s, f.sleepy());
   }
-  return {};
+  co_return Status{};
 }
 
-Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
   if (e.use_cma(block)) {
     Cma c(e);
     const int me = c.t.rank(), n = c.t.size();
@@ -171,12 +168,12 @@ Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size
       c.offer(send, block * static_cast<std::size_t>(n));
       if (recv) std::memmove(recv, send + static_cast<std::size_t>(me) * block, block);
       for (int q = 0; q < n; ++q)
-        if (q != me) OSMP_RETURN_IF_ERROR(c.wait_done(q));
-      return {};
+        if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await c.wait_done(q));
+      co_return Status{};
     }
-    OSMP_RETURN_IF_ERROR(c.read(root, recv, static_cast<std::size_t>(me) * block, block));
+    OSMP_CO_RETURN_IF_ERROR(co_await c.read(root, recv, static_cast<std::size_t>(me) * block, block));
     c.done();
-    return {};
+    co_return Status{};
   }
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
@@ -186,7 +183,7 @@ Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
     if (me == root) {
-      OSMP_RETURN_IF_ERROR(f.reusable(s));
+      OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
       for (int q = 0; q < n; ++q) {  // the root fills every rank's inbox (their outbox slot)
         const std::byte* src = send + static_cast<std::size_t>(q) * block + off;
         if (q == me) {
@@ -198,14 +195,14 @@ Status flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size
       publish(f.t.rank_line(me).arrive, s, f.sleepy());
       continue;
     }
-    OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(root).arrive, s, root));
+    OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(root, s));
     std::memcpy(recv + off, f.t.outbox(me, f.parity(s)), len);
     publish(f.t.rank_line(me).done, s, f.sleepy());
   }
-  return {};
+  co_return Status{};
 }
 
-Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t,
+Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t,
                            Op op) {
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
@@ -213,7 +210,7 @@ Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, st
   // Each step moves a piece of every block: n pieces fill an outbox.
   const std::size_t piece = std::max<std::size_t>(1, f.chunk() / (static_cast<std::size_t>(n) * es));
   if (piece * static_cast<std::size_t>(n) * es > f.chunk()) {
-    return Status(Errc::unsupported, "reduce_scatter_block: more ranks than the outbox can hold pieces for");
+    co_return Status(Errc::unsupported, "reduce_scatter_block: more ranks than the outbox can hold pieces for");
   }
   const std::size_t chunks = ceil_div(count, piece);
   std::vector<const void*> src(static_cast<std::size_t>(n));
@@ -221,7 +218,7 @@ Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, st
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * piece, len = std::min(piece, count - off);
-    OSMP_RETURN_IF_ERROR(f.reusable(s));
+    OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
     std::byte* box = f.t.outbox(me, f.parity(s));
     for (int b = 0; b < n; ++b) {
       copy_to_shared(box + static_cast<std::size_t>(b) * piece * es,
@@ -229,13 +226,13 @@ Status flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, st
     }
     publish(f.t.rank_line(me).arrive, s, f.sleepy());
     for (int q = 0; q < n; ++q) {
-      if (q != me) OSMP_RETURN_IF_ERROR(wait_on(e, f.t.rank_line(q).arrive, s, q));
+      if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       src[static_cast<std::size_t>(q)] = f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece * es;
     }
     combine_all(recv + off * es, src.data(), n, len, t, op);  // rank order: reproducible
     publish(f.t.rank_line(me).done, s, f.sleepy());
   }
-  return {};
+  co_return Status{};
 }
 
 }  // namespace osmp

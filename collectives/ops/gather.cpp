@@ -26,18 +26,28 @@ static_assert(PayloadHooks<GatherToRoot>);
 
 }  // namespace
 
-Status run_gather(Engine& e, const CollArgs& a, StatusWord local) {
-  const int me = e.team().rank();
-  const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-  auto* recv = me == a.root ? static_cast<std::byte*>(a.recv) : nullptr;
-  auto* mine = static_cast<const std::byte*>(a.send == kInPlace ? recv + static_cast<std::size_t>(me) * block : a.send);
-  const Plan plan = plan_for(e, a, local);
-  if (plan.rest == Rest::none) {
-    GatherToRoot p(e, local ? 0 : block, mine, recv);
-    return first_step(e, p, a, local, plan);
+namespace {
+
+struct Gather {
+  static std::size_t block(const CollArgs& a) { return static_cast<std::size_t>(a.count) * size_of(a.dtype); }
+  static std::byte* output(Engine& e, const CollArgs& a) {
+    return e.team().rank() == a.root ? static_cast<std::byte*>(a.recv) : nullptr;
   }
-  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
-  return flat_gather(e, mine, recv, block, a.root);
-}
+  static const std::byte* mine(Engine& e, const CollArgs& a) {
+    const std::size_t me = static_cast<std::size_t>(e.team().rank());
+    return static_cast<const std::byte*>(a.send == kInPlace ? output(e, a) + me * block(a) : a.send);
+  }
+  static GatherToRoot one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    return GatherToRoot(e, local ? 0 : block(a), mine(e, a), output(e, a));
+  }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    co_return co_await flat_gather(e, mine(e, a), output(e, a), block(a), a.root);
+  }
+};
+
+}  // namespace
+
+const OpEntry kGatherOp = entry_of<Gather>();
 
 }  // namespace osmp

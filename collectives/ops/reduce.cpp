@@ -32,22 +32,30 @@ static_assert(PayloadHooks<ReduceToRoot>);
 
 }  // namespace
 
-Status run_reduce(Engine& e, const CollArgs& a, StatusWord local) {
-  const bool root = e.team().rank() == a.root;
-  auto* out = root ? static_cast<std::byte*>(a.recv) : nullptr;
-  auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
-  const std::size_t n = static_cast<std::size_t>(a.count);
-  const std::size_t es = size_of(a.dtype);
-  const Plan plan = plan_for(e, a, local);
-  if (plan.rest == Rest::none) {
-    ReduceToRoot p(e, local ? 0 : n, a.dtype, a.op, in, out);
-    return first_step(e, p, a, local, plan);
+namespace {
+
+struct Reduce {
+  static const std::byte* input(const CollArgs& a) {
+    return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }
-  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
-  ReduceToRoot p(e, plan.chunk_bytes / es, a.dtype, a.op, in, out);
-  return chunk_steps(e, plan, n * es, a.root, p, [&](std::size_t off, std::size_t len) {
-    p.set_chunk(off / es, len / es);
-  });
-}
+  static std::byte* output(Engine& e, const CollArgs& a) {
+    return e.team().rank() == a.root ? static_cast<std::byte*>(a.recv) : nullptr;
+  }
+  static ReduceToRoot one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    return ReduceToRoot(e, local ? 0 : static_cast<std::size_t>(a.count), a.dtype, a.op, input(a), output(e, a));
+  }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    const std::size_t n = static_cast<std::size_t>(a.count), es = size_of(a.dtype);
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    ReduceToRoot p(e, plan.chunk_bytes / es, a.dtype, a.op, input(a), output(e, a));
+    co_return co_await chunk_steps(e, plan, n * es, a.root, p, [&](std::size_t off, std::size_t len) {
+      p.set_chunk(off / es, len / es);
+    });
+  }
+};
+
+}  // namespace
+
+const OpEntry kReduceOp = entry_of<Reduce>();
 
 }  // namespace osmp

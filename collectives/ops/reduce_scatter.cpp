@@ -41,17 +41,25 @@ static_assert(PayloadHooks<ReduceScatterPayload>);
 
 }  // namespace
 
-Status run_reduce_scatter_block(Engine& e, const CollArgs& a, StatusWord local) {
-  auto* out = static_cast<std::byte*>(a.recv);
-  auto* in = static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
-  const std::size_t n = static_cast<std::size_t>(a.count);
-  const Plan plan = plan_for(e, a, local);
-  if (plan.rest == Rest::none) {
-    ReduceScatterPayload p(e, local ? 0 : n, a.dtype, a.op, in, out);
-    return first_step(e, p, a, local, plan);
+namespace {
+
+struct ReduceScatterBlock {
+  static const std::byte* input(const CollArgs& a) {
+    return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }
-  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
-  return flat_reduce_scatter(e, in, out, n, a.dtype, a.op);
-}
+  static ReduceScatterPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    return ReduceScatterPayload(e, local ? 0 : static_cast<std::size_t>(a.count), a.dtype, a.op, input(a),
+                                static_cast<std::byte*>(a.recv));
+  }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    co_return co_await flat_reduce_scatter(e, input(a), static_cast<std::byte*>(a.recv),
+                                           static_cast<std::size_t>(a.count), a.dtype, a.op);
+  }
+};
+
+}  // namespace
+
+const OpEntry kReduceScatterBlockOp = entry_of<ReduceScatterBlock>();
 
 }  // namespace osmp

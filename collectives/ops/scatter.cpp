@@ -39,19 +39,24 @@ static_assert(PayloadHooks<ScatterPayload>);
 
 }  // namespace
 
-Status run_scatter(Engine& e, const CollArgs& a, StatusWord local) {
-  const int me = e.team().rank();
-  const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-  auto* send = static_cast<const std::byte*>(a.send);
+namespace {
+
+struct Scatter {
+  static std::size_t block(const CollArgs& a) { return static_cast<std::size_t>(a.count) * size_of(a.dtype); }
   // In place (the root's recv): its block stays where it is in send.
-  auto* recv = a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv);
-  const Plan plan = plan_for(e, a, local);
-  if (plan.rest == Rest::none) {
-    ScatterPayload p(e, local ? 0 : block, me == a.root ? send : nullptr, recv);
-    return first_step(e, p, a, local, plan);
+  static std::byte* output(const CollArgs& a) { return a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv); }
+  static ScatterPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    auto* send = static_cast<const std::byte*>(a.send);
+    return ScatterPayload(e, local ? 0 : block(a), e.team().rank() == a.root ? send : nullptr, output(a));
   }
-  OSMP_RETURN_IF_ERROR(header_step(e, a, local, plan));
-  return flat_scatter(e, send, recv, block, a.root);
-}
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    co_return co_await flat_scatter(e, static_cast<const std::byte*>(a.send), output(a), block(a), a.root);
+  }
+};
+
+}  // namespace
+
+const OpEntry kScatterOp = entry_of<Scatter>();
 
 }  // namespace osmp

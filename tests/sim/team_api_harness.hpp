@@ -81,12 +81,13 @@ inline void on_all(ThreadTeams& tt, const std::function<void(Team&)>& fn) {
 
 // Runs `cases` in order on every rank (case i with seed + i); "" when all
 // were right, else the first failure seen, named.
-inline std::string run_cases(ThreadTeams& tt, const std::vector<CollCase>& cases, std::uint32_t seed) {
+inline std::string run_cases(ThreadTeams& tt, const std::vector<CollCase>& cases, std::uint32_t seed,
+                             Mode mode = Mode::blocking) {
   std::mutex m;
   std::string first;
   on_all(tt, [&](Team& t) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      std::string bad = run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
+      std::string bad = run_case(t, cases[i], seed + static_cast<std::uint32_t>(i), mode);
       if (bad.empty()) continue;
       std::lock_guard lock(m);
       if (first.empty()) first = cases[i].name() + ": " + bad;

@@ -69,123 +69,161 @@ std::string check(const char* what, const T* got, const std::vector<T>& want) {
   return "";
 }
 
+// One case on one rank: buffers filled at construction, the call run
+// blocking or started, then checked.
 template <class T>
-std::string run_typed(Team& team, const CollCase& c, std::uint32_t seed) {
-  const int me = team.rank(), n = team.size();
-  const std::int64_t cnt = c.count;
-  const std::size_t one = static_cast<std::size_t>(cnt), all = one * static_cast<std::size_t>(n);
-  auto v = [&](int r, std::int64_t i) { return value<T>(r, i, seed, c.op); };
-  const bool root = me == c.root;
-
-  std::size_t send_elems = 0, recv_elems = 0;
-  switch (c.kind) {
-    case OpKind::bcast: recv_elems = one; break;
-    case OpKind::reduce: send_elems = one; recv_elems = root ? one : 0; break;
-    case OpKind::allreduce: send_elems = one; recv_elems = one; break;
-    case OpKind::gather: send_elems = one; recv_elems = root ? all : 0; break;
-    case OpKind::allgather: send_elems = one; recv_elems = all; break;
-    case OpKind::scatter: send_elems = root ? all : 0; recv_elems = one; break;
-    case OpKind::reduce_scatter_block: send_elems = all; recv_elems = one; break;
-    default: break;
+class Typed final : public PreparedCase {
+ public:
+  Typed(Team& team, const CollCase& c, std::uint32_t seed)
+      : c_(c), seed_(seed), me_(team.rank()), n_(team.size()), one_(static_cast<std::size_t>(c.count)),
+        all_(one_ * static_cast<std::size_t>(n_)), send_(bytes_of(send_elems())), recv_(bytes_of(recv_elems())) {
+    const bool root = me_ == c.root;
+    T* s = static_cast<T*>(send_.data());
+    T* r = static_cast<T*>(recv_.data());
+    for (std::size_t i = 0; i < send_elems(); ++i) s[i] = v(me_, static_cast<std::int64_t>(i));
+    send_before_ = send_.mem;
+    sp_ = s;
+    rp_ = r;
+    switch (c.kind) {
+      case OpKind::bcast:
+        if (root) for (std::size_t i = 0; i < one_; ++i) r[i] = v(me_, static_cast<std::int64_t>(i));
+        break;
+      case OpKind::allreduce: case OpKind::reduce_scatter_block:
+        if (c.in_place) {
+          for (std::size_t i = 0; i < send_elems(); ++i) r[i] = s[i];
+          ip_ = true;
+        }
+        break;
+      case OpKind::reduce:
+        if (c.in_place && root) {
+          for (std::size_t i = 0; i < one_; ++i) r[i] = s[i];
+          ip_ = true;
+        }
+        break;
+      case OpKind::gather: case OpKind::allgather:
+        if (c.in_place && (root || c.kind == OpKind::allgather)) {
+          for (std::size_t i = 0; i < one_; ++i) r[static_cast<std::size_t>(me_) * one_ + i] = s[i];
+          ip_ = true;
+        }
+        break;
+      case OpKind::scatter:
+        if (c.in_place && root) rp_ = const_cast<void*>(kInPlace);
+        break;
+      default: break;
+    }
+    if (ip_) sp_ = kInPlace;
   }
-  // In place, reduce_scatter_block's input (all blocks) is in the receive buffer.
-  if (c.in_place && c.kind == OpKind::reduce_scatter_block) recv_elems = all;
-  Guarded send(send_elems * sizeof(T)), recv(recv_elems * sizeof(T));
-  T* s = static_cast<T*>(send.data());
-  T* r = static_cast<T*>(recv.data());
-  for (std::size_t i = 0; i < send_elems; ++i) s[i] = v(me, static_cast<std::int64_t>(i));
-  std::vector<unsigned char> send_before(send.mem);
 
-  const void* sp = s;
-  void* rp = r;
-  bool ip = false;
-  switch (c.kind) {
-    case OpKind::bcast:
-      if (root) for (std::size_t i = 0; i < one; ++i) r[i] = v(me, static_cast<std::int64_t>(i));
-      break;
-    case OpKind::allreduce: case OpKind::reduce_scatter_block:
-      if (c.in_place) {
-        for (std::size_t i = 0; i < send_elems; ++i) r[i] = s[i];
-        ip = true;
-      }
-      break;
-    case OpKind::reduce:
-      if (c.in_place && root) {
-        for (std::size_t i = 0; i < one; ++i) r[i] = s[i];
-        ip = true;
-      }
-      break;
-    case OpKind::gather:
-      if (c.in_place && root) {
-        for (std::size_t i = 0; i < one; ++i) r[static_cast<std::size_t>(me) * one + i] = s[i];
-        ip = true;
-      }
-      break;
-    case OpKind::allgather:
-      if (c.in_place) {
-        for (std::size_t i = 0; i < one; ++i) r[static_cast<std::size_t>(me) * one + i] = s[i];
-        ip = true;
-      }
-      break;
-    case OpKind::scatter:
-      if (c.in_place && root) rp = const_cast<void*>(kInPlace);
-      break;
-    default: break;
+  Status run(Team& team) override {
+    const std::int64_t cnt = c_.count;
+    const Datatype t = c_.type;
+    switch (c_.kind) {
+      case OpKind::barrier: return team.barrier();
+      case OpKind::bcast: return team.bcast(rp_, cnt, t, c_.root);
+      case OpKind::reduce: return team.reduce(sp_, rp_, cnt, t, c_.op, c_.root);
+      case OpKind::allreduce: return team.allreduce(sp_, rp_, cnt, t, c_.op);
+      case OpKind::gather: return team.gather(sp_, rp_, cnt, t, c_.root);
+      case OpKind::allgather: return team.allgather(sp_, rp_, cnt, t);
+      case OpKind::scatter: return team.scatter(sp_, rp_, cnt, t, c_.root);
+      case OpKind::reduce_scatter_block: return team.reduce_scatter_block(sp_, rp_, cnt, t, c_.op);
+    }
+    return Status(Errc::internal, "bad kind");
   }
-  if (ip) sp = kInPlace;
 
-  Status st;
-  const Datatype t = c.type;
-  switch (c.kind) {
-    case OpKind::barrier: st = team.barrier(); break;
-    case OpKind::bcast: st = team.bcast(r, cnt, t, c.root); break;
-    case OpKind::reduce: st = team.reduce(sp, rp, cnt, t, c.op, c.root); break;
-    case OpKind::allreduce: st = team.allreduce(sp, rp, cnt, t, c.op); break;
-    case OpKind::gather: st = team.gather(sp, rp, cnt, t, c.root); break;
-    case OpKind::allgather: st = team.allgather(sp, rp, cnt, t); break;
-    case OpKind::scatter: st = team.scatter(sp, rp, cnt, t, c.root); break;
-    case OpKind::reduce_scatter_block: st = team.reduce_scatter_block(sp, rp, cnt, t, c.op); break;
+  Request start(Team& team) override {
+    const std::int64_t cnt = c_.count;
+    const Datatype t = c_.type;
+    switch (c_.kind) {
+      case OpKind::barrier: return team.ibarrier();
+      case OpKind::bcast: return team.ibcast(rp_, cnt, t, c_.root);
+      case OpKind::reduce: return team.ireduce(sp_, rp_, cnt, t, c_.op, c_.root);
+      case OpKind::allreduce: return team.iallreduce(sp_, rp_, cnt, t, c_.op);
+      case OpKind::gather: return team.igather(sp_, rp_, cnt, t, c_.root);
+      case OpKind::allgather: return team.iallgather(sp_, rp_, cnt, t);
+      case OpKind::scatter: return team.iscatter(sp_, rp_, cnt, t, c_.root);
+      case OpKind::reduce_scatter_block: return team.ireduce_scatter_block(sp_, rp_, cnt, t, c_.op);
+    }
+    return Request();
   }
-  if (!st.ok()) return cat("rank ", me, ": ", st.to_string());
-  if (!recv.intact()) return cat("rank ", me, ": wrote outside the receive buffer");
-  if (!ip && send.mem != send_before) return cat("rank ", me, ": changed the send buffer");
 
-  std::vector<T> want;
-  auto reduced = [&](std::int64_t i) {
-    T acc = v(0, i);
-    for (int q = 1; q < n; ++q) acc = fold(c.op, acc, v(q, i));
-    return acc;
-  };
-  switch (c.kind) {
-    case OpKind::barrier: return "";
-    case OpKind::bcast:
-      for (std::size_t i = 0; i < one; ++i) want.push_back(v(c.root, static_cast<std::int64_t>(i)));
-      break;
-    case OpKind::reduce:
-      if (!root) return "";
-      for (std::size_t i = 0; i < one; ++i) want.push_back(reduced(static_cast<std::int64_t>(i)));
-      break;
-    case OpKind::allreduce:
-      for (std::size_t i = 0; i < one; ++i) want.push_back(reduced(static_cast<std::int64_t>(i)));
-      break;
-    case OpKind::gather: case OpKind::allgather:
-      if (c.kind == OpKind::gather && !root) return "";
-      for (int q = 0; q < n; ++q)
-        for (std::size_t i = 0; i < one; ++i) want.push_back(v(q, static_cast<std::int64_t>(i)));
-      break;
-    case OpKind::scatter:
-      if (c.in_place && root) return "";
-      for (std::size_t i = 0; i < one; ++i)
-        want.push_back(v(c.root, static_cast<std::int64_t>(static_cast<std::size_t>(me) * one + i)));
-      break;
-    case OpKind::reduce_scatter_block:
-      for (std::size_t i = 0; i < one; ++i)
-        want.push_back(reduced(static_cast<std::int64_t>(static_cast<std::size_t>(me) * one + i)));
-      break;
+  std::string check(const Status& st) override {
+    if (!st.ok()) return cat("rank ", me_, ": ", st.to_string());
+    if (!recv_.intact()) return cat("rank ", me_, ": wrote outside the receive buffer");
+    if (!ip_ && send_.mem != send_before_) return cat("rank ", me_, ": changed the send buffer");
+    const bool root = me_ == c_.root;
+    const T* r = static_cast<const T*>(recv_.data());
+    std::vector<T> want;
+    auto reduced = [&](std::int64_t i) {
+      T acc = v(0, i);
+      for (int q = 1; q < n_; ++q) acc = fold(c_.op, acc, v(q, i));
+      return acc;
+    };
+    switch (c_.kind) {
+      case OpKind::barrier: return "";
+      case OpKind::bcast:
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(v(c_.root, static_cast<std::int64_t>(i)));
+        break;
+      case OpKind::reduce:
+        if (!root) return "";
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i)));
+        break;
+      case OpKind::allreduce:
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i)));
+        break;
+      case OpKind::gather: case OpKind::allgather:
+        if (c_.kind == OpKind::gather && !root) return "";
+        for (int q = 0; q < n_; ++q)
+          for (std::size_t i = 0; i < one_; ++i) want.push_back(v(q, static_cast<std::int64_t>(i)));
+        break;
+      case OpKind::scatter:
+        if (c_.in_place && root) return "";
+        for (std::size_t i = 0; i < one_; ++i)
+          want.push_back(v(c_.root, static_cast<std::int64_t>(static_cast<std::size_t>(me_) * one_ + i)));
+        break;
+      case OpKind::reduce_scatter_block:
+        for (std::size_t i = 0; i < one_; ++i)
+          want.push_back(reduced(static_cast<std::int64_t>(static_cast<std::size_t>(me_) * one_ + i)));
+        break;
+    }
+    std::string bad = osmp::test::check("recv", r, want);
+    return bad.empty() ? "" : cat("rank ", me_, ": ", bad);
   }
-  std::string bad = check("recv", r, want);
-  return bad.empty() ? "" : cat("rank ", me, ": ", bad);
-}
+
+ private:
+  T v(int r, std::int64_t i) const { return value<T>(r, i, seed_, c_.op); }
+  static std::size_t bytes_of(std::size_t elems) { return elems * sizeof(T); }
+  std::size_t send_elems() const {
+    const bool root = me_ == c_.root;
+    switch (c_.kind) {
+      case OpKind::reduce: case OpKind::allreduce: case OpKind::gather: case OpKind::allgather: return one_;
+      case OpKind::scatter: return root ? all_ : 0;
+      case OpKind::reduce_scatter_block: return all_;
+      default: return 0;
+    }
+  }
+  std::size_t recv_elems() const {
+    const bool root = me_ == c_.root;
+    // In place, reduce_scatter_block's input (all blocks) is in the receive buffer.
+    if (c_.in_place && c_.kind == OpKind::reduce_scatter_block) return all_;
+    switch (c_.kind) {
+      case OpKind::bcast: case OpKind::allreduce: case OpKind::scatter: case OpKind::reduce_scatter_block: return one_;
+      case OpKind::reduce: return root ? one_ : 0;
+      case OpKind::gather: return root ? all_ : 0;
+      case OpKind::allgather: return all_;
+      default: return 0;
+    }
+  }
+
+  CollCase c_;
+  std::uint32_t seed_;
+  int me_, n_;
+  std::size_t one_, all_;
+  Guarded send_, recv_;
+  std::vector<unsigned char> send_before_;
+  const void* sp_ = nullptr;
+  void* rp_ = nullptr;
+  bool ip_ = false;
+};
 
 }  // namespace
 
@@ -199,20 +237,32 @@ std::string CollCase::name() const {
   return s;
 }
 
-std::string run_case(Team& team, const CollCase& c, std::uint32_t seed) {
+std::unique_ptr<PreparedCase> prepare(Team& team, const CollCase& c, std::uint32_t seed) {
   switch (c.type) {
-    case Datatype::int8: return run_typed<std::int8_t>(team, c, seed);
-    case Datatype::int16: return run_typed<std::int16_t>(team, c, seed);
-    case Datatype::int32: return run_typed<std::int32_t>(team, c, seed);
-    case Datatype::int64: return run_typed<std::int64_t>(team, c, seed);
-    case Datatype::uint8: return run_typed<std::uint8_t>(team, c, seed);
-    case Datatype::uint16: return run_typed<std::uint16_t>(team, c, seed);
-    case Datatype::uint32: return run_typed<std::uint32_t>(team, c, seed);
-    case Datatype::uint64: return run_typed<std::uint64_t>(team, c, seed);
-    case Datatype::float32: return run_typed<float>(team, c, seed);
-    case Datatype::float64: return run_typed<double>(team, c, seed);
+    case Datatype::int8: return std::make_unique<Typed<std::int8_t>>(team, c, seed);
+    case Datatype::int16: return std::make_unique<Typed<std::int16_t>>(team, c, seed);
+    case Datatype::int32: return std::make_unique<Typed<std::int32_t>>(team, c, seed);
+    case Datatype::int64: return std::make_unique<Typed<std::int64_t>>(team, c, seed);
+    case Datatype::uint8: return std::make_unique<Typed<std::uint8_t>>(team, c, seed);
+    case Datatype::uint16: return std::make_unique<Typed<std::uint16_t>>(team, c, seed);
+    case Datatype::uint32: return std::make_unique<Typed<std::uint32_t>>(team, c, seed);
+    case Datatype::uint64: return std::make_unique<Typed<std::uint64_t>>(team, c, seed);
+    case Datatype::float32: return std::make_unique<Typed<float>>(team, c, seed);
+    case Datatype::float64: return std::make_unique<Typed<double>>(team, c, seed);
   }
-  return "bad type";
+  return nullptr;
+}
+
+std::string run_case(Team& team, const CollCase& c, std::uint32_t seed, Mode mode) {
+  std::unique_ptr<PreparedCase> p = prepare(team, c, seed);
+  if (!p) return "bad type";
+  if (mode == Mode::blocking) return p->check(p->run(team));
+  Request r = p->start(team);
+  if (mode == Mode::test_loop) {
+    while (!r.test()) {
+    }
+  }
+  return p->check(r.wait());
 }
 
 std::vector<CollCase> matrix(int n, const std::vector<std::int64_t>& sizes, bool all_roots,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,25 @@ struct CollCase {
   std::string name() const;
 };
 
+// One case on this rank with its buffers filled: run it blocking, or start
+// it non-blocking (the buffers stay put until the request completes), then
+// check the outcome ("" when right, else what went wrong, first wrong
+// element first).
+class PreparedCase {
+ public:
+  virtual ~PreparedCase() = default;
+  virtual Status run(Team& team) = 0;
+  virtual Request start(Team& team) = 0;
+  virtual std::string check(const Status& st) = 0;
+};
+std::unique_ptr<PreparedCase> prepare(Team& team, const CollCase& c, std::uint32_t seed);
+
+// How run_case() calls: blocking, start + wait, or start + test until done.
+enum class Mode { blocking, wait, test_loop };
+
 // Runs one case (collective over the team). Returns "" when right, else what
 // went wrong, first wrong element first.
-std::string run_case(Team& team, const CollCase& c, std::uint32_t seed);
+std::string run_case(Team& team, const CollCase& c, std::uint32_t seed, Mode mode = Mode::blocking);
 
 // The matrix: every op x datatype x reduction op x size x root x in-place.
 // `sizes` are element counts; `byte_sizes` become count = bytes / sizeof(type).

@@ -1,0 +1,75 @@
+// Non-blocking calls: a team's queue of started calls, and how this thread
+// moves them on (docs/nonblocking.md).
+//
+// A team runs its calls one at a time, in the order they were started (MPI's
+// rule: every rank starts a team's collectives in the same order), so the
+// calls of every rank line up as blocking calls do: the call at the head of
+// the queue is the one running (a resumable Task, collectives/task.hpp); the
+// others have not touched shared memory yet. Completing a later call first
+// moves the earlier ones on, so requests complete in whatever order the
+// user waits for them. Progress happens in test and wait, in every later
+// call on the team (a blocking call first completes the calls started
+// before it), and, while this thread waits for one team, on every other
+// team with calls pending in this thread (so that waits in different orders
+// on two teams cannot deadlock).
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+
+#include "collectives/engine.hpp"
+#include "collectives/task.hpp"
+
+namespace osmp {
+
+class CallQueue;
+
+// One non-blocking call.
+struct CallState {
+  CallQueue* queue = nullptr;  // null once complete
+  Engine* engine = nullptr;    // the view it runs on
+  CollArgs args;
+  Task task;                   // built when it reaches the head of the queue
+  Status status;
+  bool done = false;
+};
+
+class CallQueue {
+ public:
+  // `on_error`: told of every call that completes with an error (the team
+  // stops its other views on a dead peer or an abort, as for blocking calls).
+  explicit CallQueue(std::function<void(const Status&)> on_error) : on_error_(std::move(on_error)) {}
+  CallQueue(const CallQueue&) = delete;
+  CallQueue& operator=(const CallQueue&) = delete;
+  // Calls still pending end with an error (the team is going away): their
+  // requests stay valid and report it.
+  ~CallQueue();
+
+  // Queues a call on `e` and moves the queue on without blocking.
+  std::shared_ptr<CallState> start(Engine& e, const CollArgs& a);
+  // Moves the calls on, in order, without blocking. True when none is left.
+  bool poll();
+  // Completes every call up to and including `c` (null: all), blocking in
+  // place while this is the only queue of this thread with calls pending,
+  // else polling every such queue in turn.
+  void complete(const CallState* c = nullptr);
+  bool empty() const { return queue_.empty(); }
+
+ private:
+  // The head call, moved on once: true when it completed.
+  bool advance_head(bool block);
+  void finish_head();
+  std::deque<std::shared_ptr<CallState>> queue_;
+  std::function<void(const Status&)> on_error_;
+};
+
+// Whether this thread has calls pending on any team but `q`'s (null: any).
+bool others_pending(const CallQueue* q);
+// Waits for `c` (on whatever queue it is in), moving every queue of this
+// thread on.
+void wait_for(const std::shared_ptr<CallState>& c);
+// Moves every queue of this thread on without blocking; whether `c` is done.
+bool test_call(const CallState& c);
+
+}  // namespace osmp
