@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 #include <string>
 
 #include "osmp.h"
@@ -98,6 +100,82 @@ int publish(osmp::Team&& team, osmp_team** out) {
   }
   *out = to_c(h);
   return OSMP_SUCCESS;
+}
+
+// The C requests: handles as a team's are ([tag][id], nothing dereferenced
+// to check one), in a table under a mutex (start and completion only).
+class RequestTable {
+ public:
+  static constexpr std::uint64_t kTag = 0x05a2;  // bits 48-63 (teams use 0x05a1)
+  osmp_request add(osmp::Request r) {
+    std::lock_guard lock(m_);
+    const std::uint64_t id = next_++ & ((std::uint64_t{1} << 48) - 1);
+    live_.emplace(id, std::move(r));
+    return reinterpret_cast<osmp_request>(static_cast<std::uintptr_t>(kTag << 48 | id));
+  }
+  // Takes the request out (a wait runs without the lock; a test that finds
+  // it pending puts it back). False: `h` names no pending request.
+  bool take(osmp_request h, osmp::Request& out) {
+    const auto v = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+    if (v >> 48 != kTag) return false;
+    std::lock_guard lock(m_);
+    auto it = live_.find(v & ((std::uint64_t{1} << 48) - 1));
+    if (it == live_.end()) return false;
+    out = std::move(it->second);
+    live_.erase(it);
+    return true;
+  }
+  void put_back(osmp_request h, osmp::Request r) {
+    const auto v = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+    std::lock_guard lock(m_);
+    live_.emplace(v & ((std::uint64_t{1} << 48) - 1), std::move(r));
+  }
+
+ private:
+  std::mutex m_;
+  std::unordered_map<std::uint64_t, osmp::Request> live_;
+  std::uint64_t next_ = 1;
+};
+
+RequestTable& requests() {
+  static RequestTable* t = new RequestTable;  // never destroyed: requests may be freed at exit
+  return *t;
+}
+
+// Starts a call on the team `h` names; *req gets its request.
+template <class F>
+int start(osmp_team* h, const char* fn, osmp_request* req, F&& f) {
+  if (!req) return fail(OSMP_ERR_ARG, osmp::cat(fn, ": the request pointer is NULL"));
+  *req = OSMP_REQUEST_NULL;
+  TeamEntry* t = entry(h, fn);
+  if (!t) return OSMP_ERR_ARG;
+  try {
+    *req = requests().add(f(t->team));
+    return OSMP_SUCCESS;
+  } catch (const std::bad_alloc&) {
+    return code(t, osmp::Status(osmp::Errc::no_space, "out of memory"));
+  } catch (...) {
+    return code(t, osmp::Status(osmp::Errc::internal, "unexpected exception"));
+  }
+}
+
+// The status of a completed call as a code (its message is the thread's).
+int completed(const char* fn, const osmp::Status& st) {
+  if (st.ok()) return OSMP_SUCCESS;
+  return fail(static_cast<int>(st.code()), osmp::cat(fn, ": ", st.to_string()));
+}
+
+// The request *req names, taken out of the table (false: recorded why).
+bool take(osmp_request* req, const char* fn, osmp::Request& out) {
+  if (!req) {
+    fail(OSMP_ERR_ARG, osmp::cat(fn, ": the request pointer is NULL"));
+    return false;
+  }
+  if (!requests().take(*req, out)) {
+    fail(OSMP_ERR_ARG, osmp::cat(fn, ": not a pending request (completed or freed already, or not from osmp)"));
+    return false;
+  }
+  return true;
 }
 
 osmp::Datatype dt(osmp_datatype t) { return static_cast<osmp::Datatype>(t); }
@@ -251,6 +329,109 @@ int osmp_get_vh(const osmp_team* t, osmp_coll which, char* buf, size_t len) {
   std::string vh = e->team.vh(which == OSMP_COLL_ALL ? osmp::OpKind::barrier : static_cast<osmp::OpKind>(which));
   if (buf && len) std::snprintf(buf, len, "%s", vh.c_str());
   return static_cast<int>(vh.size());
+}
+
+int osmp_ibarrier(osmp_team* t, osmp_request* req) {
+  return start(t, "osmp_ibarrier", req, [&](osmp::Team& team) { return team.ibarrier(); });
+}
+
+int osmp_ibcast(osmp_team* t, void* buf, int64_t count, osmp_datatype type, int root, osmp_request* req) {
+  return start(t, "osmp_ibcast", req, [&](osmp::Team& team) { return team.ibcast(buf, count, dt(type), root); });
+}
+
+int osmp_ireduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op, int root,
+                 osmp_request* req) {
+  return start(t, "osmp_ireduce", req,
+               [&](osmp::Team& team) { return team.ireduce(in(s), r, count, dt(type), op_of(op), root); });
+}
+
+int osmp_iallreduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op,
+                    osmp_request* req) {
+  return start(t, "osmp_iallreduce", req,
+               [&](osmp::Team& team) { return team.iallreduce(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_igather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root,
+                 osmp_request* req) {
+  return start(t, "osmp_igather", req,
+               [&](osmp::Team& team) { return team.igather(in(s), r, count, dt(type), root); });
+}
+
+int osmp_iallgather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_request* req) {
+  return start(t, "osmp_iallgather", req,
+               [&](osmp::Team& team) { return team.iallgather(in(s), r, count, dt(type)); });
+}
+
+int osmp_iscatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root,
+                  osmp_request* req) {
+  return start(t, "osmp_iscatter", req,
+               [&](osmp::Team& team) { return team.iscatter(s, out(r), count, dt(type), root); });
+}
+
+int osmp_ireduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op,
+                               osmp_request* req) {
+  return start(t, "osmp_ireduce_scatter_block", req, [&](osmp::Team& team) {
+    return team.ireduce_scatter_block(in(s), r, count, dt(type), op_of(op));
+  });
+}
+
+int osmp_test(osmp_request* req, int* flag) {
+  if (!flag) return fail(OSMP_ERR_ARG, "osmp_test: the flag pointer is NULL");
+  *flag = 0;
+  if (req && *req == OSMP_REQUEST_NULL) {
+    *flag = 1;
+    return OSMP_SUCCESS;
+  }
+  osmp::Request r;
+  if (!take(req, "osmp_test", r)) return OSMP_ERR_ARG;
+  try {
+    if (!r.test()) {
+      requests().put_back(*req, std::move(r));
+      return OSMP_SUCCESS;
+    }
+  } catch (...) {
+    *req = OSMP_REQUEST_NULL;
+    return fail(OSMP_ERR_INTERNAL, "osmp_test: unexpected exception");
+  }
+  *flag = 1;
+  *req = OSMP_REQUEST_NULL;
+  return completed("osmp_test", r.status());
+}
+
+int osmp_wait(osmp_request* req) {
+  if (req && *req == OSMP_REQUEST_NULL) return OSMP_SUCCESS;
+  osmp::Request r;
+  if (!take(req, "osmp_wait", r)) return OSMP_ERR_ARG;
+  *req = OSMP_REQUEST_NULL;
+  try {
+    return completed("osmp_wait", r.wait());
+  } catch (...) {
+    return fail(OSMP_ERR_INTERNAL, "osmp_wait: unexpected exception");
+  }
+}
+
+int osmp_waitall(int count, osmp_request* reqs) {
+  if (count < 0 || (count > 0 && !reqs)) {
+    return fail(OSMP_ERR_ARG, osmp::cat("osmp_waitall: ", count, " requests at ", static_cast<const void*>(reqs)));
+  }
+  int first = OSMP_SUCCESS;
+  std::string why;
+  for (int i = 0; i < count; ++i) {
+    int rc = osmp_wait(&reqs[i]);
+    if (rc != OSMP_SUCCESS && first == OSMP_SUCCESS) {
+      first = rc;
+      why = t_last_error;
+    }
+  }
+  return first == OSMP_SUCCESS ? first : fail(first, why);
+}
+
+int osmp_request_free(osmp_request* req) {
+  if (req && *req == OSMP_REQUEST_NULL) return OSMP_SUCCESS;
+  osmp::Request r;
+  if (!take(req, "osmp_request_free", r)) return OSMP_ERR_ARG;
+  *req = OSMP_REQUEST_NULL;
+  return OSMP_SUCCESS;  // r detaches: the call still runs (osmp::Request)
 }
 
 const char* osmp_strerror(int c) {

@@ -87,6 +87,44 @@ int osmp_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t co
 int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count,
                               osmp_datatype type, osmp_op op);
 
+/* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
+ * request completes them. Every rank starts a team's calls, blocking and not,
+ * in the same order; the buffers must stay put until the request completes.
+ * Calls run in the order they were started; progress happens in osmp_test,
+ * osmp_wait and any later call on the team. A request is a handle checked on
+ * every call, as a team's is. A call's own error (bad arguments, a mismatch,
+ * a dead peer) is returned by the osmp_test or osmp_wait that completes it,
+ * with its message in osmp_last_error(NULL); starting returns only errors of
+ * the start itself (a bad team handle, a NULL request pointer). */
+typedef struct osmp_request_s* osmp_request;
+#define OSMP_REQUEST_NULL ((osmp_request)0)
+int osmp_ibarrier(osmp_team* team, osmp_request* req);
+int osmp_ibcast(osmp_team* team, void* buf, int64_t count, osmp_datatype type, int root, osmp_request* req);
+int osmp_ireduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                 osmp_op op, int root, osmp_request* req);
+int osmp_iallreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                    osmp_op op, osmp_request* req);
+int osmp_igather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                 int root, osmp_request* req);
+int osmp_iallgather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                    osmp_request* req);
+int osmp_iscatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                  int root, osmp_request* req);
+int osmp_ireduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count,
+                               osmp_datatype type, osmp_op op, osmp_request* req);
+/* *flag = 1 when the call completed: then returns its status and frees the
+ * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
+ * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */
+int osmp_test(osmp_request* req, int* flag);
+/* Completes the call, frees the request (*req = OSMP_REQUEST_NULL) and
+ * returns the call's status. OSMP_REQUEST_NULL: OSMP_SUCCESS at once. */
+int osmp_wait(osmp_request* req);
+/* osmp_wait on each, in any order; the first error by position (every
+ * request is completed and freed, whatever fails). */
+int osmp_waitall(int count, osmp_request* reqs);
+/* Frees the request without waiting: the call still runs, in order, when
+ * the team's later calls (or osmp_finalize) move the team on. */
+int osmp_request_free(osmp_request* req);
 /* Runtime tuning. Each call is collective over the team: every rank passes
  * the same values, and all switch between the same two collectives; a bad or
  * different value on any rank is an error on every rank and changes nothing.

@@ -1,5 +1,5 @@
-// A call as a resumable object: a C++20 coroutine (docs/protocol.md,
-// "Non-blocking calls").
+// A call as a resumable object: a C++20 coroutine (docs/nonblocking.md,
+// "How it works"; docs/engine.md, "A call").
 //
 // An operation is written once, as a coroutine returning Task, that
 // co_awaits its steps (walk.hpp, run_step) and, on the flat paths, single

@@ -5,6 +5,9 @@
 //   mp_coll random SEED N      N mixed collectives with seeded random ops, sizes and roots
 //   mp_coll determinism        allreduce of random doubles: same bits on every rank and run
 //   mp_coll loop               allreduce until an error (for kill tests)
+//   mp_coll nbmatrix           the matrix as non-blocking calls (start, then wait)
+//   mp_coll nbloop             rounds of four outstanding non-blocking calls,
+//                              tested while computing, until an error (kill tests)
 //   mp_coll mismatch ODD       rank ODD passes another count: prints each rank's message
 //   mp_coll settings           rank 0 prints each operation's spec, then random collectives
 //   mp_coll vhloop             set_vh and allreduce until an error (for kill tests)
@@ -47,9 +50,10 @@ void line(const std::string& s) {
   std::exit(3);
 }
 
-void run(osmp::Team& t, const std::vector<osmp::test::CollCase>& cases, std::uint32_t seed) {
+void run(osmp::Team& t, const std::vector<osmp::test::CollCase>& cases, std::uint32_t seed,
+         osmp::test::Mode mode = osmp::test::Mode::blocking) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    std::string bad = osmp::test::run_case(t, cases[i], seed + static_cast<std::uint32_t>(i));
+    std::string bad = osmp::test::run_case(t, cases[i], seed + static_cast<std::uint32_t>(i), mode);
     if (!bad.empty()) die(osmp::cat("case ", i, " ", cases[i].name(), ": ", bad));
   }
 }
@@ -154,6 +158,8 @@ int main(int argc, char** argv) {
 
   if (mode == "matrix") {
     run(t, osmp::test::matrix(t.size(), {0, 1, 7}, true, {4096}), 11);
+  } else if (mode == "nbmatrix") {
+    run(t, osmp::test::matrix(t.size(), {0, 1, 7}, true, {4096}), 11, osmp::test::Mode::wait);
   } else if (mode == "large") {
     run(t, large_cases(t.size()), 12);
   } else if (mode == "random") {
@@ -232,6 +238,19 @@ int main(int argc, char** argv) {
     osmp::Status st = t.allreduce(&one, &sum, 1, osmp::Datatype::int64, osmp::Op::sum);
     if (st.ok()) die("the call after the mismatch succeeded without rank " + std::to_string(dead));
     die(st.to_string());
+  } else if (mode == "nbloop") {
+    std::vector<double> in(1000, 1.0), out(1000), gathered(1000 * static_cast<std::size_t>(t.size()));
+    std::vector<std::int32_t> b(64, 1);
+    volatile double sink = 0;
+    for (;;) {
+      osmp::Request r[4] = {t.iallreduce(in.data(), out.data(), 1000, osmp::Datatype::float64, osmp::Op::sum),
+                            t.ibcast(b.data(), 64, osmp::Datatype::int32, 0),
+                            t.igather(in.data(), gathered.data(), 1000, osmp::Datatype::float64, t.size() - 1),
+                            t.ibarrier()};
+      while (!r[3].test()) sink = sink + 1.0;  // "compute" while the calls are pending
+      osmp::Status st = osmp::wait_all(r);
+      if (!st.ok()) die(st.to_string());
+    }
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {

@@ -154,6 +154,18 @@ def case_killed_mid_collective(mode="loop", runs=5):
             fail("segments left behind")
 
 
+def case_nbmatrix():
+    for name, args in CONFIGS[:4]:
+        rc, out, err, dt = run(args + [COLL, "nbmatrix"])
+        expect_ok(name, nprocs(args), rc, out, err)
+        print(f"{name}: matrix through non-blocking calls passed in {dt:.1f} s")
+
+
+def case_killed_mid_nonblocking():
+    """SIGKILL of a rank while every rank has non-blocking calls pending."""
+    case_killed_mid_collective("nbloop", 5)
+
+
 def case_killed_mid_reconfigure():
     """SIGKILL of a rank while the team keeps rebuilding its tree."""
     case_killed_mid_collective("vhloop", 6)

@@ -173,3 +173,86 @@ TEST(CppApi, AMovedFromTeamAnswersWithAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CapiRequests, EveryOperationStartedThenWaitedOrTested) {
+  with_team(3, [](int r, osmp_team* t) {
+    double x = r + 1.0, sum = 0, all[3] = {}, part[3] = {1, 2, 3}, mine = 0, rs[3] = {1, 1, 1}, rsout = 0;
+    int b = r == 2 ? 7 : 0;
+    osmp_request q[8];
+    ASSERT_EQ(osmp_ibarrier(t, &q[0]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_ibcast(t, &b, 1, OSMP_INT32, 2, &q[1]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_iallreduce(t, &x, &sum, 1, OSMP_DOUBLE, OSMP_SUM, &q[2]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_iallgather(t, &x, all, 1, OSMP_DOUBLE, &q[3]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_iscatter(t, part, &mine, 1, OSMP_DOUBLE, 0, &q[4]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_ireduce_scatter_block(t, rs, &rsout, 1, OSMP_DOUBLE, OSMP_SUM, &q[5]), OSMP_SUCCESS);
+    double red = 0, gat[3] = {};
+    ASSERT_EQ(osmp_ireduce(t, &x, &red, 1, OSMP_DOUBLE, OSMP_MAX, 1, &q[6]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_igather(t, &x, gat, 1, OSMP_DOUBLE, 0, &q[7]), OSMP_SUCCESS);
+    int flag = 0;
+    while (!flag) ASSERT_EQ(osmp_test(&q[7], &flag), OSMP_SUCCESS);
+    EXPECT_EQ(q[7], OSMP_REQUEST_NULL);
+    EXPECT_EQ(osmp_waitall(8, q), OSMP_SUCCESS) << osmp_last_error(nullptr);
+    for (auto& h : q) EXPECT_EQ(h, OSMP_REQUEST_NULL);
+    EXPECT_EQ(b, 7);
+    EXPECT_EQ(sum, 6.0);
+    EXPECT_EQ(all[2], 3.0);
+    EXPECT_EQ(mine, r + 1.0);
+    EXPECT_EQ(rsout, 3.0);
+    if (r == 1) {
+      EXPECT_EQ(red, 3.0);
+    }
+    if (r == 0) {
+      EXPECT_EQ(gat[1], 2.0);
+    }
+    EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
+  });
+}
+
+TEST(CapiRequests, BadRequestsAreArgumentErrors) {
+  osmp_team* t = solo();
+  osmp_request q = OSMP_REQUEST_NULL;
+  int flag = 0;
+  EXPECT_EQ(osmp_wait(&q), OSMP_SUCCESS);  // the null request
+  EXPECT_EQ(osmp_test(&q, &flag), OSMP_SUCCESS);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(osmp_ibarrier(t, nullptr), OSMP_ERR_ARG);
+  EXPECT_NE(std::string(osmp_last_error(nullptr)).find("request pointer is NULL"), std::string::npos);
+  EXPECT_EQ(osmp_wait(nullptr), OSMP_ERR_ARG);
+  EXPECT_EQ(osmp_test(&q, nullptr), OSMP_ERR_ARG);
+  // A value osmp never returned, and a request completed already.
+  osmp_request foreign = reinterpret_cast<osmp_request>(static_cast<std::uintptr_t>(0x1234));
+  EXPECT_EQ(osmp_wait(&foreign), OSMP_ERR_ARG);
+  EXPECT_NE(std::string(osmp_last_error(nullptr)).find("not a pending request"), std::string::npos);
+  ASSERT_EQ(osmp_ibarrier(t, &q), OSMP_SUCCESS);
+  osmp_request copy = q;
+  EXPECT_EQ(osmp_wait(&q), OSMP_SUCCESS);
+  EXPECT_EQ(osmp_wait(&copy), OSMP_ERR_ARG);
+  EXPECT_EQ(osmp_request_free(&copy), OSMP_ERR_ARG);
+  EXPECT_EQ(osmp_waitall(-1, nullptr), OSMP_ERR_ARG);
+  // A bad team: the request stays null.
+  q = reinterpret_cast<osmp_request>(static_cast<std::uintptr_t>(0x99));
+  EXPECT_EQ(osmp_ibarrier(nullptr, &q), OSMP_ERR_ARG);
+  EXPECT_EQ(q, OSMP_REQUEST_NULL);
+  EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
+}
+
+TEST(CapiRequests, ACallsErrorComesWithItsCompletion) {
+  with_team(2, [](int r, osmp_team* t) {
+    int x = 1, y = 0;
+    osmp_request q;
+    // Rank 1 passes no receive buffer: both ranks learn it from the request.
+    ASSERT_EQ(osmp_iallreduce(t, &x, r == 1 ? nullptr : &y, 1, OSMP_INT32, OSMP_SUM, &q), OSMP_SUCCESS);
+    EXPECT_EQ(osmp_wait(&q), OSMP_ERR_ARG);
+    EXPECT_NE(std::string(osmp_last_error(nullptr)).find("osmp_wait"), std::string::npos);
+    // A freed request's call still runs; finalize completes it.
+    ASSERT_EQ(osmp_iallreduce(t, &x, &y, 1, OSMP_INT32, OSMP_SUM, &q), OSMP_SUCCESS);
+    EXPECT_EQ(osmp_request_free(&q), OSMP_SUCCESS);
+    EXPECT_EQ(q, OSMP_REQUEST_NULL);
+    EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
+    EXPECT_EQ(y, 2);
+  });
+}
+
+}  // namespace
