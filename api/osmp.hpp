@@ -170,6 +170,7 @@ class Team {
   // (not peer_dead, aborted) reaches every rank of the call: `why`, or a
   // disagreement found first (the glue: an error found among node leaders).
   Status abstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why);
+  Request iabstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why);
 
   // Typed forms: the datatype follows T.
   template <class T>

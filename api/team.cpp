@@ -305,12 +305,28 @@ Status Team::reduce_scatter_block(const void* send, void* recv, std::int64_t cou
   return run({OpKind::reduce_scatter_block, send, recv, count, type, op, -1});
 }
 
-Status Team::abstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why) {
+namespace {
+
+Status abstain_reason(Errc why) {
   if (why == Errc::ok || why == Errc::peer_dead || why == Errc::aborted)
     return Status(Errc::invalid_argument, cat("abstain: '", errc_name(why), "' is not a reason to abstain"));
+  return {};
+}
+
+}  // namespace
+
+Status Team::abstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why) {
+  OSMP_RETURN_IF_ERROR(abstain_reason(why));
   CollArgs a{kind, nullptr, nullptr, count, type, op, root};
   a.abstain = why;
   return run(a);
+}
+
+Request Team::iabstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why) {
+  if (Status st = abstain_reason(why); !st.ok()) return failed(std::move(st));
+  CollArgs a{kind, nullptr, nullptr, count, type, op, root};
+  a.abstain = why;
+  return start(a);
 }
 
 }  // namespace osmp

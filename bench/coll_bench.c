@@ -13,10 +13,14 @@
  *   -s MODE       osu: time each call, a barrier between calls (OSU's semantics);
  *                 loop: time the whole loop of {operation; barrier} per iteration,
  *                 which stays honest when ranks outnumber cores;
- *                 tight: time a loop of the operation alone, back to back
- *                 (default osu)
+ *                 tight: time a loop of the operation alone, back to back;
+ *                 overlap: the non-blocking form, as osu_iallreduce measures
+ *                 it: the pure time of {start; wait}, then {start; compute for
+ *                 that long; wait}, overlap = 100 * (1 - (overall - compute) /
+ *                 pure), no test call while computing (default osu)
  *   -r ROOT       root of rooted operations (default 0)
  *   -c FILE       append CSV rows: library,op,procs,bytes,avg_us,min_us,max_us,iters,mode
+ *                 (overlap: library,op,procs,bytes,pure_us,overall_us,compute_us,overlap_pct,iters)
  *   -l LABEL      library name in the CSV (default: the build's)
  *
  * Sizes are per rank (gather: what each rank sends). Reductions use float sum.
@@ -100,6 +104,28 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     fail(kOpNames[op], rc);
   }
 }
+static osmp_request g_req;
+static void be_start(int op, void* s, void* r, long n, int root) {
+  int rc = 0;
+  switch (op) {
+    case OP_BARRIER: rc = osmp_ibarrier(g_team, &g_req); break;
+    case OP_BCAST: rc = osmp_ibcast(g_team, s, n, OSMP_UINT8, root, &g_req); break;
+    case OP_REDUCE: rc = osmp_ireduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, root, &g_req); break;
+    case OP_ALLREDUCE: rc = osmp_iallreduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, &g_req); break;
+    case OP_GATHER: rc = osmp_igather(g_team, s, r, n, OSMP_UINT8, root, &g_req); break;
+    case OP_ALLGATHER: rc = osmp_iallgather(g_team, s, r, n, OSMP_UINT8, &g_req); break;
+    case OP_SCATTER: rc = osmp_iscatter(g_team, s, r, n, OSMP_UINT8, root, &g_req); break;
+    case OP_RSB: rc = osmp_ireduce_scatter_block(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, &g_req); break;
+  }
+  if (rc) fail(kOpNames[op], rc);
+}
+static void be_wait(void) {
+  int rc = osmp_wait(&g_req);
+  if (rc) {
+    fprintf(stderr, "%s\n", osmp_last_error(NULL));
+    fail("wait", rc);
+  }
+}
 static void be_gather_double(double v, double* all) {
   int rc = osmp_gather(g_team, &v, all, 1, OSMP_DOUBLE, 0);
   if (rc) fail("gather of timings", rc);
@@ -126,10 +152,43 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     case OP_RSB: MPI_Reduce_scatter_block(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
   }
 }
+static MPI_Request g_req;
+static void be_start(int op, void* s, void* r, long n, int root) {
+  int c = (int)n;
+  MPI_Comm w = MPI_COMM_WORLD;
+  switch (op) {
+    case OP_BARRIER: MPI_Ibarrier(w, &g_req); break;
+    case OP_BCAST: MPI_Ibcast(s, c, MPI_BYTE, root, w, &g_req); break;
+    case OP_REDUCE: MPI_Ireduce(s, r, c, MPI_FLOAT, MPI_SUM, root, w, &g_req); break;
+    case OP_ALLREDUCE: MPI_Iallreduce(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
+    case OP_GATHER: MPI_Igather(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w, &g_req); break;
+    case OP_ALLGATHER: MPI_Iallgather(s, c, MPI_BYTE, r, c, MPI_BYTE, w, &g_req); break;
+    case OP_SCATTER: MPI_Iscatter(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w, &g_req); break;
+    case OP_RSB: MPI_Ireduce_scatter_block(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
+  }
+}
+static void be_wait(void) { MPI_Wait(&g_req, MPI_STATUS_IGNORE); }
 static void be_gather_double(double v, double* all) {
   MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 #endif
+
+/* Busy for `us` microseconds without calling the library (the computation
+ * a non-blocking call should overlap with). */
+static void compute_for(double us) {
+  const double end = now_us() + us;
+  volatile double x = 1.0;
+  while (now_us() < end)
+    for (int k = 0; k < 64; ++k) x = x * 1.0000001 + 1e-9;
+}
+
+/* The average over ranks of each rank's `v` (on rank 0). */
+static double rank_average(double v, double* all) {
+  be_gather_double(v, all);
+  double sum = 0;
+  for (int q = 0; q < g_size; ++q) sum += all[q];
+  return sum / g_size;
+}
 
 /* ---- the benchmark, the same for everyone ---- */
 
@@ -150,7 +209,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < OP_COUNT; ++i) want[i] = 1;
   size_t min = 4, max = 4 << 20;
   long iters_small = 10000, warm = -1;
-  int loop_mode = 0, tight = 0, root = 0;
+  int loop_mode = 0, tight = 0, overlap = 0, root = 0;
   const char* csv = NULL;
   const char* label = LIBRARY;
   for (int i = 1; i < argc; ++i) {
@@ -176,6 +235,7 @@ int main(int argc, char** argv) {
     } else if (!strcmp(a, "-s")) {
       loop_mode = !strcmp(v, "loop") || !strcmp(v, "tight");
       tight = !strcmp(v, "tight");
+      overlap = !strcmp(v, "overlap");
       ++i;
     } else if (!strcmp(a, "-r")) {
       root = atoi(v), ++i;
@@ -196,7 +256,12 @@ int main(int argc, char** argv) {
 
   for (int op = 0; op < OP_COUNT; ++op) {
     if (!want[op]) continue;
-    if (g_rank == 0) {
+    if (g_rank == 0 && overlap) {
+      printf("# %s i%s, %d processes, overlap with computation (as osu_i%s)\n", label, kOpNames[op], g_size,
+             kOpNames[op]);
+      printf("%-10s %13s %13s %15s %11s %10s\n", "# Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",
+             "Overlap(%)", "Iterations");
+    } else if (g_rank == 0) {
       printf("# %s %s, %d processes, %s timing\n", label, kOpNames[op], g_size,
              tight ? "tight loop {op}" : loop_mode ? "loop {op; barrier}" : "per call (OSU)");
       printf("%-10s %13s %13s %13s %10s\n", "# Size", "Avg Latency(us)", "Min(us)", "Max(us)", "Iterations");
@@ -218,6 +283,53 @@ int main(int argc, char** argv) {
       char* rbuf = malloc(rb * (size_t)nbuf + 64);
       memset(sbuf, 1, sb * (size_t)nbuf + 64);
       memset(rbuf, 0, rb * (size_t)nbuf + 64);
+      if (overlap) {
+        /* Pure: {start; wait}. Then {start; compute as long; wait}. */
+        double pure = 0, overall = 0, cpu = 0;
+        for (long it = -w; it < iters; ++it) {
+          char* s = sbuf + (size_t)((it + w) % nbuf) * sb;
+          char* r = rbuf + (size_t)((it + w) % nbuf) * rb;
+          be_barrier();
+          double t0 = now_us();
+          be_start(op, s, r, n, root);
+          be_wait();
+          if (it >= 0) pure += now_us() - t0;
+        }
+        pure /= (double)iters;
+        for (long it = -w; it < iters; ++it) {
+          char* s = sbuf + (size_t)((it + w) % nbuf) * sb;
+          char* r = rbuf + (size_t)((it + w) % nbuf) * rb;
+          be_barrier();
+          double t0 = now_us();
+          be_start(op, s, r, n, root);
+          double c0 = now_us();
+          compute_for(pure);
+          double c1 = now_us();
+          be_wait();
+          if (it >= 0) {
+            overall += now_us() - t0;
+            cpu += c1 - c0;
+          }
+        }
+        overall /= (double)iters;
+        cpu /= (double)iters;
+        double pct = pure > 0 ? 100.0 * (1.0 - (overall - cpu) / pure) : 0;
+        if (pct < 0) pct = 0;
+        double a_overall = rank_average(overall, all), a_cpu = rank_average(cpu, all);
+        double a_pure = rank_average(pure, all), a_pct = rank_average(pct, all);
+        if (g_rank == 0) {
+          printf("%-10zu %13.2f %13.2f %15.2f %11.2f %10ld\n", op == OP_BARRIER ? 0 : bytes, a_overall, a_cpu, a_pure,
+                 a_pct, iters);
+          if (out) {
+            fprintf(out, "%s,%s,%d,%zu,%.4f,%.4f,%.4f,%.2f,%ld\n", label, kOpNames[op], g_size,
+                    op == OP_BARRIER ? (size_t)0 : bytes, a_pure, a_overall, a_cpu, a_pct, iters);
+          }
+          fflush(stdout);
+        }
+        free(sbuf);
+        free(rbuf);
+        continue;
+      }
       double total = 0;
       for (long it = -w; it < iters; ++it) {
         char* s = sbuf + (size_t)((it + w) % nbuf) * sb;

@@ -9,7 +9,9 @@
  * calls those are is decided the same way on every rank: the route rule in
  * mpi_glue/pmpi/logic.cpp. Errors (mismatched arguments) come back as the
  * collective's return code; Open MPI hands them to the communicator's error
- * handler. Arguments Open MPI checks itself (a negative count, a root out of
+ * handler. The non-blocking collectives (MPI_Ibarrier ...) run on osmp too,
+ * completed from a function registered with opal_progress. Arguments Open
+ * MPI checks itself (a negative count, a root out of
  * range, a predefined op on a derived datatype) never reach the module.
  * Load: mpirun --mca mca_base_component_path <default dir>:<dir of this file>.
  */
@@ -27,6 +29,7 @@
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/coll.h"
 #include "opal/mca/base/mca_base_var.h"
+#include "opal/runtime/opal_progress.h"
 #include "opal/util/info_subscriber.h"
 #include "mpi_glue/pmpi/logic.h"
 
@@ -72,6 +75,14 @@ typedef struct {
   OSMP_PREV(allgather)
   OSMP_PREV(scatter)
   OSMP_PREV(reduce_scatter_block)
+  OSMP_PREV(ibarrier)
+  OSMP_PREV(ibcast)
+  OSMP_PREV(ireduce)
+  OSMP_PREV(iallreduce)
+  OSMP_PREV(igather)
+  OSMP_PREV(iallgather)
+  OSMP_PREV(iscatter)
+  OSMP_PREV(ireduce_scatter_block)
 #undef OSMP_PREV
 } mca_coll_osmp_module_t;
 
@@ -90,6 +101,14 @@ static void module_destruct(mca_coll_osmp_module_t* m) {
   OSMP_RELEASE(allgather)
   OSMP_RELEASE(scatter)
   OSMP_RELEASE(reduce_scatter_block)
+  OSMP_RELEASE(ibarrier)
+  OSMP_RELEASE(ibcast)
+  OSMP_RELEASE(ireduce)
+  OSMP_RELEASE(iallreduce)
+  OSMP_RELEASE(igather)
+  OSMP_RELEASE(iallgather)
+  OSMP_RELEASE(iscatter)
+  OSMP_RELEASE(ireduce_scatter_block)
 #undef OSMP_RELEASE
 }
 
@@ -162,6 +181,71 @@ static int coll_reduce_scatter_block_fn(const void* s, void* r, int rc, struct o
             M->prev_reduce_scatter_block(s, r, rc, t, op, comm, M->prev_reduce_scatter_block_module));
 }
 
+/* Non-blocking: an osmp call in a generalized request, completed by
+ * progress() below from opal_progress (Open MPI's waits call it), as
+ * libnbc's requests are; or the previous component's call. */
+static int coll_ibarrier_fn(struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(ibarrier, osmp_pmpi_ibarrier(comm, req), M->prev_ibarrier(comm, req, M->prev_ibarrier_module));
+}
+
+static int coll_ibcast_fn(void* buf, int count, struct ompi_datatype_t* t, int root, struct ompi_communicator_t* comm,
+                          ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(ibcast, osmp_pmpi_ibcast(buf, count, t, root, comm, req),
+            M->prev_ibcast(buf, count, t, root, comm, req, M->prev_ibcast_module));
+}
+
+static int coll_iallreduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
+                              struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(iallreduce, osmp_pmpi_iallreduce(s, r, count, t, op, comm, req),
+            M->prev_iallreduce(s, r, count, t, op, comm, req, M->prev_iallreduce_module));
+}
+
+static int coll_ireduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
+                           int root, struct ompi_communicator_t* comm, ompi_request_t** req,
+                           mca_coll_base_module_t* module) {
+  OSMP_CALL(ireduce, osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req),
+            M->prev_ireduce(s, r, count, t, op, root, comm, req, M->prev_ireduce_module));
+}
+
+static int coll_igather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
+                           struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
+                           ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(igather, osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req),
+            M->prev_igather(s, sc, st, r, rc, rt, root, comm, req, M->prev_igather_module));
+}
+
+static int coll_iallgather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
+                              struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
+                              mca_coll_base_module_t* module) {
+  OSMP_CALL(iallgather, osmp_pmpi_iallgather(s, sc, st, r, rc, rt, comm, req),
+            M->prev_iallgather(s, sc, st, r, rc, rt, comm, req, M->prev_iallgather_module));
+}
+
+static int coll_iscatter_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
+                            struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
+                            ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(iscatter, osmp_pmpi_iscatter(s, sc, st, r, rc, rt, root, comm, req),
+            M->prev_iscatter(s, sc, st, r, rc, rt, root, comm, req, M->prev_iscatter_module));
+}
+
+static int coll_ireduce_scatter_block_fn(const void* s, void* r, int rc, struct ompi_datatype_t* t,
+                                         struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
+                                         mca_coll_base_module_t* module) {
+  OSMP_CALL(ireduce_scatter_block, osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req),
+            M->prev_ireduce_scatter_block(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_block_module));
+}
+
+/* From opal_progress: what the logic calls through PMPI_ (a call every rank
+ * declined goes to the previous component) bypasses this module. */
+static int progress(void) {
+  int saved = bypass;
+  bypass = 1;
+  int n = osmp_pmpi_progress();
+  bypass = saved;
+  return n;
+}
+static int progress_registered = 0;
+
 #undef OSMP_CALL
 #undef M
 
@@ -202,7 +286,19 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
   OSMP_SAVE(allgather)
   OSMP_SAVE(scatter)
   OSMP_SAVE(reduce_scatter_block)
+  OSMP_SAVE(ibarrier)
+  OSMP_SAVE(ibcast)
+  OSMP_SAVE(ireduce)
+  OSMP_SAVE(iallreduce)
+  OSMP_SAVE(igather)
+  OSMP_SAVE(iallgather)
+  OSMP_SAVE(iscatter)
+  OSMP_SAVE(ireduce_scatter_block)
 #undef OSMP_SAVE
+  if (!progress_registered) {
+    opal_progress_register(progress);
+    progress_registered = 1;
+  }
   for (const char* const* k = osmp_pmpi_hint_keys(); *k; ++k)
     opal_infosubscribe_subscribe(&comm->super, (char*)*k, "", hint_changed);
   return OMPI_SUCCESS;
@@ -249,11 +345,21 @@ static mca_coll_base_module_t* comm_query(struct ompi_communicator_t* comm, int*
   m->super.coll_allgather = coll_allgather_fn;
   m->super.coll_scatter = coll_scatter_fn;
   m->super.coll_reduce_scatter_block = coll_reduce_scatter_block_fn;
+  m->super.coll_ibarrier = coll_ibarrier_fn;
+  m->super.coll_ibcast = coll_ibcast_fn;
+  m->super.coll_ireduce = coll_ireduce_fn;
+  m->super.coll_iallreduce = coll_iallreduce_fn;
+  m->super.coll_igather = coll_igather_fn;
+  m->super.coll_iallgather = coll_iallgather_fn;
+  m->super.coll_iscatter = coll_iscatter_fn;
+  m->super.coll_ireduce_scatter_block = coll_ireduce_scatter_block_fn;
   return &m->super;
 }
 
 static int register_params(void);
 static int close_component(void) {
+  if (progress_registered) opal_progress_unregister(progress);
+  progress_registered = 0;
   osmp_pmpi_report();
   return OMPI_SUCCESS;
 }

@@ -6,9 +6,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "mpi_glue/pmpi/state.hpp"
+#include "mpi_glue/pmpi/types.hpp"
 #include "osmp.hpp"
 
 namespace osmp::pmpi {
@@ -57,6 +59,17 @@ struct Plan {
   }
 };
 
+// What this rank hands osmp for one call: its plan, the streams its buffers
+// became (alive until the call completes: osmp reads and writes them), and
+// osmp's arguments.
+struct Prepared {
+  Plan p;
+  Stream in, out;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  bool commit = false;  // `out` is unpacked into the caller's buffer after the call
+};
+
 // Where a call ended on this rank.
 struct Outcome {
   enum class Route { osmp, mpi, error } route = Route::osmp;
@@ -73,6 +86,17 @@ Status join(Team& team, const Plan& p, F&& run) {
   if (p.why == Errc::ok) return run();
   return team.abstain(p.kind, p.count, p.dtype, p.op, p.root, p.why);
 }
+// The same for a prepared call on one node: run now, or started
+// (non-blocking: nonblocking.cpp).
+Status run_joined(Team& team, const Prepared& x);
+Request start_joined(Team& team, const Prepared& x);
+
+// Starts a prepared call (nonblocking.cpp): on osmp in the node, completed
+// through a generalized request in *req; else, as the route rule says, the
+// MPI's own non-blocking call, `mpi(req)`: at once for a communicator osmp
+// does not run alone or across nodes, after osmp's exchange has agreed on it
+// when this rank declines the call.
+int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, std::function<int(MPI_Request*)> mpi);
 
 // Calls spanning nodes (nodes.cpp): osmp in each node, the node leaders
 // agreeing (agree.hpp) and moving data through the MPI. Buffers are byte

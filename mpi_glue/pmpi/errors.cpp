@@ -56,11 +56,16 @@ int class_of(Errc e) {
   }
 }
 
-int deliver(MPI_Comm comm, const char* function, int cls, const std::string& message) {
+int error_code(MPI_Comm comm, const char* function, int cls, const std::string& message) {
   const std::string text = cat("osmp: ", function, ": ", message);
   int code = code_for(cls, text);
   if (fatal(comm)) log(LogLevel::error, text);
   else log(LogLevel::info, text);
+  return code;
+}
+
+int deliver(MPI_Comm comm, const char* function, int cls, const std::string& message) {
+  const int code = error_code(comm, function, cls, message);
   if (g_raise) PMPI_Comm_call_errhandler(comm, code);
   return code;
 }

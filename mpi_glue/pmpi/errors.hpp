@@ -24,6 +24,11 @@ int class_of(Errc e);
 // returns it (Open MPI calls the handler).
 int deliver(MPI_Comm comm, const char* function, int cls, const std::string& message);
 
+// The same code and log, without calling any handler: for the error of a
+// non-blocking call, which the MPI_Wait or MPI_Test that completes it
+// returns (nonblocking.cpp).
+int error_code(MPI_Comm comm, const char* function, int cls, const std::string& message);
+
 // The interposer: deliver() calls the communicator's handler itself.
 void set_raise(bool on);
 

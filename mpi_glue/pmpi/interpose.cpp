@@ -2,6 +2,7 @@
 // MPI library); each hands its call to logic.cpp, which uses PMPI_ itself.
 #include <dlfcn.h>
 #include <mpi.h>
+#include <sched.h>
 
 #include "mpi_glue/pmpi/errors.hpp"
 #include "mpi_glue/pmpi/logic.h"
@@ -10,6 +11,24 @@ namespace {
 // Being the MPI_ functions, the interposer hands its errors to the
 // communicator's handler itself (errors.hpp).
 [[maybe_unused]] const bool kRaises = (osmp::pmpi::set_raise(true), true);
+
+// A wait while non-blocking calls on osmp are pending (nonblocking.cpp):
+// they move on only in osmp_pmpi_progress(), so the wait polls it and the
+// MPI's own test in turn, never blocking in either, until `test` says done.
+template <class Test>
+int wait_until(Test&& test) {
+  for (unsigned idle = 0;;) {
+    const int moved = osmp_pmpi_progress();
+    int flag = 0;
+    const int rc = test(&flag);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    if (moved) {
+      idle = 0;
+    } else if (++idle % 64 == 0) {
+      sched_yield();
+    }
+  }
+}
 }  // namespace
 
 extern "C" {
@@ -35,6 +54,75 @@ int MPI_Scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Dat
 }
 int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   return osmp_pmpi_reduce_scatter_block(s, r, rc, t, op, comm);
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) { return osmp_pmpi_ibarrier(comm, req); }
+int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_ibcast(buf, count, t, root, comm, req);
+}
+int MPI_Iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_iallreduce(s, r, count, t, op, comm, req);
+}
+int MPI_Ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                MPI_Request* req) {
+  return osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req);
+}
+int MPI_Igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                MPI_Request* req) {
+  return osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req);
+}
+int MPI_Iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request* req) {
+  return osmp_pmpi_iallgather(s, sc, st, r, rc, rt, comm, req);
+}
+int MPI_Iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                 MPI_Request* req) {
+  return osmp_pmpi_iscatter(s, sc, st, r, rc, rt, root, comm, req);
+}
+int MPI_Ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* req) {
+  return osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req);
+}
+// Completion: with nothing pending on osmp, straight to the MPI.
+int MPI_Wait(MPI_Request* r, MPI_Status* s) {
+  if (osmp_pmpi_pending() == 0) return PMPI_Wait(r, s);
+  return wait_until([&](int* flag) { return PMPI_Test(r, flag, s); });
+}
+int MPI_Waitall(int n, MPI_Request* rs, MPI_Status* ss) {
+  if (osmp_pmpi_pending() == 0) return PMPI_Waitall(n, rs, ss);
+  return wait_until([&](int* flag) { return PMPI_Testall(n, rs, flag, ss); });
+}
+int MPI_Waitany(int n, MPI_Request* rs, int* index, MPI_Status* s) {
+  if (osmp_pmpi_pending() == 0) return PMPI_Waitany(n, rs, index, s);
+  return wait_until([&](int* flag) { return PMPI_Testany(n, rs, index, flag, s); });
+}
+int MPI_Waitsome(int n, MPI_Request* rs, int* outcount, int* indices, MPI_Status* ss) {
+  if (osmp_pmpi_pending() == 0) return PMPI_Waitsome(n, rs, outcount, indices, ss);
+  return wait_until([&](int* flag) {
+    const int rc = PMPI_Testsome(n, rs, outcount, indices, ss);
+    *flag = *outcount != 0;  // some completed, or none was active (MPI_UNDEFINED)
+    return rc;
+  });
+}
+int MPI_Test(MPI_Request* r, int* flag, MPI_Status* s) {
+  osmp_pmpi_progress();
+  return PMPI_Test(r, flag, s);
+}
+int MPI_Testall(int n, MPI_Request* rs, int* flag, MPI_Status* ss) {
+  osmp_pmpi_progress();
+  return PMPI_Testall(n, rs, flag, ss);
+}
+int MPI_Testany(int n, MPI_Request* rs, int* index, int* flag, MPI_Status* s) {
+  osmp_pmpi_progress();
+  return PMPI_Testany(n, rs, index, flag, s);
+}
+int MPI_Testsome(int n, MPI_Request* rs, int* outcount, int* indices, MPI_Status* ss) {
+  osmp_pmpi_progress();
+  return PMPI_Testsome(n, rs, outcount, indices, ss);
+}
+int MPI_Request_free(MPI_Request* r) { return osmp_pmpi_request_free(r); }
+int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* s) {
+  osmp_pmpi_progress();
+  return PMPI_Request_get_status(r, flag, s);
 }
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   int rc = PMPI_Comm_set_info(comm, info);

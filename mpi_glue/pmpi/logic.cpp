@@ -27,6 +27,7 @@
 // A legal program so takes one route on every rank without exchanging
 // anything for it; an erroneous one gets errors, never a hang.
 #include <mpi.h>
+#include <sched.h>
 
 #include "mpi_glue/pmpi/logic.h"
 
@@ -124,11 +125,6 @@ int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
   return deliver(c.comm, c.name, class_of(o.error.code()), o.error.message());
 }
 
-template <class F>
-Outcome on_node(const Call& c, const Plan& p, F&& run) {
-  return Outcome::of(join(c.team(), p, run));
-}
-
 // A call on one process: the copy it implies (none in place).
 Outcome alone(const Plan& p, const void* send, void* recv) {
   if (p.why != Errc::ok) return Outcome::of(Status(p.why, p.what));
@@ -139,13 +135,7 @@ Outcome alone(const Plan& p, const void* send, void* recv) {
 
 // A reduction's plan and streams: osmp's element type and count when the
 // signature is one builtin osmp reduces, repeated; else "to the MPI".
-struct Reduction {
-  Plan p;
-  Stream in, out;
-  const void* send = nullptr;
-  void* recv = nullptr;
-};
-void reduction_type(Reduction& x, std::int64_t count, const TypeInfo& ti, MPI_Op op) {
+void reduction_type(Prepared& x, std::int64_t count, const TypeInfo& ti, MPI_Op op) {
   const auto o = op_of(op);
   x.p.count = count * ti.size;  // bytes, for the header of a call handed to the MPI
   if (!o) return x.p.refuse("a user-defined op, MINLOC/MAXLOC or another op osmp lacks");
@@ -155,9 +145,9 @@ void reduction_type(Reduction& x, std::int64_t count, const TypeInfo& ti, MPI_Op
   x.p.op = *o;
   x.p.count = count * (ti.size / static_cast<std::int64_t>(size_of(*ti.base)));
 }
-Reduction reduction(const Call& c, OpKind kind, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root,
-                    int in_factor, bool wants_out) {
-  Reduction x;
+Prepared reduction(const Call& c, OpKind kind, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op,
+                   int root, int in_factor, bool wants_out) {
+  Prepared x;
   x.p = start(c, kind, root);
   const bool in_place = s == MPI_IN_PLACE;
   if (in_place && kind == OpKind::reduce && c.me != x.p.root) x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
@@ -165,6 +155,7 @@ Reduction reduction(const Call& c, OpKind kind, const void* s, void* r, int coun
   const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
   x.in = stream_of(x.p, c, in_place ? r : s, static_cast<std::int64_t>(count) * in_factor, t, &ti);
   if (wants_out) x.out = stream_of(x.p, c, r, count, t, &ti);
+  x.commit = wants_out;
   if (x.p.why != Errc::ok) return x;
   reduction_type(x, count, ti, op);
   if (x.in.bytes() > INT_MAX) x.p.refuse("more than 2 GiB in one buffer");
@@ -172,6 +163,86 @@ Reduction reduction(const Call& c, OpKind kind, const void* s, void* r, int coun
   x.send = in_place && (!wants_out || x.out.raw()) ? kInPlace : x.in.in();
   x.recv = wants_out ? x.out.out() : nullptr;
   return x;
+}
+
+Prepared prepare_barrier(const Call& c) {
+  Prepared x;
+  x.p = start(c, OpKind::barrier, -1);
+  return x;
+}
+
+Prepared prepare_bcast(const Call& c, void* buf, int count, MPI_Datatype t, int root) {
+  Prepared x;
+  x.p = start(c, OpKind::bcast, root);
+  x.out = stream_of(x.p, c, buf, count, t);
+  set_bytes(x.p, x.out.bytes(), x.out.bytes());
+  const bool is_root = c.me == x.p.root;
+  x.recv = x.p.why != Errc::ok ? nullptr : is_root ? const_cast<void*>(x.out.in()) : x.out.out();
+  x.commit = !is_root;
+  return x;
+}
+
+Prepared prepare_gather(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                        int root) {
+  Prepared x;
+  x.p = start(c, OpKind::gather, root);
+  Plan& p = x.p;
+  const bool is_root = c.me == p.root, in_place = is_root && s == MPI_IN_PLACE;
+  if (is_root) x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
+  x.in = in_place ? stream_of(p, c, block_of(r, p.root, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
+  if (is_root && x.out.bytes() != x.in.bytes() * c.n)
+    p.fail(MPI_ERR_TRUNCATE, cat("the root sends ", x.in.bytes(), " bytes but receives ", x.out.bytes() / c.n, " per rank"));
+  set_bytes(p, x.in.bytes(), x.in.bytes() * c.n);
+  const bool go = p.why == Errc::ok;
+  x.send = !go ? nullptr : in_place && !c.nodes() && x.out.raw() ? kInPlace : x.in.in();
+  x.recv = go && is_root ? x.out.out() : nullptr;
+  x.commit = is_root;
+  return x;
+}
+
+Prepared prepare_allgather(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt) {
+  Prepared x;
+  x.p = start(c, OpKind::allgather, -1);
+  Plan& p = x.p;
+  const bool in_place = s == MPI_IN_PLACE;
+  x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
+  x.in = in_place ? stream_of(p, c, block_of(r, c.me, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
+  if (x.out.bytes() != x.in.bytes() * c.n)
+    p.fail(MPI_ERR_TRUNCATE, cat("sends ", x.in.bytes(), " bytes but receives ", x.out.bytes() / c.n, " per rank"));
+  set_bytes(p, x.in.bytes(), x.in.bytes() * c.n);
+  const bool go = p.why == Errc::ok;
+  x.send = !go ? nullptr : in_place && !c.nodes() && x.out.raw() ? kInPlace : x.in.in();
+  x.recv = go ? x.out.out() : nullptr;
+  x.commit = true;
+  return x;
+}
+
+Prepared prepare_scatter(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                         int root) {
+  Prepared x;
+  x.p = start(c, OpKind::scatter, root);
+  Plan& p = x.p;
+  const bool is_root = c.me == p.root, in_place = is_root && r == MPI_IN_PLACE;
+  if (is_root) x.in = stream_of(p, c, s, static_cast<std::int64_t>(sc) * c.n, st);
+  if (!in_place) x.out = stream_of(p, c, r, rc, rt);
+  const std::int64_t b = in_place ? x.in.bytes() / c.n : x.out.bytes();
+  if (is_root && x.in.bytes() != b * c.n)
+    p.fail(MPI_ERR_TRUNCATE, cat("the root sends ", x.in.bytes() / c.n, " bytes per rank but receives ", b));
+  set_bytes(p, b, b * c.n);
+  const bool go = p.why == Errc::ok;
+  x.send = go && is_root ? x.in.in() : nullptr;
+  x.recv = !go ? nullptr : in_place ? const_cast<void*>(kInPlace) : x.out.out();
+  x.commit = !in_place;
+  return x;
+}
+
+// A blocking call once prepared: alone, across nodes (`nodes`), or on osmp
+// in the node; then its outcome on this rank.
+template <class Nodes, class Mpi>
+int blocking(const Call& c, Prepared& x, Nodes&& nodes, Mpi&& mpi) {
+  Outcome o = c.alone() ? alone(x.p, x.send, x.recv) : c.nodes() ? nodes() : Outcome::of(run_joined(c.team(), x));
+  if (o.route == Outcome::Route::osmp && x.commit) x.out.commit();
+  return finish(c, x.p, o, mpi);
 }
 
 }  // namespace
@@ -186,129 +257,126 @@ int osmp_pmpi_barrier(MPI_Comm comm) {
   Call c(comm, kBarrier, "MPI_Barrier");
   auto mpi = [&] { return PMPI_Barrier(comm); };
   if (!c.take) return mpi();
-  Plan p;
-  Outcome o = c.alone() ? Outcome{} : c.nodes() ? nodes_barrier(c) : Outcome::of(c.team().barrier());
-  return finish(c, p, o, mpi);
+  Prepared x = prepare_barrier(c);
+  return blocking(c, x, [&] { return nodes_barrier(c); }, mpi);
 }
 
 int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   Call c(comm, kBcast, "MPI_Bcast");
   auto mpi = [&] { return PMPI_Bcast(buf, count, t, root, comm); };
   if (!c.take) return mpi();
-  Plan p = start(c, OpKind::bcast, root);
-  Stream s = stream_of(p, c, buf, count, t);
-  set_bytes(p, s.bytes(), s.bytes());
-  const bool is_root = c.me == p.root;
-  void* data = p.why != Errc::ok ? nullptr : is_root ? const_cast<void*>(s.in()) : s.out();
-  Outcome o = c.alone()   ? alone(p, nullptr, nullptr)
-              : c.nodes() ? nodes_bcast(c, p, data)
-                          : on_node(c, p, [&] { return c.team().bcast(data, p.count, Datatype::uint8, p.root); });
-  if (o.route == Outcome::Route::osmp && !is_root) s.commit();
-  return finish(c, p, o, mpi);
+  Prepared x = prepare_bcast(c, buf, count, t, root);
+  return blocking(c, x, [&] { return nodes_bcast(c, x.p, x.recv); }, mpi);
 }
 
 int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   Call c(comm, kAllreduce, "MPI_Allreduce");
   auto mpi = [&] { return PMPI_Allreduce(s, r, count, t, op, comm); };
   if (!c.take) return mpi();
-  Reduction x = reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true);
-  const Plan& p = x.p;
-  Outcome o = c.alone() ? alone(p, x.send, x.recv) : c.nodes() ? nodes_allreduce(c, p, x.send, x.recv) : on_node(c, p, [&] {
-    return c.team().allreduce(x.send, x.recv, p.count, p.dtype, p.op);
-  });
-  if (o.route == Outcome::Route::osmp) x.out.commit();
-  return finish(c, p, o, mpi);
+  Prepared x = reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true);
+  return blocking(c, x, [&] { return nodes_allreduce(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
   Call c(comm, kReduce, "MPI_Reduce");
   auto mpi = [&] { return PMPI_Reduce(s, r, count, t, op, root, comm); };
   if (!c.take) return mpi();
-  const bool is_root = c.me == root;
-  Reduction x = reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, is_root);
-  const Plan& p = x.p;
-  Outcome o = c.alone() ? alone(p, x.send, x.recv) : c.nodes() ? nodes_reduce(c, p, x.send, x.recv) : on_node(c, p, [&] {
-    return c.team().reduce(x.send, x.recv, p.count, p.dtype, p.op, p.root);
-  });
-  if (o.route == Outcome::Route::osmp && is_root) x.out.commit();
-  return finish(c, p, o, mpi);
+  Prepared x = reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root);
+  return blocking(c, x, [&] { return nodes_reduce(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   Call c(comm, kReduceScatter, "MPI_Reduce_scatter_block");
   auto mpi = [&] { return PMPI_Reduce_scatter_block(s, r, rc, t, op, comm); };
   if (!c.take) return mpi();
-  Reduction x = reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true);
-  const Plan& p = x.p;
-  Outcome o = c.alone()   ? alone(p, x.send, x.recv)
-              : c.nodes() ? nodes_reduce_scatter_block(c, p, x.send, x.recv)
-                          : on_node(c, p, [&] { return c.team().reduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op); });
-  if (o.route == Outcome::Route::osmp) x.out.commit();
-  return finish(c, p, o, mpi);
+  Prepared x = reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true);
+  return blocking(c, x, [&] { return nodes_reduce_scatter_block(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
   Call c(comm, kGather, "MPI_Gather");
   auto mpi = [&] { return PMPI_Gather(s, sc, st, r, rc, rt, root, comm); };
   if (!c.take) return mpi();
-  Plan p = start(c, OpKind::gather, root);
-  const bool is_root = c.me == p.root, in_place = is_root && s == MPI_IN_PLACE;
-  Stream out = is_root ? stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt) : Stream();
-  Stream in = in_place ? stream_of(p, c, block_of(r, p.root, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
-  if (is_root && out.bytes() != in.bytes() * c.n)
-    p.fail(MPI_ERR_TRUNCATE, cat("the root sends ", in.bytes(), " bytes but receives ", out.bytes() / c.n, " per rank"));
-  set_bytes(p, in.bytes(), in.bytes() * c.n);
-  const bool go = p.why == Errc::ok;
-  const void* send = !go ? nullptr : in_place && !c.nodes() && out.raw() ? kInPlace : in.in();
-  void* recv = go && is_root ? out.out() : nullptr;
-  Outcome o = c.alone() ? alone(p, send, recv) : c.nodes() ? nodes_gather(c, p, send, recv) : on_node(c, p, [&] {
-    return c.team().gather(send, recv, p.count, Datatype::uint8, p.root);
-  });
-  if (o.route == Outcome::Route::osmp && is_root) out.commit();
-  return finish(c, p, o, mpi);
+  Prepared x = prepare_gather(c, s, sc, st, r, rc, rt, root);
+  return blocking(c, x, [&] { return nodes_gather(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
   Call c(comm, kAllgather, "MPI_Allgather");
   auto mpi = [&] { return PMPI_Allgather(s, sc, st, r, rc, rt, comm); };
   if (!c.take) return mpi();
-  Plan p = start(c, OpKind::allgather, -1);
-  const bool in_place = s == MPI_IN_PLACE;
-  Stream out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
-  Stream in = in_place ? stream_of(p, c, block_of(r, c.me, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
-  if (out.bytes() != in.bytes() * c.n)
-    p.fail(MPI_ERR_TRUNCATE, cat("sends ", in.bytes(), " bytes but receives ", out.bytes() / c.n, " per rank"));
-  set_bytes(p, in.bytes(), in.bytes() * c.n);
-  const bool go = p.why == Errc::ok;
-  const void* send = !go ? nullptr : in_place && !c.nodes() && out.raw() ? kInPlace : in.in();
-  void* recv = go ? out.out() : nullptr;
-  Outcome o = c.alone() ? alone(p, send, recv) : c.nodes() ? nodes_allgather(c, p, send, recv) : on_node(c, p, [&] {
-    return c.team().allgather(send, recv, p.count, Datatype::uint8);
-  });
-  if (o.route == Outcome::Route::osmp) out.commit();
-  return finish(c, p, o, mpi);
+  Prepared x = prepare_allgather(c, s, sc, st, r, rc, rt);
+  return blocking(c, x, [&] { return nodes_allgather(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
   Call c(comm, kScatter, "MPI_Scatter");
   auto mpi = [&] { return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm); };
   if (!c.take) return mpi();
-  Plan p = start(c, OpKind::scatter, root);
-  const bool is_root = c.me == p.root, in_place = is_root && r == MPI_IN_PLACE;
-  Stream in = is_root ? stream_of(p, c, s, static_cast<std::int64_t>(sc) * c.n, st) : Stream();
-  Stream out = in_place ? Stream() : stream_of(p, c, r, rc, rt);
-  const std::int64_t b = in_place ? in.bytes() / c.n : out.bytes();
-  if (is_root && in.bytes() != b * c.n)
-    p.fail(MPI_ERR_TRUNCATE, cat("the root sends ", in.bytes() / c.n, " bytes per rank but receives ", b));
-  set_bytes(p, b, b * c.n);
-  const bool go = p.why == Errc::ok;
-  const void* send = go && is_root ? in.in() : nullptr;
-  void* recv = !go ? nullptr : in_place ? const_cast<void*>(kInPlace) : out.out();
-  Outcome o = c.alone() ? alone(p, send, recv) : c.nodes() ? nodes_scatter(c, p, send, recv) : on_node(c, p, [&] {
-    return c.team().scatter(send, recv, p.count, Datatype::uint8, p.root);
-  });
-  if (o.route == Outcome::Route::osmp && !in_place) out.commit();
-  return finish(c, p, o, mpi);
+  Prepared x = prepare_scatter(c, s, sc, st, r, rc, rt, root);
+  return blocking(c, x, [&] { return nodes_scatter(c, x.p, x.send, x.recv); }, mpi);
+}
+
+int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, kBarrier, "MPI_Ibarrier");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Ibarrier(comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_barrier(c), req, mpi);
+}
+
+int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, kBcast, "MPI_Ibcast");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Ibcast(buf, count, t, root, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_bcast(c, buf, count, t, root), req, mpi);
+}
+
+int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                         MPI_Request* req) {
+  Call c(comm, kAllreduce, "MPI_Iallreduce");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Iallreduce(s, r, count, t, op, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true), req, mpi);
+}
+
+int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                      MPI_Request* req) {
+  Call c(comm, kReduce, "MPI_Ireduce");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce(s, r, count, t, op, root, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root), req, mpi);
+}
+
+int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request* req) {
+  Call c(comm, kReduceScatter, "MPI_Ireduce_scatter_block");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce_scatter_block(s, r, rc, t, op, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true), req, mpi);
+}
+
+int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                      MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, kGather, "MPI_Igather");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_gather(c, s, sc, st, r, rc, rt, root), req, mpi);
+}
+
+int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                         MPI_Request* req) {
+  Call c(comm, kAllgather, "MPI_Iallgather");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Iallgather(s, sc, st, r, rc, rt, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_allgather(c, s, sc, st, r, rc, rt), req, mpi);
+}
+
+int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                       MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, kScatter, "MPI_Iscatter");
+  auto mpi = [=](MPI_Request* q) { return PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_scatter(c, s, sc, st, r, rc, rt, root), req, mpi);
 }
 
 }  // extern "C"
@@ -342,6 +410,11 @@ void osmp_pmpi_finalize(void) {
   PMPI_Finalized(&finalized);
   if (finalized) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Calls still pending (their requests freed, or never waited for) end
+  // before the teams go: every rank has started them.
+  while (osmp_pmpi_pending() > 0) {
+    if (osmp_pmpi_progress() == 0) sched_yield();
+  }
   release_all();
   report(rank);
 }

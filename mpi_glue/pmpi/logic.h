@@ -20,6 +20,32 @@ int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc,
 int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                       MPI_Comm comm);
 int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
+/* The non-blocking forms: on osmp, a generalized request that
+ * osmp_pmpi_progress() completes (the interposer calls it from MPI_Wait,
+ * MPI_Test and the rest; the component registers it with opal_progress);
+ * or the MPI's own call, by the route rule (nonblocking.cpp). */
+int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                         MPI_Request* req);
+int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                      MPI_Request* req);
+int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                      MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                         MPI_Request* req);
+int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                       MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request* req);
+/* Moves the pending non-blocking calls on; the number that completed (0
+ * when called again from inside itself). */
+int osmp_pmpi_progress(void);
+/* How many non-blocking calls on osmp have not completed yet. */
+int osmp_pmpi_pending(void);
+/* MPI_Request_free for the interposer: a call pending on osmp is freed once
+ * it completes; any other request goes to PMPI_Request_free. */
+int osmp_pmpi_request_free(MPI_Request* req);
 /* Info hints osmp_vh, osmp_vh_<op> (hints.cpp). The interposer calls
  * set_info after PMPI_Comm_set_info (collective) and get_info after
  * PMPI_Comm_get_info; the component subscribes to the keys and calls

@@ -1,0 +1,215 @@
+// MPI's non-blocking collectives on osmp (MPI_Ibarrier ... MPI_Ireduce_scatter_block).
+//
+// A call on osmp is an osmp request (collectives/requests.hpp) wrapped in an
+// MPI generalized request, which the application waits for like any other.
+// osmp has no progress thread: osmp_pmpi_progress() moves the pending calls
+// on and completes their generalized requests. The interposer calls it from
+// its MPI_Wait, MPI_Test and the rest of that family (interpose.cpp); the
+// Open MPI component registers it with opal_progress, which Open MPI's own
+// waits call, as libnbc does.
+//
+// The route (logic.cpp) is the blocking calls': a communicator osmp does not
+// run, a single process, or one spanning nodes (osmp per node chained with
+// the MPI among leaders is not done for non-blocking calls yet) start the
+// MPI's own call at once, the same on every rank. On a node, every rank
+// joins osmp's call: with its data, or abstaining with its reason. A call
+// every rank declined (a user op ...) then starts the MPI's own call from
+// progress, chained in the same generalized request; one where a rank erred
+// or the headers differ completes with that error on every rank, so an
+// erroneous program gets errors, never a hang, as with blocking calls.
+#include <mpi.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "core/strings.hpp"
+#include "mpi_glue/pmpi/call.hpp"
+#include "mpi_glue/pmpi/errors.hpp"
+#include "mpi_glue/pmpi/logic.h"
+
+namespace osmp::pmpi {
+namespace {
+
+// One non-blocking call on osmp, until its generalized request completes.
+struct NbCall {
+  MPI_Comm comm = MPI_COMM_NULL;
+  const char* name = "";
+  Prepared x;            // the plan and the streams osmp reads and writes
+  Request osmp;          // phase 1: osmp's call (or this rank's abstention)
+  std::function<int(MPI_Request*)> mpi;
+  MPI_Request inner = MPI_REQUEST_NULL;  // phase 2: the MPI's own call, when every rank declined
+  MPI_Request outer = MPI_REQUEST_NULL;  // the application's generalized request
+  int code = MPI_SUCCESS;                // the call's error code once complete
+  bool user_freed = false;               // MPI_Request_free came first (osmp_pmpi_request_free)
+};
+
+std::vector<NbCall*> g_pending;  // calls whose generalized request is not complete
+bool g_progressing = false;
+
+int query(void* extra, MPI_Status* status) {
+  const auto* n = static_cast<NbCall*>(extra);
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  status->MPI_ERROR = n->code;
+  return n->code;
+}
+
+// Called by the MPI once the request is complete and freed (never before
+// MPI_Grequest_complete): nothing refers to the call any more.
+int release(void* extra) {
+  delete static_cast<NbCall*>(extra);
+  return MPI_SUCCESS;
+}
+
+// A collective cannot be cancelled (MPI says so): nothing to do.
+int cancel(void*, int) { return MPI_SUCCESS; }
+
+// osmp's part ended with `st`: done, failed, or go to the MPI (every rank declined).
+bool after_osmp(NbCall& n, const Status& st) {
+  if (n.x.p.failed()) {
+    n.code = error_code(n.comm, n.name, n.x.p.mpi_class, n.x.p.what);
+    return true;
+  }
+  const Outcome o = Outcome::of(st);
+  switch (o.route) {
+    case Outcome::Route::osmp:
+      if (n.x.commit) n.x.out.commit();
+      count(true);
+      return true;
+    case Outcome::Route::mpi:
+      declined(cat(n.name, ": ", n.x.p.refuses() ? n.x.p.what : "another rank hands the call to the MPI"));
+      count(false);
+      n.code = n.mpi(&n.inner);
+      return n.code != MPI_SUCCESS || n.inner == MPI_REQUEST_NULL;
+    case Outcome::Route::error: break;
+  }
+  n.code = error_code(n.comm, n.name, class_of(o.error.code()), o.error.message());
+  return true;
+}
+
+// Moves one call on, without blocking; true once it is complete.
+bool advance(NbCall& n) {
+  if (n.inner == MPI_REQUEST_NULL) {
+    if (!n.osmp.test()) return false;
+    if (!after_osmp(n, n.osmp.status())) return false;  // the MPI's call started
+    if (n.inner == MPI_REQUEST_NULL) return true;
+  }
+  int flag = 0;
+  MPI_Status status;
+  int rc = PMPI_Test(&n.inner, &flag, &status);
+  if (rc != MPI_SUCCESS) {
+    n.code = rc;
+    return true;
+  }
+  return flag != 0;
+}
+
+}  // namespace
+
+int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, std::function<int(MPI_Request*)> mpi) {
+  if (!req) return deliver(c.comm, c.name, MPI_ERR_REQUEST, "the request pointer is NULL");
+  if (c.alone() || c.nodes()) {
+    // The same on every rank: a property of the communicator.
+    declined(cat(c.name, c.alone() ? ": a single process" : ": across nodes (not chained for non-blocking calls)"));
+    count(false);
+    return mpi(req);
+  }
+  auto n = std::make_unique<NbCall>();
+  n->comm = c.comm;
+  n->name = c.name;
+  n->x = std::move(x);  // the streams keep their buffers: osmp's pointers stay valid
+  n->mpi = std::move(mpi);
+  n->osmp = start_joined(c.team(), n->x);
+  if (int rc = PMPI_Grequest_start(query, release, cancel, n.get(), req); rc != MPI_SUCCESS) {
+    (void)n->osmp.wait();  // the call is under way on every rank: finish it, then report
+    return deliver(c.comm, c.name, MPI_ERR_INTERN, "MPI_Grequest_start failed");
+  }
+  n->outer = *req;
+  g_pending.push_back(n.release());
+  return MPI_SUCCESS;
+}
+
+Status run_joined(Team& team, const Prepared& x) {
+  const Plan& p = x.p;
+  return join(team, p, [&] {
+    switch (p.kind) {
+      case OpKind::barrier: return team.barrier();
+      case OpKind::bcast: return team.bcast(x.recv, p.count, p.dtype, p.root);
+      case OpKind::reduce: return team.reduce(x.send, x.recv, p.count, p.dtype, p.op, p.root);
+      case OpKind::allreduce: return team.allreduce(x.send, x.recv, p.count, p.dtype, p.op);
+      case OpKind::gather: return team.gather(x.send, x.recv, p.count, p.dtype, p.root);
+      case OpKind::allgather: return team.allgather(x.send, x.recv, p.count, p.dtype);
+      case OpKind::scatter: return team.scatter(x.send, x.recv, p.count, p.dtype, p.root);
+      case OpKind::reduce_scatter_block: return team.reduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
+    }
+    return Status(Errc::internal, "unknown operation");
+  });
+}
+
+Request start_joined(Team& team, const Prepared& x) {
+  const Plan& p = x.p;
+  if (p.why != Errc::ok) return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, p.why);
+  switch (p.kind) {
+    case OpKind::barrier: return team.ibarrier();
+    case OpKind::bcast: return team.ibcast(x.recv, p.count, p.dtype, p.root);
+    case OpKind::reduce: return team.ireduce(x.send, x.recv, p.count, p.dtype, p.op, p.root);
+    case OpKind::allreduce: return team.iallreduce(x.send, x.recv, p.count, p.dtype, p.op);
+    case OpKind::gather: return team.igather(x.send, x.recv, p.count, p.dtype, p.root);
+    case OpKind::allgather: return team.iallgather(x.send, x.recv, p.count, p.dtype);
+    case OpKind::scatter: return team.iscatter(x.send, x.recv, p.count, p.dtype, p.root);
+    case OpKind::reduce_scatter_block: return team.ireduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
+  }
+  return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
+}
+
+}  // namespace osmp::pmpi
+
+using osmp::pmpi::g_pending;
+using osmp::pmpi::g_progressing;
+
+extern "C" {
+
+int osmp_pmpi_progress(void) {
+  if (g_progressing || g_pending.empty()) return 0;
+  g_progressing = true;
+  int done = 0;
+  // In start order: completing one moves those started before it on first.
+  for (std::size_t i = 0; i < g_pending.size();) {
+    osmp::pmpi::NbCall* n = g_pending[i];
+    if (!osmp::pmpi::advance(*n)) {
+      ++i;
+      continue;
+    }
+    g_pending.erase(g_pending.begin() + static_cast<std::ptrdiff_t>(i));
+    ++done;
+    // The MPI frees n (release) once the request is complete and freed.
+    MPI_Request outer = n->outer;
+    const bool freed = n->user_freed;
+    PMPI_Grequest_complete(outer);
+    if (freed) PMPI_Request_free(&outer);
+  }
+  g_progressing = false;
+  return done;
+}
+
+int osmp_pmpi_pending(void) { return static_cast<int>(g_pending.size()); }
+
+int osmp_pmpi_request_free(MPI_Request* req) {
+  if (req) {
+    for (osmp::pmpi::NbCall* n : g_pending) {
+      if (n->outer != *req) continue;
+      // Pending on osmp: freed once complete (MPICH 4.0 frees a generalized
+      // request twice when MPI_Request_free comes before its completion).
+      n->user_freed = true;
+      *req = MPI_REQUEST_NULL;
+      return MPI_SUCCESS;
+    }
+  }
+  return PMPI_Request_free(req);
+}
+
+}  // extern "C"
