@@ -112,7 +112,7 @@ class Engine {
   Status run(const CollArgs& args);
   // The same call as a resumable object (collectives/task.hpp): run() is
   // call(args).run(). Nothing happens until it is first advanced; calls on
-  // a team run one at a time, in the order they were made (api/requests.hpp).
+  // a team run one at a time, in the order they were made (collectives/requests.hpp).
   Task call(CollArgs args);
   // The walk itself, once run() or call() has checked the arguments:
   // blocking, or as a resumable object.

@@ -11,25 +11,64 @@
 namespace osmp {
 namespace {
 
-// Queues with calls pending, in this thread; and how many there are in the
-// process (relaxed: only whether it is 0 matters, and only to this thread's
-// own queues, which this thread counted), so that a blocking call on a
-// process without pending calls reads no thread-local storage.
-thread_local std::vector<CallQueue*> t_active;
+// Queues with calls pending, per thread: an intrusive list; and how many
+// queues are listed in the process (relaxed: only whether it is 0 matters,
+// and only for this thread's own queues, which this thread counted), so that
+// a blocking call in a process without pending calls reads no thread-local
+// storage. A thread that ends takes its queues off its list (they are moved
+// on from whichever thread tests or waits next), so that no queue points
+// into a list that is gone, or that a new thread's list at the same address
+// could be taken for.
+struct ListHead {
+  CallQueue* head = nullptr;
+  ~ListHead();
+};
+thread_local ListHead t_list;
 std::atomic<int> g_active{0};
 
-void activate(CallQueue* q) {
-  if (std::find(t_active.begin(), t_active.end(), q) != t_active.end()) return;
-  t_active.push_back(q);
-  g_active.fetch_add(1, std::memory_order_relaxed);
+}  // namespace
+
+struct QueueList {
+  // Into this thread's list (out of another thread's first).
+  static void add(CallQueue* q) {
+    CallQueue*& head = t_list.head;
+    if (q->list_ == &head) return;
+    remove(q);
+    q->next_ = head;
+    if (head) head->prev_ = q;
+    head = q;
+    q->list_ = &head;
+    g_active.fetch_add(1, std::memory_order_relaxed);
+  }
+  static void remove(CallQueue* q) {
+    if (!q->list_) return;
+    if (q->prev_) q->prev_->next_ = q->next_;
+    else *q->list_ = q->next_;
+    if (q->next_) q->next_->prev_ = q->prev_;
+    q->prev_ = q->next_ = nullptr;
+    q->list_ = nullptr;
+    g_active.fetch_sub(1, std::memory_order_relaxed);
+  }
+  static bool other_than(const CallQueue* q) {
+    for (const CallQueue* x = t_list.head; x; x = x->next_)
+      if (x != q) return true;
+    return false;
+  }
+  static std::vector<CallQueue*> here() {
+    std::vector<CallQueue*> v;
+    for (CallQueue* q = t_list.head; q; q = q->next_) v.push_back(q);
+    return v;
+  }
+};
+
+namespace {
+
+ListHead::~ListHead() {
+  while (head) QueueList::remove(head);
 }
 
-void deactivate(CallQueue* q) {
-  auto it = std::find(t_active.begin(), t_active.end(), q);
-  if (it == t_active.end()) return;
-  t_active.erase(it);
-  g_active.fetch_sub(1, std::memory_order_relaxed);
-}
+void activate(CallQueue* q) { QueueList::add(q); }
+void deactivate(CallQueue* q) { QueueList::remove(q); }
 
 // The engine's mode for one advance, restored however it ends.
 class Mode {
@@ -47,11 +86,9 @@ class Mode {
 // One round over every queue of this thread; true when any call completed.
 bool poll_all() {
   bool moved = false;
-  const std::vector<CallQueue*> queues = t_active;  // polling may deactivate
-  for (CallQueue* q : queues) {
-    if (std::find(t_active.begin(), t_active.end(), q) == t_active.end()) continue;
-    const bool was_empty = q->empty();
-    moved = q->poll() || moved || was_empty;
+  for (CallQueue* q : QueueList::here()) {  // polling may take a queue off the list
+    if (!q->listed_here()) continue;
+    moved = q->poll() || moved;
   }
   return moved;
 }
@@ -85,13 +122,26 @@ std::shared_ptr<CallState> CallQueue::start(Engine& e, const CollArgs& a) {
   return c;
 }
 
+bool CallQueue::listed_here() const { return list_ && list_ == &t_list.head; }
+
 bool CallQueue::advance_head(bool block) {
+  if (advancing_) return false;  // polled from inside its own wait
   CallState& h = *queue_.front();
-  if (!h.task.valid()) h.task = h.engine->call(h.args);
   bool done;
-  {
+  try {
+    advancing_ = true;
     Mode mode(*h.engine, block);
+    if (!h.task.valid()) h.task = h.engine->call(h.args);
     done = h.task.advance(block);
+    advancing_ = false;
+  } catch (...) {
+    // Out of memory mid-call: the call cannot go on, and its peers may
+    // wait for this rank: stop the team, end the call with the error.
+    advancing_ = false;
+    h.engine->team().abort(AbortCode::user);
+    h.task = Task{};
+    h.failure = Status(Errc::internal, cat(to_string(h.args.kind), ": an exception stopped the call (out of memory?)"));
+    done = true;
   }
   if (done) finish_head();
   return done;
@@ -100,7 +150,7 @@ bool CallQueue::advance_head(bool block) {
 void CallQueue::finish_head() {
   std::shared_ptr<CallState> h = std::move(queue_.front());
   queue_.pop_front();
-  h->status = h->task.result();
+  h->status = h->task.valid() ? h->task.result() : std::move(h->failure);
   h->task = Task{};  // its frames go back to the engine
   h->done = true;
   h->queue = nullptr;
@@ -109,10 +159,9 @@ void CallQueue::finish_head() {
 }
 
 bool CallQueue::poll() {
-  while (!queue_.empty()) {
-    if (!advance_head(false)) return false;
-  }
-  return true;
+  bool any = false;
+  while (!queue_.empty() && advance_head(false)) any = true;
+  return any;
 }
 
 void CallQueue::complete(const CallState* c) {
@@ -136,12 +185,15 @@ void CallQueue::complete(const CallState* c) {
 
 bool others_pending(const CallQueue* q) {
   if (g_active.load(std::memory_order_relaxed) == 0) return false;
-  return std::any_of(t_active.begin(), t_active.end(), [q](const CallQueue* x) { return x != q; });
+  return QueueList::other_than(q);
 }
 
 bool test_call(const CallState& c) {
   if (c.done) return true;
-  if (!poll_all() && c.engine && c.engine->team().waiter().tuning().spin_ns == 0) {
+  bool moved = poll_all();
+  // Started in another thread: its queue is moved on here directly.
+  if (!c.done && c.queue && !c.queue->listed_here()) moved = c.queue->poll() || moved;
+  if (!moved && !c.done && c.engine && c.engine->team().waiter().tuning().spin_ns == 0) {
     // More processes than CPUs (or OSMP_WAIT=yield): a caller polling test()
     // in a loop must leave the CPU to the peers it waits for.
     ::sched_yield();

@@ -31,6 +31,7 @@ struct CallState {
   Engine* engine = nullptr;    // the view it runs on
   CollArgs args;
   Task task;                   // built when it reaches the head of the queue
+  Status failure;              // why it ended without its task (an exception)
   Status status;
   bool done = false;
 };
@@ -48,20 +49,32 @@ class CallQueue {
 
   // Queues a call on `e` and moves the queue on without blocking.
   std::shared_ptr<CallState> start(Engine& e, const CollArgs& a);
-  // Moves the calls on, in order, without blocking. True when none is left.
+  // Moves the calls on, in order, without blocking. True when one or more
+  // completed.
   bool poll();
   // Completes every call up to and including `c` (null: all), blocking in
   // place while this is the only queue of this thread with calls pending,
   // else polling every such queue in turn.
   void complete(const CallState* c = nullptr);
   bool empty() const { return queue_.empty(); }
+  // Whether this queue is in the calling thread's list of queues with calls
+  // pending (a team's calls may be started in one thread and waited for in
+  // another, one at a time).
+  bool listed_here() const;
 
  private:
+  friend struct QueueList;
   // The head call, moved on once: true when it completed.
   bool advance_head(bool block);
   void finish_head();
   std::deque<std::shared_ptr<CallState>> queue_;
   std::function<void(const Status&)> on_error_;
+  // The list of queues with calls pending this queue is in (a thread's), and
+  // its neighbours there.
+  CallQueue** list_ = nullptr;
+  CallQueue* prev_ = nullptr;
+  CallQueue* next_ = nullptr;
+  bool advancing_ = false;  // in advance_head (a wait inside may poll again)
 };
 
 // Whether this thread has calls pending on any team but `q`'s (null: any).

@@ -327,6 +327,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   if (osmp_verbose >= 1) setenv("OSMP_PMPI_STATS", "1", 1);
   osmp_pmpi_set_verbose(osmp_verbose);
   osmp_pmpi_set_undescribed_test(undescribed);
+  osmp_pmpi_set_nonblocking_builds(0);
   return OMPI_SUCCESS;
 }
 

@@ -25,7 +25,9 @@ struct Call {
   CommState* st = nullptr;
   bool take = false;  // the communicator runs this operation on osmp (agreed when its state was built)
   int me = 0, n = 0;
-  Call(MPI_Comm c, unsigned op, const char* function);
+  // `nonblocking`: a non-blocking call, which builds the communicator's state
+  // only where set_nonblocking_builds() allows (logic.h).
+  Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking = false);
   bool nodes() const { return st->kind == CommState::Kind::nodes; }
   bool alone() const { return st->kind == CommState::Kind::alone; }
   Team& team() const { return *st->team; }
@@ -93,10 +95,16 @@ Request start_joined(Team& team, const Prepared& x);
 
 // Starts a prepared call (nonblocking.cpp): on osmp in the node, completed
 // through a generalized request in *req; else, as the route rule says, the
-// MPI's own non-blocking call, `mpi(req)`: at once for a communicator osmp
-// does not run alone or across nodes, after osmp's exchange has agreed on it
-// when this rank declines the call.
+// MPI's own non-blocking call, `mpi(req)`: for a communicator osmp does not
+// run alone or across nodes; and, inside the same generalized request, when
+// this rank declines the call (osmp's exchange then checks that every rank
+// did).
 int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, std::function<int(MPI_Request*)> mpi);
+// Moves the pending calls on until none on `comm` still needs its team (its
+// state is going: MPI_Comm_free), or until none is pending at all (the
+// teams are going: MPI_Finalize).
+void complete_osmp_parts(MPI_Comm comm);
+void complete_all();
 
 // Calls spanning nodes (nodes.cpp): osmp in each node, the node leaders
 // agreeing (agree.hpp) and moving data through the MPI. Buffers are byte

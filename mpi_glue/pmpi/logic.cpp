@@ -27,7 +27,6 @@
 // A legal program so takes one route on every rank without exchanging
 // anything for it; an erroneous one gets errors, never a hang.
 #include <mpi.h>
-#include <sched.h>
 
 #include "mpi_glue/pmpi/logic.h"
 
@@ -44,11 +43,26 @@
 
 namespace osmp::pmpi {
 
-Call::Call(MPI_Comm c, unsigned op, const char* function) : comm(c), name(function), bit(op) {
+namespace {
+bool g_nonblocking_builds = true;
+}  // namespace
+
+Call::Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking) : comm(c), name(function), bit(op) {
   int finalized = 0;
   PMPI_Finalized(&finalized);
   if (comm == MPI_COMM_NULL || finalized) return;
-  st = &state_of(comm);
+  if (nonblocking && !g_nonblocking_builds) {
+    // The same on every rank: the state is built by the same (blocking)
+    // collective of the communicator everywhere.
+    st = existing_state(comm);
+    if (!st) {
+      declined(cat(function, ": no blocking collective on this communicator yet (its osmp state is built by one)"));
+      count(false);
+      return;
+    }
+  } else {
+    st = &state_of(comm);
+  }
   take = st->kind != CommState::Kind::declined && (st->ops & op);
   if (!take) {
     count(false);
@@ -318,14 +332,14 @@ int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
 }
 
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kBarrier, "MPI_Ibarrier");
+  Call c(comm, kBarrier, "MPI_Ibarrier", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ibarrier(comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_barrier(c), req, mpi);
 }
 
 int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kBcast, "MPI_Ibcast");
+  Call c(comm, kBcast, "MPI_Ibcast", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ibcast(buf, count, t, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_bcast(c, buf, count, t, root), req, mpi);
@@ -333,7 +347,7 @@ int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm co
 
 int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                          MPI_Request* req) {
-  Call c(comm, kAllreduce, "MPI_Iallreduce");
+  Call c(comm, kAllreduce, "MPI_Iallreduce", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iallreduce(s, r, count, t, op, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true), req, mpi);
@@ -341,7 +355,7 @@ int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_
 
 int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
                       MPI_Request* req) {
-  Call c(comm, kReduce, "MPI_Ireduce");
+  Call c(comm, kReduce, "MPI_Ireduce", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce(s, r, count, t, op, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root), req, mpi);
@@ -349,7 +363,7 @@ int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op 
 
 int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                                     MPI_Request* req) {
-  Call c(comm, kReduceScatter, "MPI_Ireduce_scatter_block");
+  Call c(comm, kReduceScatter, "MPI_Ireduce_scatter_block", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce_scatter_block(s, r, rc, t, op, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true), req, mpi);
@@ -357,7 +371,7 @@ int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype
 
 int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                       MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kGather, "MPI_Igather");
+  Call c(comm, kGather, "MPI_Igather", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_gather(c, s, sc, st, r, rc, rt, root), req, mpi);
@@ -365,7 +379,7 @@ int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
 
 int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
                          MPI_Request* req) {
-  Call c(comm, kAllgather, "MPI_Iallgather");
+  Call c(comm, kAllgather, "MPI_Iallgather", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iallgather(s, sc, st, r, rc, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_allgather(c, s, sc, st, r, rc, rt), req, mpi);
@@ -373,7 +387,7 @@ int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc
 
 int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                        MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kScatter, "MPI_Iscatter");
+  Call c(comm, kScatter, "MPI_Iscatter", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_scatter(c, s, sc, st, r, rc, rt, root), req, mpi);
@@ -400,6 +414,8 @@ void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype)) {
   osmp::pmpi::set_undescribed_test(undescribed);
 }
 
+void osmp_pmpi_set_nonblocking_builds(int on) { g_nonblocking_builds = on != 0; }
+
 void osmp_pmpi_set_verbose(int level) {
   if (level >= 2) set_log_level(LogLevel::debug);
   else if (level >= 1) set_log_level(LogLevel::info);
@@ -412,9 +428,7 @@ void osmp_pmpi_finalize(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   // Calls still pending (their requests freed, or never waited for) end
   // before the teams go: every rank has started them.
-  while (osmp_pmpi_pending() > 0) {
-    if (osmp_pmpi_progress() == 0) sched_yield();
-  }
+  complete_all();
   release_all();
   report(rank);
 }

@@ -9,18 +9,24 @@
 // waits call, as libnbc does.
 //
 // The route (logic.cpp) is the blocking calls': a communicator osmp does not
-// run, a single process, or one spanning nodes (osmp per node chained with
-// the MPI among leaders is not done for non-blocking calls yet) start the
-// MPI's own call at once, the same on every rank. On a node, every rank
-// joins osmp's call: with its data, or abstaining with its reason. A call
-// every rank declined (a user op ...) then starts the MPI's own call from
-// progress, chained in the same generalized request; one where a rank erred
-// or the headers differ completes with that error on every rank, so an
-// erroneous program gets errors, never a hang, as with blocking calls.
+// run, a single process, one spanning nodes (osmp per node chained with the
+// MPI among leaders is not done for non-blocking calls yet), or a process
+// at MPI_THREAD_MULTIPLE (where any thread's opal_progress could reach
+// another thread's team) start the MPI's own call at once, the same on
+// every rank. On a node, every rank joins osmp's call: with its data, or
+// abstaining with its reason. A rank that declines the call (a user op ...:
+// what every rank of a legal program declines alike) starts the MPI's own
+// call at once too, so that every rank issues its MPI collectives on the
+// communicator in program order, and its abstention checks that every rank
+// declined. One where a rank erred or the headers differ completes with
+// that error on every rank (a declining rank's MPI call, whose peers never
+// join it, is left behind), so an erroneous program gets errors, never a
+// hang, as with blocking calls.
 #include <mpi.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -36,17 +42,20 @@ namespace {
 struct NbCall {
   MPI_Comm comm = MPI_COMM_NULL;
   const char* name = "";
-  Prepared x;            // the plan and the streams osmp reads and writes
-  Request osmp;          // phase 1: osmp's call (or this rank's abstention)
-  std::function<int(MPI_Request*)> mpi;
-  MPI_Request inner = MPI_REQUEST_NULL;  // phase 2: the MPI's own call, when every rank declined
+  Prepared x;             // the plan and the streams osmp reads and writes
+  Request osmp;           // osmp's call, or this rank's abstention
+  bool osmp_done = false;
+  MPI_Request inner = MPI_REQUEST_NULL;  // the MPI's own call, when this rank declined
   MPI_Request outer = MPI_REQUEST_NULL;  // the application's generalized request
   int code = MPI_SUCCESS;                // the call's error code once complete
   bool user_freed = false;               // MPI_Request_free came first (osmp_pmpi_request_free)
 };
 
 std::vector<NbCall*> g_pending;  // calls whose generalized request is not complete
-bool g_progressing = false;
+// Held while osmp_pmpi_progress runs (any thread may call it from
+// opal_progress; non-blocking calls run on osmp only below
+// MPI_THREAD_MULTIPLE, so one thread at a time starts and waits for them).
+std::atomic<bool> g_progressing{false};
 
 int query(void* extra, MPI_Status* status) {
   const auto* n = static_cast<NbCall*>(extra);
@@ -68,7 +77,8 @@ int release(void* extra) {
 // A collective cannot be cancelled (MPI says so): nothing to do.
 int cancel(void*, int) { return MPI_SUCCESS; }
 
-// osmp's part ended with `st`: done, failed, or go to the MPI (every rank declined).
+// osmp's part ended with `st`: true when the call is complete (done on
+// osmp, or an error); false when the MPI's own call is what is left.
 bool after_osmp(NbCall& n, const Status& st) {
   if (n.x.p.failed()) {
     n.code = error_code(n.comm, n.name, n.x.p.mpi_class, n.x.p.what);
@@ -81,10 +91,14 @@ bool after_osmp(NbCall& n, const Status& st) {
       count(true);
       return true;
     case Outcome::Route::mpi:
-      declined(cat(n.name, ": ", n.x.p.refuses() ? n.x.p.what : "another rank hands the call to the MPI"));
+      // Every rank declined, this one too: its MPI call runs since the start.
+      if (n.inner == MPI_REQUEST_NULL) {
+        n.code = error_code(n.comm, n.name, MPI_ERR_INTERN, "osmp agreed to hand the call to the MPI, but it had not");
+        return true;
+      }
+      declined(cat(n.name, ": ", n.x.p.what));
       count(false);
-      n.code = n.mpi(&n.inner);
-      return n.code != MPI_SUCCESS || n.inner == MPI_REQUEST_NULL;
+      return false;
     case Outcome::Route::error: break;
   }
   n.code = error_code(n.comm, n.name, class_of(o.error.code()), o.error.message());
@@ -93,10 +107,10 @@ bool after_osmp(NbCall& n, const Status& st) {
 
 // Moves one call on, without blocking; true once it is complete.
 bool advance(NbCall& n) {
-  if (n.inner == MPI_REQUEST_NULL) {
+  if (!n.osmp_done) {
     if (!n.osmp.test()) return false;
-    if (!after_osmp(n, n.osmp.status())) return false;  // the MPI's call started
-    if (n.inner == MPI_REQUEST_NULL) return true;
+    n.osmp_done = true;
+    if (after_osmp(n, n.osmp.status())) return true;
   }
   int flag = 0;
   MPI_Status status;
@@ -112,9 +126,14 @@ bool advance(NbCall& n) {
 
 int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, std::function<int(MPI_Request*)> mpi) {
   if (!req) return deliver(c.comm, c.name, MPI_ERR_REQUEST, "the request pointer is NULL");
-  if (c.alone() || c.nodes()) {
-    // The same on every rank: a property of the communicator.
-    declined(cat(c.name, c.alone() ? ": a single process" : ": across nodes (not chained for non-blocking calls)"));
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  if (c.alone() || c.nodes() || level == MPI_THREAD_MULTIPLE) {
+    // The same on every rank: a property of the communicator (and the
+    // thread level every rank of a program asks for alike).
+    declined(cat(c.name, c.alone()   ? ": a single process"
+                         : c.nodes() ? ": across nodes (not chained for non-blocking calls)"
+                                     : ": MPI_THREAD_MULTIPLE"));
     count(false);
     return mpi(req);
   }
@@ -122,15 +141,34 @@ int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, std::function<int
   n->comm = c.comm;
   n->name = c.name;
   n->x = std::move(x);  // the streams keep their buffers: osmp's pointers stay valid
-  n->mpi = std::move(mpi);
+  int started = MPI_SUCCESS;
+  if (n->x.p.refuses()) started = mpi(&n->inner);  // in program order, as every rank's
   n->osmp = start_joined(c.team(), n->x);
-  if (int rc = PMPI_Grequest_start(query, release, cancel, n.get(), req); rc != MPI_SUCCESS) {
-    (void)n->osmp.wait();  // the call is under way on every rank: finish it, then report
-    return deliver(c.comm, c.name, MPI_ERR_INTERN, "MPI_Grequest_start failed");
+  int rc = started == MPI_SUCCESS ? PMPI_Grequest_start(query, release, cancel, n.get(), req) : started;
+  if (rc != MPI_SUCCESS) {
+    // osmp's part is under way on every rank: finish it, then report.
+    (void)n->osmp.wait();
+    return started != MPI_SUCCESS ? started : deliver(c.comm, c.name, MPI_ERR_INTERN, "MPI_Grequest_start failed");
   }
   n->outer = *req;
   g_pending.push_back(n.release());
   return MPI_SUCCESS;
+}
+
+void complete_osmp_parts(MPI_Comm comm) {
+  auto pending_here = [comm] {
+    return std::any_of(g_pending.begin(), g_pending.end(),
+                       [comm](const NbCall* n) { return n->comm == comm && !n->osmp_done; });
+  };
+  while (!g_progressing.load(std::memory_order_relaxed) && pending_here()) {
+    if (osmp_pmpi_progress() == 0) sched_yield();
+  }
+}
+
+void complete_all() {
+  while (!g_progressing.load(std::memory_order_relaxed) && !g_pending.empty()) {
+    if (osmp_pmpi_progress() == 0) sched_yield();
+  }
 }
 
 Status run_joined(Team& team, const Prepared& x) {
@@ -174,8 +212,7 @@ using osmp::pmpi::g_progressing;
 extern "C" {
 
 int osmp_pmpi_progress(void) {
-  if (g_progressing || g_pending.empty()) return 0;
-  g_progressing = true;
+  if (g_pending.empty() || g_progressing.exchange(true, std::memory_order_acquire)) return 0;
   int done = 0;
   // In start order: completing one moves those started before it on first.
   for (std::size_t i = 0; i < g_pending.size();) {
@@ -192,7 +229,7 @@ int osmp_pmpi_progress(void) {
     PMPI_Grequest_complete(outer);
     if (freed) PMPI_Request_free(&outer);
   }
-  g_progressing = false;
+  g_progressing.store(false, std::memory_order_release);
   return done;
 }
 

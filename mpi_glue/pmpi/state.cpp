@@ -10,6 +10,7 @@
 #include "core/strings.hpp"
 #include "mpi_glue/pmpi/agree.hpp"
 #include "mpi_glue/pmpi/bootstrap.hpp"
+#include "mpi_glue/pmpi/call.hpp"
 #include "shm/segment.hpp"
 #include "team/team.hpp"
 
@@ -23,7 +24,10 @@ std::set<CommState*>& live() {
 
 void note_team(std::uint64_t bytes, bool alive);
 
-int delete_state(MPI_Comm, int, void* value, void*) {
+int delete_state(MPI_Comm comm, int, void* value, void*) {
+  // Non-blocking calls still on this communicator's team end first
+  // (MPI_Comm_free is collective: every rank has started them).
+  complete_osmp_parts(comm);
   auto* st = static_cast<CommState*>(value);
   if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
   if (st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
@@ -173,6 +177,7 @@ namespace {
 // works: every team goes then, also through the Open MPI component, and for
 // communicators the program never freed.
 int release_at_finalize(MPI_Comm, int, void*, void*) {
+  complete_all();  // non-blocking calls the program freed or never waited for
   release_all();
   return MPI_SUCCESS;
 }

@@ -271,6 +271,26 @@ TEST(NonBlocking, WaitAllAndEmptyRequests) {
   EXPECT_EQ(err.what, "");
 }
 
+TEST(NonBlocking, StartedInOneThreadWaitedInAnother) {
+  auto tt = test::make_teams({"here3", "", 3, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  FirstError err;
+  test::on_all(tt, [&](Team& t) {
+    std::int64_t v = t.rank() + 1, out = 0;
+    Request r;
+    std::thread([&] { r = t.iallreduce(&v, &out, 1, Datatype::int64, Op::sum); }).join();
+    // Another thread (one at a time, as MPI_THREAD_SERIALIZED allows) tests and waits.
+    std::thread([&] {
+      while (!r.test()) {
+      }
+      if (!r.wait().ok() || out != 6) err.note(cat("rank ", t.rank(), ": ", r.status().to_string(), ", out ", out));
+      // And the team's next calls from this thread work.
+      if (Status st = t.barrier(); !st.ok()) err.note(st.to_string());
+    }).join();
+  });
+  EXPECT_EQ(err.what, "");
+}
+
 TEST(NonBlocking, AMovedFromTeamsRequestFails) {
   auto tt = test::make_teams({"here1", "", 1, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
