@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "core/clock.hpp"
@@ -13,6 +14,18 @@ namespace osmp {
 namespace {
 
 constexpr std::uint64_t kForever = std::numeric_limits<std::uint64_t>::max();
+
+// Relaxed: set once, before the waits that should call it.
+std::atomic<void (*)()> g_progress_hook{nullptr};
+thread_local bool t_in_hook = false;
+
+void run_progress_hook() {
+  void (*hook)() = g_progress_hook.load(std::memory_order_relaxed);
+  if (!hook || t_in_hook) return;
+  t_in_hook = true;
+  hook();
+  t_in_hook = false;
+}
 constexpr std::uint64_t kUs = 1000;
 constexpr std::uint64_t kMs = 1000 * kUs;
 
@@ -100,6 +113,7 @@ WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std:
     if (now >= next_abort) {
       if (abort_.any()) return WaitStatus::aborted;
       if (check_ && check_->stale() && !poll(f, target)) return WaitStatus::stale;
+      run_progress_hook();
       next_abort = now + tuning_.abort_check_ns;
     }
     if (now >= next_alive) {
@@ -128,6 +142,8 @@ WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std:
     }
   }
 }
+
+void set_progress_hook(void (*hook)()) { g_progress_hook.store(hook, std::memory_order_relaxed); }
 
 WaitStatus Waiter::check(int peer) {
   const std::uint64_t now = now_ns();

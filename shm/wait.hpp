@@ -23,6 +23,15 @@ namespace osmp {
 
 enum class WaitPolicy { spin, yield, futex, automatic };
 
+// Called now and then while any wait of this process lasts (with the abort
+// checks, every abort_check_ns of waiting), never from inside itself: what
+// else must move while osmp waits. Under MPI, the MPI's own progress
+// (mpi_glue/pmpi: opal_progress in the Open MPI component, the interposer's
+// pending calls and a probe), so that a peer that needs this rank's
+// point-to-point traffic or non-blocking calls to reach the collective gets
+// it. Null: nothing (the default).
+void set_progress_hook(void (*hook)());
+
 Result<WaitPolicy> parse_wait_policy(std::string_view text);
 const char* to_string(WaitPolicy p);
 

@@ -246,6 +246,17 @@ static int progress(void) {
 }
 static int progress_registered = 0;
 
+/* What osmp's waits call now and then: Open MPI's progress, so that the
+ * point-to-point traffic and libnbc requests a peer needs move while this
+ * rank waits in osmp (as coll/sm's waits call opal_progress). What the
+ * callbacks reach through the module goes to the previous component. */
+static void wait_progress(void) {
+  int saved = bypass;
+  bypass = 1;
+  opal_progress();
+  bypass = saved;
+}
+
 #undef OSMP_CALL
 #undef M
 
@@ -328,6 +339,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   osmp_pmpi_set_verbose(osmp_verbose);
   osmp_pmpi_set_undescribed_test(undescribed);
   osmp_pmpi_set_nonblocking_builds(0);
+  osmp_pmpi_set_progress_hook(wait_progress);
   return OMPI_SUCCESS;
 }
 
@@ -359,6 +371,7 @@ static mca_coll_base_module_t* comm_query(struct ompi_communicator_t* comm, int*
 
 static int register_params(void);
 static int close_component(void) {
+  osmp_pmpi_set_progress_hook(NULL);
   if (progress_registered) opal_progress_unregister(progress);
   progress_registered = 0;
   osmp_pmpi_report();

@@ -12,6 +12,21 @@ namespace {
 // communicator's handler itself (errors.hpp).
 [[maybe_unused]] const bool kRaises = (osmp::pmpi::set_raise(true), true);
 
+// While osmp waits (every few tens of microseconds of waiting): the calls
+// pending on osmp, and the MPI's own progress, which a probe drives in both
+// MPIs, so that a peer waiting for this rank's point-to-point traffic (a
+// large MPI_Isend) before it reaches the collective gets it.
+void mpi_progress() {
+  int up = 0, down = 0;
+  PMPI_Initialized(&up);
+  PMPI_Finalized(&down);
+  if (!up || down) return;
+  osmp_pmpi_progress();
+  int flag = 0;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+[[maybe_unused]] const bool kProgresses = (osmp_pmpi_set_progress_hook(mpi_progress), true);
+
 // A wait while non-blocking calls on osmp are pending (nonblocking.cpp):
 // they move on only in osmp_pmpi_progress(), so the wait polls it and the
 // MPI's own test in turn, never blocking in either, until `test` says done.

@@ -74,6 +74,10 @@ void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype t));
  * through the module, where building the state would create a communicator
  * again). The state is then built by the first blocking collective. */
 void osmp_pmpi_set_nonblocking_builds(int on);
+/* What osmp's waits call now and then (shm/wait.hpp, set_progress_hook):
+ * the MPI's progress. The component passes opal_progress (with its bypass);
+ * the interposer sets its own at load time. */
+void osmp_pmpi_set_progress_hook(void (*hook)(void));
 /* 1: reasons for declining (once each); 2: also every call's path. */
 void osmp_pmpi_set_verbose(int level);
 

@@ -2,8 +2,9 @@
 // interposer (LD_PRELOAD) or the Open MPI component. Every operation started
 // several at a time, small and chunked sizes, completed by every member of
 // the MPI_Wait / MPI_Test family in shuffled orders, mixed with
-// point-to-point requests; the cases osmp declines (a user op: chained to the
-// MPI's own call) and packs (a vector type); a mismatch reported by the wait.
+// point-to-point requests; the cases osmp declines (a user op: the MPI's own
+// call) and packs (a vector type); a mismatch reported by the wait; a large
+// message that moves only while its sender waits in an osmp collective.
 // Also checks that osmp ran the calls (osmp_pmpi_calls, found with dlsym).
 //
 // usage: nbc_test
@@ -181,6 +182,27 @@ void mixed_with_p2p() {
   if (got[99999] != left) fail("a message beside a non-blocking collective");
 }
 
+// A legal program that needs the MPI to progress while a rank waits in an
+// osmp collective: rank 0's large MPI_Isend is received by rank 1 before
+// rank 1 reaches the barrier rank 0 waits in (MPICH's shared-memory
+// transfer of a large message moves only while its sender progresses).
+void progress_in_collective() {
+  const int n = 4 << 20;
+  std::vector<char> b(n, static_cast<char>(g_rank));
+  if (g_rank == 0) {
+    MPI_Request q;
+    MPI_Isend(b.data(), n, MPI_CHAR, 1, 9, MPI_COMM_WORLD, &q);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+  } else if (g_rank == 1) {
+    MPI_Recv(b.data(), n, MPI_CHAR, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (b[n - 1] != 0) fail("the large message before the barrier");
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
 void user_sum(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
 }
@@ -251,6 +273,7 @@ int main(int argc, char** argv) {
   const long long after = calls ? calls(1) : 0;
   const bool one_node = !std::getenv("OSMP_SIM_RANKS_PER_NODE") || std::atoi(std::getenv("OSMP_SIM_RANKS_PER_NODE")) == 0;
   mixed_with_p2p();
+  progress_in_collective();
   declined_and_packed(one_node);
   if (one_node) mismatch();
   // The batches' calls with data ran on osmp on one node (128 of 160: Open
