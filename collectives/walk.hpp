@@ -166,27 +166,13 @@ class StepAwait : public Suspends<StepAwait<P>> {
     return !advance(e_.blocking());
   }
 
-  // As drive() (base/stage.hpp), or, not blocking, until a wait that has
-  // not completed (its peer checked now and then: Waiter::check).
+  // Blocking: drive() (base/stage.hpp). Not blocking: until a wait that
+  // has not completed (its peer checked now and then: Waiter::check).
   [[gnu::flatten]] Wait advance(bool block) {
-    Waiter& waiter = e_.team().waiter();
-    for (;;) {
-      Wait w = w_.progress();
-      if (!w) break;
-      if (w_.failed() != WaitStatus::ok) {
-        st_ = e_.team().fail(w_.failed());
-        break;
-      }
-      WaitStatus ws = block ? waiter.wait(*w.flag, w.target, w.peer) : WaitStatus::ok;
-      if (!block && !poll(*w.flag, w.target)) {
-        ws = waiter.check(w.peer);
-        if (ws == WaitStatus::ok) return w;
-        if (poll(*w.flag, w.target)) continue;  // it published, then died
-      }
-      if (ws != WaitStatus::ok) {
-        st_ = e_.team().fail(ws);
-        break;
-      }
+    if (block) {
+      st_ = drive(e_.team(), w_);
+    } else if (Wait w = until_waiting(); w) {
+      return w;
     }
     if (watch_) e_.watch_step(0, nullptr);
     return {};
@@ -210,6 +196,19 @@ class StepAwait : public Suspends<StepAwait<P>> {
   }
 
  private:
+  Wait until_waiting() {
+    for (;;) {
+      Wait w = w_.progress();
+      if (!w) return {};
+      if (poll(*w.flag, w.target)) continue;
+      const WaitStatus ws = e_.team().waiter().check(w.peer);
+      if (ws == WaitStatus::ok) return w;
+      if (poll(*w.flag, w.target)) continue;  // it published, then died
+      st_ = e_.team().fail(ws);
+      return {};
+    }
+  }
+
   Engine& e_;
   OpHeader header_;
   Walk<P> w_;

@@ -197,38 +197,24 @@ Prepared prepare_bcast(const Call& c, void* buf, int count, MPI_Datatype t, int 
   return x;
 }
 
-Prepared prepare_gather(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                        int root) {
+// gather (`root`) and allgather (every rank receives).
+Prepared prepare_gathered(const Call& c, OpKind kind, const void* s, int sc, MPI_Datatype st, void* r, int rc,
+                          MPI_Datatype rt, int root) {
   Prepared x;
-  x.p = start(c, OpKind::gather, root);
+  x.p = start(c, kind, root);
   Plan& p = x.p;
-  const bool is_root = c.me == p.root, in_place = is_root && s == MPI_IN_PLACE;
-  if (is_root) x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
-  x.in = in_place ? stream_of(p, c, block_of(r, p.root, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
-  if (is_root && x.out.bytes() != x.in.bytes() * c.n)
-    p.fail(MPI_ERR_TRUNCATE, cat("the root sends ", x.in.bytes(), " bytes but receives ", x.out.bytes() / c.n, " per rank"));
-  set_bytes(p, x.in.bytes(), x.in.bytes() * c.n);
-  const bool go = p.why == Errc::ok;
-  x.send = !go ? nullptr : in_place && !c.nodes() && x.out.raw() ? kInPlace : x.in.in();
-  x.recv = go && is_root ? x.out.out() : nullptr;
-  x.commit = is_root;
-  return x;
-}
-
-Prepared prepare_allgather(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt) {
-  Prepared x;
-  x.p = start(c, OpKind::allgather, -1);
-  Plan& p = x.p;
-  const bool in_place = s == MPI_IN_PLACE;
-  x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
+  const bool receives = kind == OpKind::allgather || c.me == p.root, in_place = receives && s == MPI_IN_PLACE;
+  if (receives) x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
   x.in = in_place ? stream_of(p, c, block_of(r, c.me, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
-  if (x.out.bytes() != x.in.bytes() * c.n)
-    p.fail(MPI_ERR_TRUNCATE, cat("sends ", x.in.bytes(), " bytes but receives ", x.out.bytes() / c.n, " per rank"));
+  if (receives && x.out.bytes() != x.in.bytes() * c.n) {
+    p.fail(MPI_ERR_TRUNCATE, cat(kind == OpKind::gather ? "the root sends " : "sends ", x.in.bytes(),
+                                 " bytes but receives ", x.out.bytes() / c.n, " per rank"));
+  }
   set_bytes(p, x.in.bytes(), x.in.bytes() * c.n);
   const bool go = p.why == Errc::ok;
   x.send = !go ? nullptr : in_place && !c.nodes() && x.out.raw() ? kInPlace : x.in.in();
-  x.recv = go ? x.out.out() : nullptr;
-  x.commit = true;
+  x.recv = go && receives ? x.out.out() : nullptr;
+  x.commit = receives;
   return x;
 }
 
@@ -312,7 +298,7 @@ int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MP
   Call c(comm, kGather, "MPI_Gather");
   auto mpi = [&] { return PMPI_Gather(s, sc, st, r, rc, rt, root, comm); };
   if (!c.take) return mpi();
-  Prepared x = prepare_gather(c, s, sc, st, r, rc, rt, root);
+  Prepared x = prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root);
   return blocking(c, x, [&] { return nodes_gather(c, x.p, x.send, x.recv); }, mpi);
 }
 
@@ -320,7 +306,7 @@ int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc,
   Call c(comm, kAllgather, "MPI_Allgather");
   auto mpi = [&] { return PMPI_Allgather(s, sc, st, r, rc, rt, comm); };
   if (!c.take) return mpi();
-  Prepared x = prepare_allgather(c, s, sc, st, r, rc, rt);
+  Prepared x = prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1);
   return blocking(c, x, [&] { return nodes_allgather(c, x.p, x.send, x.recv); }, mpi);
 }
 
@@ -375,7 +361,7 @@ int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
   Call c(comm, kGather, "MPI_Igather", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_gather(c, s, sc, st, r, rc, rt, root), req, mpi);
+  return nonblocking(c, prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root), req, mpi);
 }
 
 int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
@@ -383,7 +369,7 @@ int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc
   Call c(comm, kAllgather, "MPI_Iallgather", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iallgather(s, sc, st, r, rc, rt, comm, q); };
   if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_allgather(c, s, sc, st, r, rc, rt), req, mpi);
+  return nonblocking(c, prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1), req, mpi);
 }
 
 int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,

@@ -55,6 +55,8 @@ std::vector<NbCall*> g_pending;  // calls whose generalized request is not compl
 // Held while osmp_pmpi_progress runs (any thread may call it from
 // opal_progress; non-blocking calls run on osmp only below
 // MPI_THREAD_MULTIPLE, so one thread at a time starts and waits for them).
+// The exchange that takes it (acquire) pairs with the release store that
+// gave it back, so the taker sees that run's changes to g_pending.
 std::atomic<bool> g_progressing{false};
 
 int query(void* extra, MPI_Status* status) {
