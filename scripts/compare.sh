@@ -14,6 +14,9 @@
 #   sizes and iterations (MPICH takes milliseconds per call there).
 #   Every library runs twice, in turn and then in reverse order; the report
 #   keeps each one's better run.
+#   The hardware limit, measured in the same run before and after the
+#   sweeps: the cache-line round trip between 2 processes (bench_shm
+#   pingpong, one shared line, median); the report sets the barrier against it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 quick=0
@@ -77,6 +80,12 @@ sweep() {  # np bench-args...
 }
 
 echo "osmp compare: $(date -u +%FT%TZ), $(git -C "$root" rev-parse --short HEAD), $ncpu CPUs, results in $out" >&2
+limit() {  # appends "round_trip_ns <median>" to limits.txt
+  "$bench/osmprun" -n 2 "$bench/bench_shm" pingpong 200000 2>&1 |
+    awk '/raw std::atomic, one shared line/ {print "round_trip_ns", $(NF-1)}' >> "$out/limits.txt"
+}
+: > "$out/limits.txt"
+limit
 if [ "$quick" = 1 ]; then
   sweep 2 -m 4:1048576 -i 2000
 else
@@ -86,4 +95,5 @@ else
     sweep "$np" -o bcast,reduce,allreduce,gather -m 65536:65536 -s loop -i 500
   done
 fi
+limit
 python3 "$root/scripts/compare_report.py" "$csv" "$out"

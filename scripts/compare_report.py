@@ -62,6 +62,17 @@ worse = [s for s in summary if s[6] > 1.0]
 print(f"\n{len(summary)} points, osmp faster or equal in {len(summary) - len(worse)}; "
       f"geometric mean ratio {__import__('math').exp(sum(__import__('math').log(s[6]) for s in summary) / max(1, len(summary))):.2f}")
 
+limits = os.path.join(out, "limits.txt")
+if os.path.exists(limits):
+    rtt = [float(l.split()[1]) for l in open(limits) if l.startswith("round_trip_ns")]
+    if rtt:
+        print(f"cache-line round trip (bench_shm, before / after the sweeps): "
+              f"{' / '.join(f'{x:.0f}' for x in rtt)} ns")
+        b = data.get(("barrier", 2, 0), {})
+        if "osmp" in b:
+            print(f"osmp barrier, 2 processes: {b['osmp'] * 1000:.0f} ns = "
+                  f"{b['osmp'] * 1000 / max(rtt):.2f}-{b['osmp'] * 1000 / min(rtt):.2f}x the round trip")
+
 for k, v in overhead.items():
     if v:
         v = sorted(v)
