@@ -88,6 +88,9 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
     e->lanes_.push_back(std::move(l));
   }
   packed_order(tree, 0, e->top_packed_);
+  e->top_in_rank_order_ = true;
+  for (std::size_t i = 0; i < e->top_packed_.size(); ++i)
+    e->top_in_rank_order_ = e->top_in_rank_order_ && e->top_packed_[i] == static_cast<int>(i);
   e->slot_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.slot_bytes;
   e->bcast_bytes_ = team.groups().empty() ? team.outbox_bytes() : team.groups().front().layout.params.bcast_bytes;
   e->scratch_bytes_ = std::max(e->slot_bytes_, e->bcast_bytes_);
@@ -123,10 +126,11 @@ Status Engine::validate(const CollArgs& a) const {
   }
   const std::size_t es = size_of(a.dtype);
   const std::size_t count = static_cast<std::size_t>(a.count);
-  if (count && count > (std::size_t{1} << 56) / es / static_cast<std::size_t>(n)) {
+  std::size_t all = 0;  // at most 2^56 bytes in all (es * n cannot overflow: n < 2^15)
+  if (__builtin_mul_overflow(count, es * static_cast<std::size_t>(n), &all) || all > (std::size_t{1} << 56)) {
     return Status(Errc::invalid_argument, cat(op, ": count ", a.count, " is too large"));
   }
-  const std::size_t one = count * es, all = one * static_cast<std::size_t>(n);
+  const std::size_t one = count * es;
   const bool root = me == a.root;
   const bool in_place_send = a.send == kInPlace, in_place_recv = a.recv == kInPlace;
   // What each rank reads and writes, by operation (MPI's rules for in place).
@@ -170,6 +174,7 @@ void Engine::set_calls(Calls* c) {
   calls_ = c;
   call_error_ = c ? &c->error_word_ref() : nullptr;
   settings_ = PlanSettings::of(config_);
+  kept_ = {};  // the settings change: forget the kept plans
   // The same on every rank: a property of the tree, not of this rank's path
   // (a rank that leads a lower group has more lanes than one that does not).
   int groups = 0;

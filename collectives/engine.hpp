@@ -16,6 +16,7 @@
 // lanes, the step counters and scratch.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -133,7 +134,17 @@ class Engine {
   std::vector<LaneWork>& work() { return work_; }
   // The tree as the plan sees it (plan.hpp), and the plan of a call.
   const PlanShape& shape() const { return shape_; }
-  Plan plan(const PlanInput& in) const { return make_plan(in, shape_, settings_); }
+  // Every call asks: the last answer per operation is kept (a program
+  // repeats its calls; make_plan is pure, and its other inputs change only
+  // in set_calls()).
+  Plan plan(const PlanInput& in) const {
+    Kept& k = kept_[static_cast<std::size_t>(in.op) % kept_.size()];
+    if (!(k.in == in)) {
+      k.in = in;
+      k.plan = make_plan(in, shape_, settings_);
+    }
+    return k.plan;
+  }
   // The team's numbered calls (null: none attached, every call agrees first).
   void set_calls(Calls* c);
   Calls* calls() const { return calls_; }
@@ -183,6 +194,8 @@ class Engine {
   std::size_t bcast_bytes() const { return bcast_bytes_; }
   // Packed rank order of the whole team (the top domain).
   const std::vector<int>& top_packed() const { return top_packed_; }
+  // Whether the packed order of the whole team is rank order.
+  bool top_in_rank_order() const { return top_in_rank_order_; }
   std::byte* scratch(int i) { return scratch_.get() + static_cast<std::size_t>(i) * scratch_bytes_; }
   // Private memory where a result bound for shared memory is built first.
   std::byte* staging() { return scratch(4); }
@@ -237,6 +250,11 @@ class Engine {
   std::vector<LaneWork> work_;
   PlanShape shape_;
   PlanSettings settings_;
+  struct Kept {
+    PlanInput in{OpKind::barrier, ~std::size_t{0}, 0, false};  // matches no call
+    Plan plan;
+  };
+  mutable std::array<Kept, static_cast<std::size_t>(OpKind::reduce_scatter_block) + 1> kept_{};  // by OpKind
   Calls* calls_ = nullptr;
   const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)
   StatusWord found_ = 0;
@@ -246,6 +264,7 @@ class Engine {
   int peek_seen_rank_ = -1;             // -1: nothing
   bool agreed_error_ = false;  // the last call's error verdict reached every rank
   std::vector<int> top_packed_;
+  bool top_in_rank_order_ = false;
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;
   std::unique_ptr<std::byte[]> scratch_;
   std::uint64_t step_ = 0;

@@ -22,14 +22,30 @@ void ReducePayload::combine(const Lane&, LaneWork& w, const int* units, int coun
   std::memcpy(out, tmp, n_ * size_of(t_));
 }
 
+namespace {
+// Calls f(packed position, rank, blocks) for each run of consecutive ranks
+// in packed order (a tree in rank order is one run: one copy).
+template <class F>
+void for_runs(const std::vector<int>& packed, F&& f) {
+  for (std::size_t i = 0; i < packed.size();) {
+    std::size_t j = i + 1;
+    while (j < packed.size() && packed[j] == packed[j - 1] + 1) ++j;
+    f(i, static_cast<std::size_t>(packed[i]), j - i);
+    i = j;
+  }
+}
+}  // namespace
+
 void pack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* rank_order, std::byte* out) {
-  for (std::size_t i = 0; i < packed.size(); ++i)
-    std::memcpy(out + i * block, rank_order + static_cast<std::size_t>(packed[i]) * block, block);
+  for_runs(packed, [&](std::size_t at, std::size_t rank, std::size_t blocks) {
+    std::memcpy(out + at * block, rank_order + rank * block, blocks * block);
+  });
 }
 
 void unpack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* in, std::byte* rank_order) {
-  for (std::size_t i = 0; i < packed.size(); ++i)
-    std::memcpy(rank_order + static_cast<std::size_t>(packed[i]) * block, in + i * block, block);
+  for_runs(packed, [&](std::size_t at, std::size_t rank, std::size_t blocks) {
+    std::memcpy(rank_order + rank * block, in + at * block, blocks * block);
+  });
 }
 
 }  // namespace osmp

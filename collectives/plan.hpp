@@ -81,6 +81,7 @@ struct PlanInput {
   // bad): it publishes nothing, which can make the top symmetric where the
   // others' data would not (the header at the top settles it: walk.hpp).
   bool carries = true;
+  bool operator==(const PlanInput&) const = default;
 };
 
 struct PlanSettings {

@@ -93,6 +93,8 @@ class Walk {
     return 0;
   }
   int seen_rank() const { return x_.seen_rank; }
+  bool one_pass() const { return x_.plan.one_pass; }
+  bool header_step() const { return x_.plan.header; }
 
  private:
   enum class Phase : std::uint8_t { up, top, down, done };
@@ -147,6 +149,42 @@ class Walk {
   FanOut<P> down_;
 };
 
+// What a finished step means for its call: the error its walk ended with
+// (`st`), else the verdict's (header steps), having noted what the call
+// raises or forgets (Engine::note_found, note_agreed_error).
+template <PayloadHooks P>
+Status step_result(Engine& e, const Walk<P>& w, const OpHeader& header, Status st) {
+  OSMP_RETURN_IF_ERROR(std::move(st));
+  const bool one_pass = w.one_pass(), header_step = w.header_step();
+  if (one_pass || w.to_raise() != 0) {
+    e.note_found(w.to_raise());  // Engine::call raises it (the Walk did, before its ack)
+  } else if (header_step && w.verdict() != 0) {
+    e.note_agreed_error();
+  }
+  if (!header_step || w.verdict() == 0) return {};
+  if (w.seen_rank() >= 0 && (one_pass || e.unit_acks())) {
+    // Only two headers are known here; the others' come with the next call
+    // (or from the records: Engine::run_call).
+    std::string pair = pair_mismatch_message(header, e.team().rank(), w.seen(), w.seen_rank());
+    if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
+  }
+  return verdict_error(w.verdict(), header, e.team().rank());
+}
+
+// One step of a blocking call, waited for in place: what a StepAwait does
+// when its engine blocks, without the awaiter (the path of every small
+// blocking call).
+template <PayloadHooks P>
+Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
+                     StatusWord local, int root) {
+  Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
+  const bool watch = plan.header && e.unit_acks();
+  if (watch) e.watch_step(step, &header);
+  Status st = drive(e.team(), w);
+  if (watch) e.watch_step(0, nullptr);
+  return step_result(e, w, header, std::move(st));
+}
+
 // One step of a call, as a call's coroutine awaits it (task.hpp): blocking
 // when the engine blocks (the walk waits in place and the call never
 // suspends), else run as far as it goes. Its result is the verdict's error
@@ -157,7 +195,7 @@ class StepAwait : public Suspends<StepAwait<P>> {
   StepAwait(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local,
             int root, std::uint64_t first_chunk)
       : e_(e), header_(header), w_(e, p, plan, step, header, local, root, first_chunk, e.blocking()), step_(step),
-        watch_(plan.header && e.unit_acks()), one_pass_(plan.one_pass), header_step_(plan.header) {}
+        watch_(plan.header && e.unit_acks()) {}
   StepAwait(const StepAwait&) = delete;
   StepAwait& operator=(const StepAwait&) = delete;
 
@@ -178,22 +216,7 @@ class StepAwait : public Suspends<StepAwait<P>> {
     return {};
   }
 
-  Status await_resume() {
-    OSMP_RETURN_IF_ERROR(std::move(st_));
-    if (one_pass_ || w_.to_raise() != 0) {
-      e_.note_found(w_.to_raise());  // Engine::call raises it (the Walk did, before its ack)
-    } else if (header_step_ && w_.verdict() != 0) {
-      e_.note_agreed_error();
-    }
-    if (!header_step_ || w_.verdict() == 0) return {};
-    if (w_.seen_rank() >= 0 && (one_pass_ || e_.unit_acks())) {
-      // Only two headers are known here; the others' come with the next call
-      // (or from the records: Engine::run_call).
-      std::string pair = pair_mismatch_message(header_, e_.team().rank(), w_.seen(), w_.seen_rank());
-      if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
-    }
-    return verdict_error(w_.verdict(), header_, e_.team().rank());
-  }
+  Status await_resume() { return step_result(e_, w_, header_, std::move(st_)); }
 
  private:
   Wait until_waiting() {
@@ -214,7 +237,7 @@ class StepAwait : public Suspends<StepAwait<P>> {
   Walk<P> w_;
   std::uint64_t step_;
   Status st_;
-  bool watch_, one_pass_, header_step_;
+  bool watch_;
 };
 
 // co_await run_step(...): one step of the call.

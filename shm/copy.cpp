@@ -19,7 +19,7 @@ std::size_t nt_threshold() {
   return t;
 }
 
-void copy_to_shared(void* dst, const void* src, std::size_t n) {
+void copy_to_shared_large(void* dst, const void* src, std::size_t n) {
 #if defined(__x86_64__)
   if (n >= nt_threshold()) {
     auto* d = static_cast<char*>(dst);

@@ -9,12 +9,22 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 
 namespace osmp {
 
 // Sizes from which copy_to_shared() bypasses the cache (OSMP_NT_MIN).
 std::size_t nt_threshold();
 
-void copy_to_shared(void* dst, const void* src, std::size_t n);
+// The copies of 64 bytes or more (below that nothing would stream).
+void copy_to_shared_large(void* dst, const void* src, std::size_t n);
+
+inline void copy_to_shared(void* dst, const void* src, std::size_t n) {
+  if (n < 64) {  // the small calls' inline data: a plain copy, no call
+    std::memcpy(dst, src, n);
+    return;
+  }
+  copy_to_shared_large(dst, src, n);
+}
 
 }  // namespace osmp

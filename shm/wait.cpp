@@ -90,7 +90,7 @@ WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std:
   // before paying for the clock (a vDSO call, slower still in a VM).
   if (tuning_.spin_ns) {
     for (int i = 0; i < tuning_.quick_polls; ++i) {
-      cpu_relax();
+      if (i >= 16) cpu_relax();
       if (poll(f, target)) return WaitStatus::ok;
     }
   }

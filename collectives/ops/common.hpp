@@ -79,10 +79,7 @@ Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
   const Plan plan = plan_for(e, a, local);
   if (plan.rest != Rest::none) return Op::steps(e, a, local, plan).run();
   auto p = Op::one_step(e, a, local);
-  auto step = first_step(e, p, a, local, plan);
-  // The engine blocks: the step runs to its end in await_ready() (or here).
-  if (!step.await_ready()) (void)step.advance(/*block=*/true);
-  return step.await_resume();
+  return block_on_step(e, p, plan.first, e.next_step(), header_for(a), local, a.root);
 }
 
 template <class Op>

@@ -15,6 +15,7 @@ class ScatterPayload : public Payload {
       : e_(e), block_(block), send_(send), recv_(recv) {}
   std::size_t down_len(const Lane& l) const { return l.packed.size() * block_; }
   const std::byte* top_down(const std::byte*) {
+    if (e_.top_in_rank_order()) return send_;  // packed order is rank order: no copy
     if (block_) pack_blocks(e_.top_packed(), block_, send_, e_.scratch(3));
     return e_.scratch(3);
   }
