@@ -49,10 +49,12 @@ bool g_nonblocking_builds = true;
 }  // namespace
 
 Call::Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking) : comm(c), name(function), bit(op) {
-  int finalized = 0;
-  PMPI_Finalized(&finalized);
-  if (comm == MPI_COMM_NULL || finalized) return;
-  if (nonblocking && !g_nonblocking_builds) {
+  if (comm == MPI_COMM_NULL) return;
+  if (CommState* known = known_state(comm)) {  // alive, so MPI_Finalize has not begun
+    st = known;
+  } else if (int finalized = 0; PMPI_Finalized(&finalized), finalized) {
+    return;
+  } else if (nonblocking && !g_nonblocking_builds) {
     // The same on every rank: the state is built by the same (blocking)
     // collective of the communicator everywhere.
     st = existing_state(comm);
@@ -69,8 +71,8 @@ Call::Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking) : co
     count(false);
     return;
   }
-  PMPI_Comm_rank(comm, &me);
-  PMPI_Comm_size(comm, &n);
+  me = st->rank;
+  n = st->size;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "mpi_glue/pmpi/state.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -24,10 +25,26 @@ std::set<CommState*>& live() {
 
 void note_team(std::uint64_t bytes, bool alive);
 
+// Every call looks its communicator's state up: each thread keeps its last
+// answer, valid while no state has been released since (the generation,
+// bumped by delete_state before a state goes). Using a communicator while
+// another thread frees it is erroneous, so a thread that read the current
+// generation holds a live state.
+std::atomic<std::uint64_t> g_generation{0};
+struct Known {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState* st = nullptr;
+  std::uint64_t generation = ~std::uint64_t{0};
+};
+thread_local Known t_known;
+
 int delete_state(MPI_Comm comm, int, void* value, void*) {
   // Non-blocking calls still on this communicator's team end first
   // (MPI_Comm_free is collective: every rank has started them).
   complete_osmp_parts(comm);
+  // Release: a thread whose acquire load sees the new generation asks the
+  // attribute again.
+  g_generation.fetch_add(1, std::memory_order_acq_rel);
   auto* st = static_cast<CommState*>(value);
   if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
   if (st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
@@ -132,6 +149,8 @@ void build(CommState& st, MPI_Comm comm) {
   }
   PMPI_Comm_size(comm, &size);
   PMPI_Comm_rank(comm, &rank);
+  st.rank = rank;
+  st.size = size;
   st.ops = agreed_ops(comm);
   if (size == 1 && st.ops) {
     st.kind = CommState::Kind::alone;
@@ -188,15 +207,25 @@ void hook_finalize() {
 }
 }  // namespace
 
+CommState* known_state(MPI_Comm comm) {
+  const Known& k = t_known;
+  return k.comm == comm && k.generation == g_generation.load(std::memory_order_acquire) ? k.st : nullptr;
+}
+
 CommState& state_of(MPI_Comm comm) {
   if (g_world_rank < 0) {
     g_world_rank = world_rank();
     hook_finalize();
   }
+  if (CommState* st = known_state(comm)) return *st;
+  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);  // before the look-up
   void* value = nullptr;
   int flag = 0;
   PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
-  if (flag) return *static_cast<CommState*>(value);
+  if (flag) {
+    t_known = {comm, static_cast<CommState*>(value), generation};
+    return *static_cast<CommState*>(value);
+  }
   auto* st = new CommState;
   build(*st, comm);
   if (st->kind == CommState::Kind::declined) declined("communicator: " + st->declined_because);
@@ -207,10 +236,14 @@ CommState& state_of(MPI_Comm comm) {
 }
 
 CommState* existing_state(MPI_Comm comm) {
+  if (CommState* st = known_state(comm)) return st;
+  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
   void* value = nullptr;
   int flag = 0;
   PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
-  return flag ? static_cast<CommState*>(value) : nullptr;
+  if (!flag) return nullptr;
+  t_known = {comm, static_cast<CommState*>(value), generation};
+  return static_cast<CommState*>(value);
 }
 
 void release_all() {

@@ -1,5 +1,6 @@
 #include "mpi_glue/pmpi/types.hpp"
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <vector>
@@ -144,8 +145,17 @@ int info_keyval() {
 }  // namespace
 
 std::optional<Datatype> arith_type(MPI_Datatype t) {
-  for (const TypePair& p : type_pairs())
-    if (p.mpi == t) return p.osmp;
+  // Asked on every call, mostly for the type of the call before: the index
+  // of the last match is tried first (relaxed: any index is checked here).
+  static std::atomic<std::size_t> last{0};
+  const std::vector<TypePair>& pairs = type_pairs();
+  const std::size_t guess = last.load(std::memory_order_relaxed);
+  if (guess < pairs.size() && pairs[guess].mpi == t) return pairs[guess].osmp;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (pairs[i].mpi != t) continue;
+    last.store(i, std::memory_order_relaxed);
+    return pairs[i].osmp;
+  }
   return std::nullopt;
 }
 
