@@ -10,6 +10,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev
   python3 gnuplot-nox
+  # scripts/callcost.sh counts instructions per call with callgrind
+  valgrind
   nlohmann-json3-dev librsvg2-bin
   # packaging: cpack -G DEB (dpkg-deb, dpkg-shlibdeps); libudev-dev lets
   # pkg-config --static's link line (hwloc's Libs.private) resolve -ludev
