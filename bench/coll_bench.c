@@ -43,8 +43,8 @@
 #endif
 #endif
 #ifndef CALLGRIND_ZERO_STATS
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS
+#define CALLGRIND_ZERO_STATS do { } while (0)
+#define CALLGRIND_DUMP_STATS do { } while (0)
 #endif
 
 #ifdef BENCH_OSMP

@@ -139,9 +139,10 @@ class Engine {
   // in set_calls()).
   Plan plan(const PlanInput& in) const {
     Kept& k = kept_[static_cast<std::size_t>(in.op) % kept_.size()];
-    if (!(k.in == in)) {
+    if (!k.set || !(k.in == in)) {
       k.in = in;
       k.plan = make_plan(in, shape_, settings_);
+      k.set = true;
     }
     return k.plan;
   }
@@ -251,7 +252,8 @@ class Engine {
   PlanShape shape_;
   PlanSettings settings_;
   struct Kept {
-    PlanInput in{OpKind::barrier, ~std::size_t{0}, 0, false};  // matches no call
+    bool set = false;  // `plan` is make_plan(in, ...) for the engine's settings now
+    PlanInput in;
     Plan plan;
   };
   mutable std::array<Kept, static_cast<std::size_t>(OpKind::reduce_scatter_block) + 1> kept_{};  // by OpKind

@@ -9,8 +9,9 @@
 # cache-line round trip moves between 60 and 460 ns from one session to the
 # next makes timings comparable only within one run; these counts compare
 # across runs and commits. Rank 0 is the root of the rooted operations.
-# OPS: comma-separated (default barrier,bcast,scatter,gather,reduce,
-# allreduce); BYTES per rank (default 4). About 30 s.
+# OPS: comma-separated, as coll_bench names them (default barrier,bcast,
+# scatter,gather,reduce,allreduce; also allgather, reduce_scatter); BYTES
+# per rank (default 4). About 30 s. Exits non-zero if a run failed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ops=${1:-barrier,bcast,scatter,gather,reduce,allreduce}
@@ -28,12 +29,18 @@ trap 'rm -rf "$tmp"' EXIT
 # the warm-up and the loop: cg.RANK.1), inside the toggled function, less
 # the waits: "rank0 rank1".
 iters=2000
+failed=0  # set in the loop below: per_call runs in a subshell
 per_call() {
   rm -f "$tmp"/cg.*
-  "$@" -i $iters -x 20 > /dev/null 2>&1 || true
+  if ! "$@" -i $iters -x 20 > "$tmp/log" 2>&1 || [ ! -s "$tmp/cg.0.1" ] || [ ! -s "$tmp/cg.1.1" ]; then
+    echo "callcost.sh: this run failed (its output below): $*" >&2
+    tail -20 "$tmp/log" >&2
+    echo "FAILED"
+    return
+  fi
   local line="" f
   for f in "$tmp"/cg.0.1 "$tmp"/cg.1.1; do
-    line+=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null | awk -v n=$iters '
+    line+=$(callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null | awk -v n=$iters '
       /PROGRAM TOTALS/ { gsub(",", "", $1); t = $1 }
       /osmp::Waiter::wait_slow/ && !seen { gsub(",", "", $1); w = $1; seen = 1 }
       END { printf "%d ", (t - w) / n }')
@@ -41,22 +48,32 @@ per_call() {
   echo "$line"
 }
 
-# Each rank's file is named by its rank, as its launcher sets it.
-vg() { echo valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%q{$1}"; }
+# valgrind with each rank's file named by its rank, as its launcher sets it.
+vg() { vg_args=(valgrind --tool=callgrind "--callgrind-out-file=$tmp/cg.%q{$1}"); }
 args=(-m "$bytes:$bytes")
 printf "%-10s %15s %15s %15s\n" "# op" "osmp" "ompi+osmp" "mpich+osmp"
 for op in ${ops//,/ }; do
-  Op=$(python3 -c "import sys; print('_'.join(w.capitalize() if i == 0 else w for i, w in enumerate(sys.argv[1].split('_'))))" "$op")
-  a=$(per_call timeout 600 "$bench/osmprun" -n 2 $(vg OSMP_RANK) --toggle-collect="osmp_$op" \
+  # The function each call enters: coll_bench's reduce_scatter is MPI's
+  # Reduce_scatter_block and osmp's reduce_scatter_block.
+  fn=$op
+  [ "$op" = reduce_scatter ] && fn=reduce_scatter_block
+  vg OSMP_RANK
+  a=$(per_call timeout 600 "$bench/osmprun" -n 2 "${vg_args[@]}" --toggle-collect="osmp_$fn" \
     "$bench/osmp-bench" -o "$op" "${args[@]}")
+  vg OMPI_COMM_WORLD_RANK
   b=$(per_call timeout 600 mpirun.openmpi --allow-run-as-root -np 2 --bind-to core "${component[@]}" \
-    $(vg OMPI_COMM_WORLD_RANK) --toggle-collect="PMPI_$Op" "$bench/coll_bench_ompi" -o "$op" "${args[@]}")
+    "${vg_args[@]}" --toggle-collect="PMPI_${fn^}" "$bench/coll_bench_ompi" -o "$op" "${args[@]}")
+  vg PMI_RANK
   c=$(per_call timeout 600 mpirun.mpich -np 2 -bind-to core -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" \
-    $(vg PMI_RANK) --toggle-collect="MPI_$Op" "$bench/coll_bench_mpich" -o "$op" "${args[@]}")
+    "${vg_args[@]}" --toggle-collect="MPI_${fn^}" "$bench/coll_bench_mpich" -o "$op" "${args[@]}")
+  for v in a b c; do [ "${!v}" != FAILED ] || failed=1; done
   # The bench calls a barrier before every call: for barrier, two calls
   # per iteration.
   if [ "$op" = barrier ]; then
-    for v in a b c; do printf -v "$v" "%s" "$(echo "${!v}" | awk '{ printf "%d %d", $1 / 2, $2 / 2 }')"; done
+    for v in a b c; do
+      [ "${!v}" = FAILED ] || printf -v "$v" "%s" "$(echo "${!v}" | awk '{ printf "%d %d", $1 / 2, $2 / 2 }')"
+    done
   fi
   printf "%-10s %15s %15s %15s\n" "$op" "$a" "$b" "$c"
 done
+exit $failed

@@ -50,7 +50,9 @@ bool g_nonblocking_builds = true;
 
 Call::Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking) : comm(c), name(function), bit(op) {
   if (comm == MPI_COMM_NULL) return;
-  if (CommState* known = known_state(comm)) {  // alive, so MPI_Finalize has not begun
+  // A state this thread used and nobody released since, before MPI_Finalize
+  // began (known_state): MPI works, no need to ask PMPI_Finalized.
+  if (CommState* known = known_state(comm)) {
     st = known;
   } else if (int finalized = 0; PMPI_Finalized(&finalized), finalized) {
     return;

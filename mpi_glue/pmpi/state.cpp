@@ -27,10 +27,17 @@ void note_team(std::uint64_t bytes, bool alive);
 
 // Every call looks its communicator's state up: each thread keeps its last
 // answer, valid while no state has been released since (the generation,
-// bumped by delete_state before a state goes). Using a communicator while
-// another thread frees it is erroneous, so a thread that read the current
-// generation holds a live state.
+// bumped by delete_state before a state goes; MPI_Finalize releases every
+// state). A handle is reused only after its delete callback has run, so a
+// kept answer for a reused handle is of an older generation. The atomic
+// publishes no data: freeing a communicator while another thread uses it is
+// erroneous, so the program's own synchronisation orders a free before any
+// other thread's next use of that handle (relaxed would do; acquire/acq_rel
+// cost nothing more here).
 std::atomic<std::uint64_t> g_generation{0};
+// Set when MPI_Finalize begins (release_at_finalize): from then on every call
+// asks the MPI (PMPI_Finalized, the attribute), as before any state existed.
+std::atomic<bool> g_finalizing{false};
 struct Known {
   MPI_Comm comm = MPI_COMM_NULL;
   CommState* st = nullptr;
@@ -42,8 +49,8 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   // Non-blocking calls still on this communicator's team end first
   // (MPI_Comm_free is collective: every rank has started them).
   complete_osmp_parts(comm);
-  // Release: a thread whose acquire load sees the new generation asks the
-  // attribute again.
+  // Before the state goes: a thread that reads the new generation asks the
+  // attribute again (the ordering: see g_generation).
   g_generation.fetch_add(1, std::memory_order_acq_rel);
   auto* st = static_cast<CommState*>(value);
   if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
@@ -196,6 +203,7 @@ namespace {
 // works: every team goes then, also through the Open MPI component, and for
 // communicators the program never freed.
 int release_at_finalize(MPI_Comm, int, void*, void*) {
+  g_finalizing.store(true, std::memory_order_relaxed);
   complete_all();  // non-blocking calls the program freed or never waited for
   release_all();
   return MPI_SUCCESS;
@@ -208,6 +216,7 @@ void hook_finalize() {
 }  // namespace
 
 CommState* known_state(MPI_Comm comm) {
+  if (g_finalizing.load(std::memory_order_relaxed)) return nullptr;
   const Known& k = t_known;
   return k.comm == comm && k.generation == g_generation.load(std::memory_order_acquire) ? k.st : nullptr;
 }

@@ -28,16 +28,15 @@ struct CommState {
   std::vector<int> node_of, local_of;       // per comm rank
   std::vector<int> leader_rank_of_node;     // rank in `leaders` of each node
   int my_node = 0;
-  int rank = 0, size = 0;                   // in comm (every kind but declined)
+  int rank = 0, size = 0;                   // in comm (unset for an intercommunicator)
 };
 
 // The state of `comm`, built on first use (collective over comm).
 CommState& state_of(MPI_Comm comm);
 // The state of `comm` if it was built, else null (not collective).
 CommState* existing_state(MPI_Comm comm);
-// The state of `comm` if this thread looked it up last and no state was
-// released since (no MPI call: MPI_Finalize releases every state first),
-// else null.
+// The state of `comm` if this thread looked it up last, no state was
+// released since and MPI_Finalize has not begun (no MPI call), else null.
 CommState* known_state(MPI_Comm comm);
 // The osmp_vh hints of comm's info, applied to a state just built (hints.cpp).
 int apply_creation_hints(CommState& st);

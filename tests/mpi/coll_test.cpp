@@ -165,6 +165,30 @@ void declined_cases() {
     if (n != (g_size + 1 - g_rank % 2) / 2) fail("allreduce on a split communicator");
     MPI_Comm_free(&half);
   }
+  // Communicators freed and made again with other members: a handle the MPI
+  // hands out again must not find the state of the communicator it named
+  // before (pmpi/state.cpp keeps each thread's last one).
+  for (int round = 0; round < 6; ++round) {
+    MPI_Comm c;
+    if (round % 2 == 0) {
+      MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &c);
+    } else {
+      MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    }
+    int size = 0, me = 0, n = 0, one = 1;
+    MPI_Comm_size(c, &size);
+    MPI_Comm_rank(c, &me);
+    std::vector<int> v(4, -1);
+    if (me == size - 1)
+      for (int i = 0; i < 4; ++i) v[static_cast<std::size_t>(i)] = round * 10 + i;
+    MPI_Bcast(v.data(), 4, MPI_INT, size - 1, c);
+    MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, c);
+    if (n != size) fail("allreduce on a communicator made again, round " + std::to_string(round));
+    for (int i = 0; i < 4; ++i)
+      if (v[static_cast<std::size_t>(i)] != round * 10 + i)
+        fail("bcast on a communicator made again, round " + std::to_string(round));
+    MPI_Comm_free(&c);
+  }
 }
 
 }  // namespace
