@@ -265,6 +265,10 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
 }
 
 Status Engine::end(CallStart& c, Status st) {
+  // Nearly every call: it went well, with this rank's own arguments, and
+  // found nothing to raise; nothing below applies (an error another rank
+  // raised meanwhile is the next call's: Calls::enter).
+  if (st.ok() && c.mine.ok() && c.user->abstain == Errc::ok && found_ == 0 && !agreed_error_) return st;
   st = walked(c, std::move(st));
   if (!c.numbered) return st;
   if (!st.ok() && peek_seen_rank_ >= 0 && calls_->failed_here()) {
