@@ -16,6 +16,13 @@ if(OSMP_SANITIZE)
   target_link_options(osmp_build_flags INTERFACE -fsanitize=${_osmp_san})
 endif()
 
+# The runtime's code (every library a call runs through, and the MPI glue)
+# at -O3 in the default RelWithDebInfo build too, as in Release: measured
+# 8-23 % faster small calls than -O2 (2026-11-25, interleaved A/B, 2 ranks),
+# 3-5 % fewer instructions per call (scripts/callcost.sh).
+add_library(osmp_runtime_flags INTERFACE)
+target_compile_options(osmp_runtime_flags INTERFACE $<$<CONFIG:RelWithDebInfo>:-O3>)
+
 # osmp_add_library(<folder-name> SOURCES ... DEPENDS ... PRIVATE_DEPENDS ...)
 # One static archive per folder, aliased osmp::<name>. Its objects are compiled
 # once (position-independent) and also go into the umbrella libosmp.so.
@@ -24,7 +31,7 @@ function(osmp_add_library name)
   add_library(osmp_${name}_objects OBJECT ${ARG_SOURCES})
   target_include_directories(osmp_${name}_objects PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
   target_link_libraries(osmp_${name}_objects PUBLIC ${ARG_DEPENDS}
-                        PRIVATE osmp_build_flags ${ARG_PRIVATE_DEPENDS})
+                        PRIVATE osmp_build_flags osmp_runtime_flags ${ARG_PRIVATE_DEPENDS})
   add_library(osmp_${name} STATIC $<TARGET_OBJECTS:osmp_${name}_objects>)
   add_library(osmp::${name} ALIAS osmp_${name})
   target_include_directories(osmp_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
