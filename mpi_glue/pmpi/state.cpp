@@ -37,6 +37,9 @@ void note_team(std::uint64_t bytes, bool alive);
 std::atomic<std::uint64_t> g_generation{0};
 // Set when MPI_Finalize begins (release_at_finalize): from then on every call
 // asks the MPI (PMPI_Finalized, the attribute), as before any state existed.
+// Relaxed: it orders nothing else; MPI_Finalize runs in the thread that
+// makes MPI calls then (MPI forbids other threads' calls during and after
+// it), so that thread reads its own store.
 std::atomic<bool> g_finalizing{false};
 struct Known {
   MPI_Comm comm = MPI_COMM_NULL;
@@ -226,15 +229,7 @@ CommState& state_of(MPI_Comm comm) {
     g_world_rank = world_rank();
     hook_finalize();
   }
-  if (CommState* st = known_state(comm)) return *st;
-  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);  // before the look-up
-  void* value = nullptr;
-  int flag = 0;
-  PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
-  if (flag) {
-    t_known = {comm, static_cast<CommState*>(value), generation};
-    return *static_cast<CommState*>(value);
-  }
+  if (CommState* st = existing_state(comm)) return *st;
   auto* st = new CommState;
   build(*st, comm);
   if (st->kind == CommState::Kind::declined) declined("communicator: " + st->declined_because);
@@ -246,7 +241,7 @@ CommState& state_of(MPI_Comm comm) {
 
 CommState* existing_state(MPI_Comm comm) {
   if (CommState* st = known_state(comm)) return st;
-  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
+  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);  // before the look-up
   void* value = nullptr;
   int flag = 0;
   PMPI_Comm_get_attr(comm, keyval(), &value, &flag);
