@@ -16,13 +16,14 @@ constexpr bool after(std::uint32_t a, std::uint32_t b) { return static_cast<std:
 
 }  // namespace
 
-Calls::Calls(TeamCore& base) : team_(&base) {}
+Calls::Calls(TeamCore& base) : team_(&base), mine_(&base.call_record(base.rank())) {}
 
 void Calls::bind(TeamCore& base, const std::vector<Engine*>& engines) {
   if (&base != team_) {
     // A new base view: its records and error word start empty. Errors of
     // the calls before were dealt with (configure is a call of its own).
     team_ = &base;
+    mine_ = &base.call_record(base.rank());
     handled_ = static_cast<std::uint32_t>(current_);
   }
   engines_ = engines;
@@ -68,7 +69,7 @@ Status Calls::enter(const OpHeader& h) {
                   cat(to_string(static_cast<OpKind>(h.kind)), ": this rank has finished the team (Team::finish)"));
   }
   ++current_;
-  CallRecord& me = record(team().rank());
+  CallRecord& me = *mine_;
   const std::size_t at = current_ % CallRecord::kRing;
   me.tag[at] = current_;
   std::memcpy(me.header[at], &h, sizeof h);

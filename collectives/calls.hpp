@@ -116,6 +116,7 @@ class Calls final : public WaitCheck {
   std::string last_call_mismatch(std::uint64_t call) const;
 
   TeamCore* team_;
+  CallRecord* mine_;  // record(team_->rank()), written on every call
   std::vector<Engine*> engines_;
   std::uint64_t current_ = 0;  // the call this rank is in (or last made)
   std::uint32_t handled_ = 0;  // errors of calls up to this one were dealt with

@@ -368,8 +368,8 @@ struct TeamCore::Builder {
     OSMP_RETURN_IF_ERROR(attach_segments());
     t.peers_ = PeerWatch(pids);
     t.waiter_ = Waiter(t.options_.wait, t.oversubscribed_);
-    t.waiter_.watch(AbortWords{&t.control_.at<ControlBlock>(t.control_layout_.control)->abort, t.job_abort_},
-                    &t.peers_);
+    t.control_block_ = t.control_.at<ControlBlock>(t.control_layout_.control);
+    t.waiter_.watch(AbortWords{&t.control_block_->abort, t.job_abort_}, &t.peers_);
     kill_point(KillPoint::team_ready, t.rank_);
     return {};
   }
@@ -395,7 +395,7 @@ TeamCore::~TeamCore() = default;
 Flag& TeamCore::rank_flag(int rank) const { return rank_line(rank).user; }
 
 Status TeamCore::fail(WaitStatus ws) {
-  auto& word = control_.at<ControlBlock>(control_layout_.control)->abort;
+  auto& word = control_block_->abort;
   switch (ws) {
     case WaitStatus::ok: return {};
     case WaitStatus::peer_dead: {
@@ -413,7 +413,7 @@ Status TeamCore::fail(WaitStatus ws) {
 }
 
 void TeamCore::abort(AbortCode code) {
-  raise_abort(control_.at<ControlBlock>(control_layout_.control)->abort, code, rank_);
+  raise_abort(control_block_->abort, code, rank_);
 }
 
 TeamOptions TeamCore::rebuild_options(std::string vh, std::string protocol) const {
@@ -433,8 +433,8 @@ Result<Tree> TeamCore::tree_with(const std::string& vh) const {
 }
 
 void TeamCore::stop_like(const TeamCore& other) {
-  auto& theirs = other.control_.at<ControlBlock>(other.control_layout_.control)->abort;
-  auto& mine = control_.at<ControlBlock>(control_layout_.control)->abort;
+  auto& theirs = other.control_block_->abort;
+  auto& mine = control_block_->abort;
   // Acquire pairs with the compare-exchange that raised `theirs`; the copy is
   // published the same way raise_abort() publishes (first reason wins).
   std::uint64_t w = theirs.load(std::memory_order_acquire);
@@ -442,9 +442,8 @@ void TeamCore::stop_like(const TeamCore& other) {
   if (w) mine.compare_exchange_strong(none, w, std::memory_order_acq_rel, std::memory_order_acquire);
 }
 
-Status TeamCore::usable() const {
-  // Acquire: the reason was published by a compare-exchange (layout.hpp).
-  std::uint64_t w = control_.at<ControlBlock>(control_layout_.control)->abort.load(std::memory_order_acquire);
+Status TeamCore::why_stopped() const {
+  std::uint64_t w = control_block_->abort.load(std::memory_order_acquire);  // as stopped()
   if (!w && job_abort_) w = job_abort_->load(std::memory_order_acquire);
   if (!w) return {};
   return Status(abort_errc(w), cat("the team was stopped: ", describe_abort(w)));

@@ -114,9 +114,7 @@ class TeamCore {
   // The calls' bookkeeping (collectives/calls.hpp): each rank's record, and
   // the team's call-error word.
   CallRecord& call_record(int rank) const { return *control_.at<CallRecord>(control_layout_.record(rank)); }
-  std::atomic<std::uint64_t>& call_error() const {
-    return control_.at<ControlBlock>(control_layout_.control)->error;
-  }
+  std::atomic<std::uint64_t>& call_error() const { return control_block_->error; }
 
   // Turns a failed wait into an error that names the cause, and marks the team
   // aborted so every other rank stops too (a dead peer: "rank 3 (pid 812) died").
@@ -124,7 +122,14 @@ class TeamCore {
   // Stops the team on every rank: their waits return `aborted`.
   void abort(AbortCode code = AbortCode::user);
   // ok while the team can run collectives; afterwards the reason it cannot.
-  Status usable() const;
+  Status usable() const { return stopped() ? why_stopped() : Status{}; }
+  // Whether the team was stopped (this team's abort word or the launcher's
+  // job-wide one): two loads on every call. Acquire: the reason was
+  // published by a compare-exchange (layout.hpp).
+  bool stopped() const {
+    return control_block_->abort.load(std::memory_order_acquire) != 0 ||
+           (job_abort_ && job_abort_->load(std::memory_order_acquire) != 0);
+  }
   // Stops this team for the reason another team of the same processes was
   // stopped (its abort word), unless it is already stopped.
   void stop_like(const TeamCore& other);
@@ -152,6 +157,9 @@ class TeamCore {
   PeerWatch peers_;
   Waiter waiter_;
   const std::atomic<std::uint64_t>* job_abort_ = nullptr;
+  // In control_, checked against its size once (at attach): read on every call.
+  ControlBlock* control_block_ = nullptr;
+  Status why_stopped() const;
 };
 
 }  // namespace osmp
