@@ -4,21 +4,13 @@
 #include <cstring>
 #include <ostream>
 
+#include "collectives/arguments.hpp"
 #include "collectives/calls.hpp"
 #include "collectives/ops/common.hpp"
 #include "collectives/task.hpp"
 
 namespace osmp {
 namespace {
-
-// "allreduce on rank 3", written into a message only when there is an error.
-struct OpName {
-  OpKind kind;
-  int rank;
-};
-std::ostream& operator<<(std::ostream& os, const OpName& n) {
-  return os << to_string(n.kind) << " on rank " << n.rank;
-}
 
 // The ranks of domain d in packed order: its units in group order, each
 // unit's own packed order inside.
@@ -38,19 +30,6 @@ void packed_order(const Tree& t, int d, std::vector<int>& out) {
       out.push_back(leader);  // placed directly in d
     }
   }
-}
-
-bool overlap(const void* a, std::size_t alen, const void* b, std::size_t blen) {
-  auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return alen && blen && x < y + blen && y < x + alen;
-}
-
-bool rooted(OpKind k) {
-  return k == OpKind::bcast || k == OpKind::reduce || k == OpKind::gather || k == OpKind::scatter;
-}
-
-bool reduction(OpKind k) {
-  return k == OpKind::reduce || k == OpKind::allreduce || k == OpKind::reduce_scatter_block;
 }
 
 }  // namespace
@@ -111,67 +90,12 @@ bool Engine::one_pass(const CollArgs& a) const {
 }
 
 Status Engine::validate(const CollArgs& a) const {
-  const int me = team_.rank(), n = team_.size();
-  const OpName op{a.kind, me};  // formatted only on the error paths: this runs on every call
-  if (a.count < 0) return Status(Errc::invalid_argument, cat(op, ": negative count ", a.count));
-  if (static_cast<int>(a.dtype) >= kDatatypeCount) {
-    return Status(Errc::invalid_argument, cat(op, ": invalid datatype ", static_cast<int>(a.dtype)));
-  }
-  if (reduction(a.kind) && !defined_for(a.op, a.dtype)) {
-    return Status(Errc::invalid_argument, cat(op, ": the reduction '", to_string(a.op),
-                                              "' is not defined for ", to_string(a.dtype)));
-  }
-  if (rooted(a.kind) && (a.root < 0 || a.root >= n)) {
-    return Status(Errc::invalid_argument, cat(op, ": root ", a.root, " is not a rank of this team (0..", n - 1, ")"));
-  }
-  const std::size_t es = size_of(a.dtype);
-  const std::size_t count = static_cast<std::size_t>(a.count);
-  std::size_t all = 0;  // at most 2^56 bytes in all (es * n cannot overflow: n < 2^15)
-  if (__builtin_mul_overflow(count, es * static_cast<std::size_t>(n), &all) || all > (std::size_t{1} << 56)) {
-    return Status(Errc::invalid_argument, cat(op, ": count ", a.count, " is too large"));
-  }
-  const std::size_t one = count * es;
-  const bool root = me == a.root;
-  const bool in_place_send = a.send == kInPlace, in_place_recv = a.recv == kInPlace;
-  // What each rank reads and writes, by operation (MPI's rules for in place).
-  std::size_t send_len = 0, recv_len = 0;
-  bool may_send_in_place = false, may_recv_in_place = false;
-  switch (a.kind) {
-    case OpKind::barrier: return {};
-    case OpKind::bcast: recv_len = one; break;
-    case OpKind::reduce: send_len = one; recv_len = root ? one : 0; may_send_in_place = root; break;
-    case OpKind::allreduce: send_len = one; recv_len = one; may_send_in_place = true; break;
-    case OpKind::gather: send_len = one; recv_len = root ? all : 0; may_send_in_place = root; break;
-    case OpKind::allgather: send_len = one; recv_len = all; may_send_in_place = true; break;
-    case OpKind::scatter: send_len = root ? all : 0; recv_len = one; may_recv_in_place = root; break;
-    case OpKind::reduce_scatter_block: send_len = all; recv_len = one; may_send_in_place = true; break;
-  }
-  if (in_place_send && !may_send_in_place) {
-    return Status(Errc::invalid_argument, cat(op, ": in-place send is not allowed",
-                                              rooted(a.kind) ? " (only the root may use it)" : ""));
-  }
-  if (in_place_recv && !may_recv_in_place) {
-    return Status(Errc::invalid_argument, cat(op, ": in-place receive is not allowed",
-                                              a.kind == OpKind::scatter ? " (only the root may use it)" : ""));
-  }
-  if (in_place_send && a.recv == nullptr && recv_len) {
-    return Status(Errc::invalid_argument, cat(op, ": in place but the receive buffer is null"));
-  }
-  if (!in_place_send && send_len && a.send == nullptr) {
-    return Status(Errc::invalid_argument, cat(op, ": null send buffer with count ", a.count));
-  }
-  if (!in_place_recv && recv_len && a.recv == nullptr) {
-    return Status(Errc::invalid_argument, cat(op, ": null ", a.kind == OpKind::bcast ? "buffer" : "receive buffer",
-                                              " with count ", a.count));
-  }
-  if (!in_place_send && !in_place_recv && overlap(a.send, send_len, a.recv, recv_len)) {
-    return Status(Errc::invalid_argument, cat(op, ": the send and receive buffers overlap (use in place)"));
-  }
-  return {};
+  return check_arguments(a, a.kind, team_.rank(), team_.size());
 }
 
 void Engine::set_calls(Calls* c) {
   calls_ = c;
+  numbered_ = c && team_.size() > 1;
   call_error_ = c ? &c->error_word_ref() : nullptr;
   settings_ = PlanSettings::of(config_);
   kept_ = {};  // the settings change: forget the kept plans
@@ -192,7 +116,7 @@ void Engine::realign(std::uint64_t step, std::uint64_t flat_step) {
   }
 }
 
-Status Engine::run(const CollArgs& a) {
+Status Engine::run_general(const CollArgs& a) {
   CallStart c;
   if (!begin(a, c)) return std::move(c.early);
   return end(c, walk(c.args, c.local));
@@ -208,16 +132,14 @@ Task Engine::call(CollArgs a) {
 bool Engine::begin(const CollArgs& a, CallStart& c) {
   c.user = &a;
   if (Status st = team_.usable(); !st.ok()) return c.ends(std::move(st));
-  c.numbered = calls_ && team_.size() > 1;
+  c.numbered = numbered_;
   std::uint16_t earlier = 0;
   if (c.numbered) {
     earlier = calls_->earlier();
     OpHeader h = header_for(a);
     h.earlier = earlier;
     if (Status st = calls_->enter(h); !st.ok()) return c.ends(std::move(st));
-    found_ = 0;
-    agreed_error_ = false;
-    peek_seen_rank_ = -1;
+    entered();
   }
   const CollArgs& u = a;
   if (u.abstain != Errc::ok) {
@@ -406,6 +328,13 @@ const OpEntry* entry(OpKind k) {
 }
 
 }  // namespace
+
+Status Engine::run(const CollArgs& a) {
+  if (numbered_ && a.abstain == Errc::ok) {
+    if (const OpEntry* op = entry(a.kind)) return op->call(*this, a);
+  }
+  return run_general(a);
+}
 
 Status Engine::walk(const CollArgs& a, StatusWord local) {
   const OpEntry* op = entry(a.kind);

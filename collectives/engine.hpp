@@ -111,6 +111,9 @@ class Engine {
   // on every rank (checked: at once, or with OSMP_CHECK=lazy in one-pass
   // calls at the latest in the next call; collectives/calls.hpp).
   Status run(const CollArgs& args);
+  // run() of the common call, per operation (collectives/ops/common.hpp).
+  template <class Op>
+  static Status run_call(Engine& e, const CollArgs& a);
   // The same call as a resumable object (collectives/task.hpp): run() is
   // call(args).run(). Nothing happens until it is first advanced; calls on
   // a team run one at a time, in the order they were made (collectives/requests.hpp).
@@ -221,6 +224,14 @@ class Engine {
   Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
   Status validate(const CollArgs& a) const;
   bool calls_pending() const;
+  // run() of any call: begin, walk, end.
+  Status run_general(const CollArgs& a);
+  // A numbered call was entered in the team's Calls: what end() reads starts afresh.
+  void entered() {
+    found_ = 0;
+    agreed_error_ = false;
+    peek_seen_rank_ = -1;
+  }
   // A call around its walk: begin() checks and numbers it, end() turns the
   // walk's status into the call's (every error path: verdicts explained,
   // errors raised or learned). run() and call() are begin, walk, end.
@@ -258,6 +269,7 @@ class Engine {
   };
   mutable std::array<Kept, static_cast<std::size_t>(OpKind::reduce_scatter_block) + 1> kept_{};  // by OpKind
   Calls* calls_ = nullptr;
+  bool numbered_ = false;  // calls_ && a team of several: calls are entered in calls_
   const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)
   StatusWord found_ = 0;
   std::uint64_t peek_step_ = 0;

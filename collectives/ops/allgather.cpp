@@ -33,6 +33,7 @@ static_assert(PayloadHooks<AllgatherPayload>);
 namespace {
 
 struct Allgather {
+  static constexpr OpKind kKind = OpKind::allgather;
   static std::size_t block(const CollArgs& a) { return static_cast<std::size_t>(a.count) * size_of(a.dtype); }
   static const std::byte* mine(Engine& e, const CollArgs& a) {
     const std::size_t me = static_cast<std::size_t>(e.team().rank());

@@ -48,6 +48,7 @@ static_assert(PayloadHooks<AllreducePayload>);
 namespace {
 
 struct Allreduce {
+  static constexpr OpKind kKind = OpKind::allreduce;
   static const std::byte* input(const CollArgs& a) {
     return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }

@@ -7,6 +7,7 @@ namespace osmp {
 namespace {
 
 struct Barrier {
+  static constexpr OpKind kKind = OpKind::barrier;
   static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
   // A barrier's plan is always one step.
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {

@@ -44,6 +44,7 @@ static_assert(PayloadHooks<BcastPayload>);
 namespace {
 
 struct Bcast {
+  static constexpr OpKind kKind = OpKind::bcast;
   static BcastPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
     const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
     return BcastPayload(static_cast<std::byte*>(a.recv), local ? 0 : bytes, e.team().rank() == a.root, a.root);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "collectives/arguments.hpp"
+#include "collectives/calls.hpp"
 #include "collectives/engine.hpp"
 #include "collectives/payloads.hpp"
 #include "collectives/step.hpp"
@@ -75,11 +77,15 @@ inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) /
 // frame (the hot path of small calls); a started one runs the same step in
 // start_operation's frame.
 template <class Op>
-Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
+Status run_operation(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header) {
   const Plan plan = plan_for(e, a, local);
   if (plan.rest != Rest::none) return Op::steps(e, a, local, plan).run();
   auto p = Op::one_step(e, a, local);
-  return block_on_step(e, p, plan.first, e.next_step(), header_for(a), local, a.root);
+  return block_on_step(e, p, plan.first, e.next_step(), header, local, a.root);
+}
+template <class Op>
+Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
+  return run_operation<Op>(e, a, local, header_for(a));
 }
 
 template <class Op>
@@ -94,10 +100,35 @@ Task start_operation(Engine& e, CollArgs a, StatusWord local) {
 struct OpEntry {
   Status (*run)(Engine&, const CollArgs&, StatusWord);  // blocking
   Task (*start)(Engine&, CollArgs, StatusWord);         // resumable
+  Status (*call)(Engine&, const CollArgs&);             // a whole common call (Engine::run_call)
 };
 template <class Op>
 constexpr OpEntry entry_of() {
-  return {&run_operation<Op>, &start_operation<Op>};
+  return {&run_operation<Op>, &start_operation<Op>, &Engine::run_call<Op>};
+}
+
+// Begin, walk and end of a call that is nearly every call (Engine::run):
+// checks without side effects first (a stopped team or bad arguments take
+// the general path, which reports them); then what begin() does for such a
+// call, the walk, and end()'s early return, in one function per operation.
+template <class Op>
+Status Engine::run_call(Engine& e, const CollArgs& a) {
+  if (e.team_.stopped() || !check_arguments(a, Op::kKind, e.team_.rank(), e.team_.size()).ok()) [[unlikely]] {
+    return e.run_general(a);
+  }
+  Calls& calls = *e.calls_;
+  CollArgs args = a;
+  args.earlier = calls.earlier();
+  const OpHeader h = header_for(args);
+  if (Status st = calls.enter(h); !st.ok()) return st;
+  e.entered();
+  Status st = run_operation<Op>(e, args, 0, h);
+  if (st.ok() && e.found_ == 0 && !e.agreed_error_) [[likely]] return st;
+  CallStart c;
+  c.user = &a;
+  c.args = args;
+  c.numbered = true;
+  return e.end(c, std::move(st));
 }
 extern const OpEntry kBarrierOp, kBcastOp, kReduceOp, kAllreduceOp, kGatherOp, kAllgatherOp, kScatterOp,
     kReduceScatterBlockOp;

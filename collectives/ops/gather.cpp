@@ -29,6 +29,7 @@ static_assert(PayloadHooks<GatherToRoot>);
 namespace {
 
 struct Gather {
+  static constexpr OpKind kKind = OpKind::gather;
   static std::size_t block(const CollArgs& a) { return static_cast<std::size_t>(a.count) * size_of(a.dtype); }
   static std::byte* output(Engine& e, const CollArgs& a) {
     return e.team().rank() == a.root ? static_cast<std::byte*>(a.recv) : nullptr;

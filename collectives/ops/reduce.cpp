@@ -35,6 +35,7 @@ static_assert(PayloadHooks<ReduceToRoot>);
 namespace {
 
 struct Reduce {
+  static constexpr OpKind kKind = OpKind::reduce;
   static const std::byte* input(const CollArgs& a) {
     return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }

@@ -44,6 +44,7 @@ static_assert(PayloadHooks<ReduceScatterPayload>);
 namespace {
 
 struct ReduceScatterBlock {
+  static constexpr OpKind kKind = OpKind::reduce_scatter_block;
   static const std::byte* input(const CollArgs& a) {
     return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }

@@ -43,6 +43,7 @@ static_assert(PayloadHooks<ScatterPayload>);
 namespace {
 
 struct Scatter {
+  static constexpr OpKind kKind = OpKind::scatter;
   static std::size_t block(const CollArgs& a) { return static_cast<std::size_t>(a.count) * size_of(a.dtype); }
   // In place (the root's recv): its block stays where it is in send.
   static std::byte* output(const CollArgs& a) { return a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv); }
