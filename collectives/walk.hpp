@@ -15,6 +15,7 @@
 
 #include "collectives/base/fan_in.hpp"
 #include "collectives/base/fan_out.hpp"
+#include "collectives/base/one_group.hpp"
 #include "collectives/base/slices.hpp"
 #include "collectives/base/stage.hpp"
 #include "collectives/base/symmetric.hpp"
@@ -30,6 +31,21 @@ namespace osmp {
 inline bool elsewhere(const OpHeader& mine, Field f) {
   const auto op = static_cast<OpKind>(mine.kind);
   return one_pass_down(op) || one_pass_up(op) || f == Field::kind || f == Field::declined;
+}
+
+// What a finished step found that other ranks may not have, to be raised
+// (collectives/calls.hpp; 0: nothing): a one-pass step's finding; a header
+// step's verdict about the call before (nobody compared it there); in a
+// team with unit acks, a mismatch that may have sent ranks on a one-pass
+// plan, which waits for no verdict.
+template <class P>
+StatusWord step_to_raise(const StepState<P>& x) {
+  if (x.plan.one_pass) return x.found;
+  if (!x.plan.header) return 0;
+  const StatusWord v = x.verdict;
+  if (status_field(v) == Field::earlier) return v;
+  if (x.unit_acks && status_code(v) == Errc::mismatch && elsewhere(x.header, status_field(v))) return v;
+  return 0;
 }
 
 template <PayloadHooks P>
@@ -79,22 +95,12 @@ class Walk {
   // A one-pass step: what only this rank found, and the header that differed.
   StatusWord found() const { return x_.found; }
   const OpHeader& seen() const { return x_.seen; }
-  // What this step found that other ranks may not have, to be raised
-  // (collectives/calls.hpp; 0: nothing): a one-pass step's finding; a header
-  // step's verdict about the call before (nobody compared it there); in a
-  // team with unit acks, a mismatch that may have sent ranks on a one-pass
-  // plan, which waits for no verdict.
-  StatusWord to_raise() const {
-    if (x_.plan.one_pass) return x_.found;
-    if (!x_.plan.header) return 0;
-    const StatusWord v = x_.verdict;
-    if (status_field(v) == Field::earlier) return v;
-    if (x_.unit_acks && status_code(v) == Errc::mismatch && elsewhere(x_.header, status_field(v))) return v;
-    return 0;
-  }
+  // What this step found that other ranks may not have (step_to_raise).
+  StatusWord to_raise() const { return step_to_raise(x_); }
   int seen_rank() const { return x_.seen_rank; }
   bool one_pass() const { return x_.plan.one_pass; }
   bool header_step() const { return x_.plan.header; }
+  const StepState<P>& state() const { return x_; }
 
  private:
   enum class Phase : std::uint8_t { up, top, down, done };
@@ -152,23 +158,24 @@ class Walk {
 // What a finished step means for its call: the error its walk ended with
 // (`st`), else the verdict's (header steps), having noted what the call
 // raises or forgets (Engine::note_found, note_agreed_error).
-template <PayloadHooks P>
-Status step_result(Engine& e, const Walk<P>& w, const OpHeader& header, Status st) {
+template <class P>
+Status step_result(Engine& e, const StepState<P>& x, Status st) {
   OSMP_RETURN_IF_ERROR(std::move(st));
-  const bool one_pass = w.one_pass(), header_step = w.header_step();
-  if (one_pass || w.to_raise() != 0) {
-    e.note_found(w.to_raise());  // Engine::call raises it (the Walk did, before its ack)
-  } else if (header_step && w.verdict() != 0) {
+  const bool one_pass = x.plan.one_pass, header_step = x.plan.header;
+  const StatusWord raise = step_to_raise(x);
+  if (one_pass || raise != 0) {
+    e.note_found(raise);  // Engine::call raises it (the walk did, before its ack)
+  } else if (header_step && x.verdict != 0) {
     e.note_agreed_error();
   }
-  if (!header_step || w.verdict() == 0) return {};
-  if (w.seen_rank() >= 0 && (one_pass || e.unit_acks())) {
+  if (!header_step || x.verdict == 0) return {};
+  if (x.seen_rank >= 0 && (one_pass || e.unit_acks())) {
     // Only two headers are known here; the others' come with the next call
     // (or from the records: Engine::run_call).
-    std::string pair = pair_mismatch_message(header, e.team().rank(), w.seen(), w.seen_rank());
+    std::string pair = pair_mismatch_message(x.header, e.team().rank(), x.seen, x.seen_rank);
     if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
   }
-  return verdict_error(w.verdict(), header, e.team().rank());
+  return verdict_error(x.verdict, x.header, e.team().rank());
 }
 
 // One step of a blocking call, waited for in place: what a StepAwait does
@@ -177,12 +184,18 @@ Status step_result(Engine& e, const Walk<P>& w, const OpHeader& header, Status s
 template <PayloadHooks P>
 Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
                      StatusWord local, int root) {
-  Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
   const bool watch = plan.header && e.unit_acks();
   if (watch) e.watch_step(step, &header);
+  if (e.unit_acks() && one_group_runs(plan, e.lanes().front())) {
+    OneGroupStep<P> w(e, p, plan, step, header, local, root);
+    Status st = w.run();
+    if (watch) e.watch_step(0, nullptr);
+    return step_result(e, w.state(), std::move(st));
+  }
+  Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
   Status st = drive(e.team(), w);
   if (watch) e.watch_step(0, nullptr);
-  return step_result(e, w, header, std::move(st));
+  return step_result(e, w.state(), std::move(st));
 }
 
 // One step of a call, as a call's coroutine awaits it (task.hpp): blocking
@@ -216,7 +229,7 @@ class StepAwait : public Suspends<StepAwait<P>> {
     return {};
   }
 
-  Status await_resume() { return step_result(e_, w_, header_, std::move(st_)); }
+  Status await_resume() { return step_result(e_, w_.state(), std::move(st_)); }
 
  private:
   Wait until_waiting() {

@@ -9,6 +9,28 @@
 
 namespace osmp {
 
+// A one-pass step: nobody compared headers on the way up, so each member
+// compares the release's with its own. What it finds (or its own bad
+// arguments) only it knows: to be raised (collectives/calls.hpp). A
+// verdict already set is the root's own error, which every rank gets.
+// A round trip's header step in a team with unit acks compares too: the
+// release may come from a root on a one-pass plan, which compared nothing.
+template <class P>
+void check_release(StepState<P>& x, const CtrlLine& rel, int from) {
+  if (x.plan.one_pass && x.verdict != 0) return;
+  const OpHeader& theirs = *header_of(const_cast<CtrlLine&>(rel));
+  if (Field f = compare(theirs, x.header); f != Field::none) {
+    x.verdict = make_status(Errc::mismatch, f, x.e.team().rank());
+    // One-pass teams are one group: the release's writer is whoever thinks
+    // it is the root, and says so (two may, when ranks disagree on it).
+    x.saw(rel, theirs.root >= 0 && theirs.root < x.e.team().size() ? theirs.root : from);
+    x.found = x.verdict;
+  } else if (x.plan.one_pass) {
+    x.verdict = x.status;
+    x.found = x.verdict;
+  }
+}
+
 template <class P>
 class FanOut {
  public:
@@ -24,7 +46,9 @@ class FanOut {
         for (; j_ >= 0; --j_, u_ = 0) {
           if (Wait w = release(x, x.lane(j_))) return w;
         }
-        if (x.m < x.k && !x.top_member && !x.plan.up) {  // down-only chunk step: tell my local root I am done
+        // A down-only chunk step: tell my local root I am done (with unit
+        // acks the walk acks every step, after raising what it found).
+        if (x.m < x.k && !x.top_member && !x.plan.up && !x.unit_acks) {
           Lane& l = x.lane(x.m);
           publish(mline(l, l.g->me, x.step).ack, x.step, x.sleepy);
         }
@@ -86,27 +110,6 @@ class FanOut {
     from_ = area;
     from_lane_ = &l;
     return {};
-  }
-
-  // A one-pass step: nobody compared headers on the way up, so each member
-  // compares the release's with its own. What it finds (or its own bad
-  // arguments) only it knows: to be raised (collectives/calls.hpp). A
-  // verdict already set is the root's own error, which every rank gets.
-  // A round trip's header step in a team with unit acks compares too: the
-  // release may come from a root on a one-pass plan, which compared nothing.
-  static void check_release(StepState<P>& x, const CtrlLine& rel, int from) {
-    if (x.plan.one_pass && x.verdict != 0) return;
-    const OpHeader& theirs = *header_of(const_cast<CtrlLine&>(rel));
-    if (Field f = compare(theirs, x.header); f != Field::none) {
-      x.verdict = make_status(Errc::mismatch, f, x.e.team().rank());
-      // One-pass teams are one group: the release's writer is whoever thinks
-      // it is the root, and says so (two may, when ranks disagree on it).
-      x.saw(rel, theirs.root >= 0 && theirs.root < x.e.team().size() ? theirs.root : from);
-      x.found = x.verdict;
-    } else if (x.plan.one_pass) {
-      x.verdict = x.status;
-      x.found = x.verdict;
-    }
   }
 
   int phase_ = 0;

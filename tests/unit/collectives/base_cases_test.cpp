@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/calls.hpp"
 #include "collectives/walk.hpp"
 #include "sim/team_harness.hpp"
 
@@ -167,6 +168,80 @@ TEST(BaseCases, SlicesAtTheTop) {
     run({"Package:1 Core:5 PU:1", 5, ""}, kSlices, elems, true);
     run({"Package:2 Core:3 PU:1", 5, "knomial:2"}, kSlices, elems, false);
   }
+}
+
+// The one-group step (base/one_group.hpp) against the Walk, in a team with
+// unit acks: in every step some ranks run one and the others the other (as
+// when a rank's call takes the general path), then all the one-group step.
+// Down one pass: everyone gets the root's data; up one pass: the root gets
+// the sum, once; the symmetric round trip: everyone gets the sum.
+void run_one_group(int n, StepPlan plan, std::size_t elems) {
+  auto teams = test::create_teams(n, test::placed_on(cat("Package:1 Core:", n, " PU:1"), n));
+  for (auto& t : teams) ASSERT_TRUE(t.status.ok()) << t.status.to_string();
+  test::run_on_teams(teams, [&](TeamCore& team) {
+    CollectiveConfig cfg;
+    ASSERT_TRUE(cfg.set("OSMP_CHECK", "lazy").ok());
+    auto engine = Engine::create(team, cfg);
+    ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+    Engine& e = **engine;
+    Calls calls(team);
+    calls.bind(team, {&e});
+    ASSERT_TRUE(e.unit_acks());
+    ASSERT_TRUE(one_group_runs(plan, e.lanes().front()));
+    const int me = team.rank();
+    for (int round = 0; round < 3 * n; ++round) {
+      const int root = round % n;
+      const bool mixed = round < 2 * n;
+      const bool one_group = !mixed || (me + round) % 2 == 0;
+      std::vector<std::uint64_t> mine(elems), out(elems, 0);
+      for (std::size_t i = 0; i < elems; ++i) mine[i] = (std::uint64_t{1} << me) * (i + 1);
+      SumAll p(elems, mine.data(), out.data());
+      const std::uint64_t step = e.next_step();
+      OpHeader h;
+      h.root = static_cast<std::int16_t>(root);
+      StatusWord verdict = 0;
+      if (one_group) {
+        OneGroupStep<SumAll> w(e, p, plan, step, h, 0, root);
+        ASSERT_TRUE(w.run().ok());
+        verdict = w.state().verdict;
+      } else {
+        Walk<SumAll> w(e, p, plan, step, h, 0, root, 0, /*block=*/true);
+        ASSERT_TRUE(drive(team, w).ok());
+        EXPECT_TRUE(w.done());
+        verdict = w.verdict();
+      }
+      EXPECT_EQ(verdict, 0u) << "rank " << me << " round " << round;
+      const bool down_only = plan.one_pass && !plan.up, up_only = plan.one_pass && !plan.down;
+      if (up_only) {
+        EXPECT_EQ(p.at_top_calls(), me == root ? 1 : 0) << "rank " << me << " round " << round;
+      }
+      if (up_only && me != root) continue;
+      for (std::size_t i = 0; i < elems; ++i) {
+        const std::uint64_t want = down_only ? (std::uint64_t{1} << root) * (i + 1) : ((std::uint64_t{1} << n) - 1) * (i + 1);
+        if (out[i] != want) {
+          ADD_FAILURE() << "rank " << me << " round " << round << (one_group ? " (one group)" : " (walk)")
+                        << " element " << i << ": " << out[i] << ", want " << want;
+          return;
+        }
+      }
+    }
+  });
+}
+
+constexpr StepPlan kDownOnePass{true, false, true, false, TopCase::tree, true};
+constexpr StepPlan kUpOnePass{true, true, false, false, TopCase::tree, true};
+
+TEST(BaseCases, OneGroupStepMeetsTheWalk) {
+  for (int n : {2, 3, 5}) {
+    for (std::size_t elems : {std::size_t{1}, std::size_t{4}}) {  // in the line; 32 bytes: still in the line
+      run_one_group(n, kDownOnePass, elems);
+      run_one_group(n, kUpOnePass, elems);
+      run_one_group(n, kSymmetric, elems);
+    }
+    run_one_group(n, kDownOnePass, 37);  // the release's area, the members' slots
+    run_one_group(n, kUpOnePass, 37);
+  }
+  run_one_group(2, kSymmetric, 37);  // allreduce-sized data in the slots: two members
 }
 
 }  // namespace
