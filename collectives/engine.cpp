@@ -135,11 +135,9 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
   c.numbered = numbered_;
   std::uint16_t earlier = 0;
   if (c.numbered) {
-    earlier = calls_->earlier();
-    OpHeader h = header_for(a);
-    h.earlier = earlier;
-    if (Status st = calls_->enter(h); !st.ok()) return c.ends(std::move(st));
-    entered();
+    OpHeader h;
+    if (Status st = number(a, h); !st.ok()) return c.ends(std::move(st));
+    earlier = h.earlier;
   }
   const CollArgs& u = a;
   if (u.abstain != Errc::ok) {

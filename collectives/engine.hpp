@@ -226,12 +226,11 @@ class Engine {
   bool calls_pending() const;
   // run() of any call: begin, walk, end.
   Status run_general(const CollArgs& a);
-  // A numbered call was entered in the team's Calls: what end() reads starts afresh.
-  void entered() {
-    found_ = 0;
-    agreed_error_ = false;
-    peek_seen_rank_ = -1;
-  }
+  // Numbers a call in the team's Calls (numbered_ teams): `h` is its header,
+  // with the digest of the call before, entered in this rank's record; what
+  // end() reads starts afresh. Not ok: the call must not run (Calls::enter).
+  // In ops/common.hpp, beside header_for().
+  Status number(const CollArgs& a, OpHeader& h);
   // A call around its walk: begin() checks and numbers it, end() turns the
   // walk's status into the call's (every error path: verdicts explained,
   // errors raised or learned). run() and call() are begin, walk, end.

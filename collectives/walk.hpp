@@ -186,16 +186,18 @@ Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, 
                      StatusWord local, int root) {
   const bool watch = plan.header && e.unit_acks();
   if (watch) e.watch_step(step, &header);
+  auto result = [&](const StepState<P>& x, Status st) {
+    if (watch) e.watch_step(0, nullptr);
+    return step_result(e, x, std::move(st));
+  };
   if (e.unit_acks() && one_group_runs(plan, e.lanes().front())) {
     OneGroupStep<P> w(e, p, plan, step, header, local, root);
     Status st = w.run();
-    if (watch) e.watch_step(0, nullptr);
-    return step_result(e, w.state(), std::move(st));
+    return result(w.state(), std::move(st));
   }
   Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
   Status st = drive(e.team(), w);
-  if (watch) e.watch_step(0, nullptr);
-  return step_result(e, w.state(), std::move(st));
+  return result(w.state(), std::move(st));
 }
 
 // One step of a call, as a call's coroutine awaits it (task.hpp): blocking

@@ -25,6 +25,16 @@ inline OpHeader header_for(const CollArgs& a) {
   return h;
 }
 
+inline Status Engine::number(const CollArgs& a, OpHeader& h) {
+  h = header_for(a);
+  h.earlier = calls_->earlier();
+  OSMP_RETURN_IF_ERROR(calls_->enter(h));
+  found_ = 0;
+  agreed_error_ = false;
+  peek_seen_rank_ = -1;
+  return {};
+}
+
 // The plan of a call on this rank (`local`: its own argument error, with
 // which it takes part without data).
 inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
@@ -116,12 +126,10 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
   if (e.team_.stopped() || !check_arguments(a, Op::kKind, e.team_.rank(), e.team_.size()).ok()) [[unlikely]] {
     return e.run_general(a);
   }
-  Calls& calls = *e.calls_;
+  OpHeader h;
+  if (Status st = e.number(a, h); !st.ok()) return st;
   CollArgs args = a;
-  args.earlier = calls.earlier();
-  const OpHeader h = header_for(args);
-  if (Status st = calls.enter(h); !st.ok()) return st;
-  e.entered();
+  args.earlier = h.earlier;
   Status st = run_operation<Op>(e, args, 0, h);
   if (st.ok() && e.found_ == 0 && !e.agreed_error_) [[likely]] return st;
   CallStart c;
