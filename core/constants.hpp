@@ -15,4 +15,8 @@ inline constexpr std::size_t kFalseSharingRange = 128;
 // A cache line proper: the unit one flag write moves between cores.
 inline constexpr std::size_t kCacheLine = 64;
 
+// The unit the shared heap hands out and reserves (shm/heap.hpp): the
+// system's base page on every machine osmp runs on.
+inline constexpr std::size_t kPageBytes = 4096;
+
 }  // namespace osmp

@@ -152,7 +152,9 @@ static_assert(sizeof(ControlBlock) == kFalseSharingRange);
 // (so that its watchdog never signals a reused pid).
 //
 // Memory ordering: `address` and the rank's exchange item are written before
-// `arrive` is published (release); readers acquire `arrive` first. `pid` is
+// `arrive` is published (release); readers acquire `arrive` first. `offer`
+// is written before the call's header step, whose round trip orders it
+// before every rank's reads (collectives/ops/direct.cpp). `pid` is
 // claimed acq_rel and read with acquire; `launched` is stored before the
 // program runs (exec orders it) and read relaxed.
 struct alignas(kFalseSharingRange) RankLine {
@@ -163,7 +165,10 @@ struct alignas(kFalseSharingRange) RankLine {
   std::atomic<std::uint64_t> address{0};  // single copy: where this rank's data is this step
   std::atomic<std::uint64_t> length{0};
   std::atomic<std::uint64_t> launched{0};
-  std::byte reserved[kFalseSharingRange - 80];
+  // Single copy through the shared heap: where this rank's send and receive
+  // buffers of a call are in its heap (offsets, 0: not there), [call parity][send, recv].
+  std::atomic<std::uint64_t> offer[2][2] = {};
+  std::byte reserved[kFalseSharingRange - 112];
 };
 static_assert(sizeof(RankLine) == kFalseSharingRange);
 

@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -66,7 +68,7 @@ Result<std::uint64_t> shm_free_bytes(const std::string& dir) {
 }
 
 Result<Segment> Segment::create(const std::string& dir, std::size_t size, SegmentInfo info,
-                                const std::vector<NumaRange>& numa) {
+                                const std::vector<NumaRange>& numa, Reserve reserve) {
   if (size < sizeof(SegmentHeader)) {
     return Status(Errc::internal, cat("segment of ", size, " bytes: smaller than its header"));
   }
@@ -78,7 +80,8 @@ Result<Segment> Segment::create(const std::string& dir, std::size_t size, Segmen
                       " free (enlarge the tmpfs, e.g. docker --shm-size, or lower "
                       "OSMP_SLOT_SIZE / OSMP_BCAST_SIZE)"));
   };
-  if (free_bytes < size) return no_room(free_bytes);
+  const std::size_t reserved = reserve == Reserve::all ? size : std::min<std::size_t>(size, kPageBytes);
+  if (free_bytes < reserved) return no_room(free_bytes);
 
   // O_TMPFILE: the file never has a name, so nobody can find, pre-create or
   // leave it behind. fchmod: the umask must not change what attachers check.
@@ -105,7 +108,7 @@ Result<Segment> Segment::create(const std::string& dir, std::size_t size, Segmen
   s.base_ = static_cast<std::byte*>(p);
   s.size_ = size;
   place_on_nodes(s.base_, numa);
-  int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
+  int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(reserved));
   if (rc == ENOSPC) return no_room(shm_free_bytes(dir).ok() ? *shm_free_bytes(dir) : 0);
   if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
     return Status(Errc::system, cat("cannot reserve a segment in ", dir, ": ", errno_text(rc)));
@@ -196,6 +199,31 @@ Result<Segment> Segment::map_checked(int fd, const std::string& what, const Segm
     if (h.params[i] != expect.params[i]) return mismatch(what, "layout parameter", h.params[i], expect.params[i]);
   }
   return s;
+}
+
+Status Segment::reserve(std::size_t offset, std::size_t len) const {
+  if (fd_ < 0) return Status(Errc::internal, cat(what_, ": reserve without the creator's descriptor"));
+  if (offset > size_ || len > size_ - offset) out_of_bounds(offset, len);
+  // fallocate, not posix_fallocate: glibc's fallback writes every page when
+  // the file system has no fallocate, which would hide a full tmpfs.
+  if (::fallocate(fd_, 0, static_cast<off_t>(offset), static_cast<off_t>(len)) == 0) return {};
+  const int e = errno;
+  if (e == ENOSPC) {
+    auto free_bytes = shm_free_bytes(shm_dir());
+    return Status(Errc::no_space, cat("no room for ", format_bytes(len), " in ", what_, ": the file system has ",
+                                      free_bytes.ok() ? format_bytes(*free_bytes) : std::string("unknown"),
+                                      " free"));
+  }
+  return Status(Errc::system, cat("cannot reserve ", format_bytes(len), " in ", what_, ": ", errno_text(e)));
+}
+
+void Segment::give_back(std::size_t offset, std::size_t len) const {
+  if (fd_ < 0 || len == 0) return;
+  if (offset > size_ || len > size_ - offset) out_of_bounds(offset, len);
+  if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(len)) != 0) {
+    log(LogLevel::debug, what_, ": cannot give back ", format_bytes(len), ": ", errno_text(errno));
+  }
 }
 
 SegmentHandle Segment::handle() const {

@@ -26,7 +26,7 @@ namespace osmp {
 inline constexpr std::uint64_t kSegmentMagic = 0x32474553504d534fULL;  // "OSMPSEG2"
 inline constexpr std::uint32_t kSegmentVersion = 2;
 
-enum class SegmentKind : std::uint32_t { job = 1, team = 2, group = 3, test = 4 };
+enum class SegmentKind : std::uint32_t { job = 1, team = 2, group = 3, test = 4, heap = 5 };
 
 // What a segment is: declared by its creator, expected by its attachers.
 struct SegmentInfo {
@@ -82,9 +82,12 @@ class Segment {
   // tmpfs is an error now, not a SIGBUS later), places the given ranges on
   // their NUMA nodes, writes the header (info.total_size is filled in) and
   // marks it ready. The creator keeps a descriptor until close_fd(), so that
-  // peers can attach through handle().
+  // peers can attach through handle(). Reserve::header_only: only the
+  // header's page is reserved; the creator reserves the rest as it hands it
+  // out (reserve(); the shared heap, shm/heap.hpp).
+  enum class Reserve { all, header_only };
   static Result<Segment> create(const std::string& dir, std::size_t size, SegmentInfo info,
-                                const std::vector<NumaRange>& numa = {});
+                                const std::vector<NumaRange>& numa = {}, Reserve reserve = Reserve::all);
   // Opens the segment `h` describes through /proc/<pid>/fd/<fd>, checks the
   // file (see the top of this file) and its header against `expect` (magic,
   // version, kind, job, team, members, domain, params; total_size 0: any).
@@ -112,6 +115,12 @@ class Segment {
   // Drops the descriptor: from now on nothing but the mappings of the
   // processes that attached keep the segment alive. Idempotent.
   void close_fd();
+  // The creator, while it holds the descriptor: reserves the pages of
+  // [offset, offset + len) (no room: Errc::no_space naming the sizes), or
+  // gives them back to the system (their contents are lost: zeros on the
+  // next read). Both page-aligned.
+  Status reserve(std::size_t offset, std::size_t len) const;
+  void give_back(std::size_t offset, std::size_t len) const;
 
   // A T at `offset`, checked against the mapped size (never against sizes read
   // from shared memory).
