@@ -275,6 +275,19 @@ int osmp_size(const osmp_team* t) {
   return e ? e->team.size() : -1;
 }
 
+int osmp_alloc(osmp_team* t, size_t bytes, void** ptr) {
+  return guarded(t, "osmp_alloc", [&](osmp::Team& team) -> osmp::Status {
+    if (!ptr) return osmp::Status(osmp::Errc::invalid_argument, "osmp_alloc: ptr is NULL");
+    *ptr = nullptr;
+    OSMP_ASSIGN_OR_RETURN(*ptr, team.allocate_bytes(bytes));
+    return {};
+  });
+}
+
+int osmp_free(osmp_team* t, void* ptr) {
+  return guarded(t, "osmp_free", [&](osmp::Team& team) { return team.free_bytes(ptr); });
+}
+
 int osmp_barrier(osmp_team* t) {
   return guarded(t, "osmp_barrier", [](osmp::Team& team) { return team.barrier(); });
 }

@@ -125,6 +125,17 @@ int osmp_waitall(int count, osmp_request* reqs);
 /* Frees the request without waiting: the call still runs, in order, when
  * the team's later calls (or osmp_finalize) move the team on. */
 int osmp_request_free(osmp_request* req);
+/* The shared heap (docs/heap.md): memory of this process that every rank of
+ * its teams maps. Collectives whose buffers lie in the ranks' heaps copy each
+ * byte once. Both calls are local (no other rank takes part). osmp_alloc
+ * rounds `bytes` up to pages; no room is OSMP_ERR_NO_SPACE with the sizes in
+ * osmp_last_error (OSMP_HEAP_SIZE sets the heap's size; 0 turns it off).
+ * osmp_free takes what osmp_alloc returned (NULL: nothing); anything else, a
+ * second free, or calls started on the team still pending are OSMP_ERR_ARG
+ * and change nothing. Blocks live as long as their team: free them before
+ * osmp_finalize. */
+int osmp_alloc(osmp_team* team, size_t bytes, void** ptr);
+int osmp_free(osmp_team* team, void* ptr);
 /* Runtime tuning. Each call is collective over the team: every rank passes
  * the same values, and all switch between the same two collectives; a bad or
  * different value on any rank is an error on every rank and changes nothing.

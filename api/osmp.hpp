@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "collectives/config.hpp"
 #include "collectives/types.hpp"
@@ -28,6 +29,7 @@ namespace osmp {
 
 class TeamCore;
 class Views;
+class Heap;
 struct CollArgs;
 struct CallState;
 
@@ -99,6 +101,60 @@ class Request {
 // Waits for every request, in any order; the first error, by position.
 Status wait_all(std::span<Request> requests);
 
+// Memory of this process's shared heap (docs/heap.md): `size()` elements of
+// T, page-aligned, that every rank of the process's teams maps. Collectives
+// whose buffers lie in the ranks' heaps copy each byte once. Freed when the
+// handle goes (or by free()); it keeps the heap alive until then.
+Status free_heap_memory(Heap& h, void* p);  // HeapArray's (api/team.cpp)
+
+template <class T>
+class HeapArray {
+  static_assert(std::is_trivially_copyable_v<T>, "osmp: heap arrays hold trivially copyable elements");
+
+ public:
+  HeapArray() = default;
+  HeapArray(HeapArray&& o) noexcept : heap_(std::move(o.heap_)), data_(o.data_), size_(o.size_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  HeapArray& operator=(HeapArray&& o) noexcept {
+    if (this != &o) {
+      (void)free();
+      heap_ = std::move(o.heap_);
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  ~HeapArray() { (void)free(); }
+
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](std::size_t i) const { return data_[i]; }
+  T* begin() const { return data_; }
+  T* end() const { return data_ + size_; }
+  std::span<T> span() const { return {data_, size_}; }
+  operator std::span<T>() const { return span(); }
+  operator std::span<const T>() const { return {data_, size_}; }
+  // Gives the memory back now (the error of a heap that refused).
+  Status free() {
+    if (!data_) return {};
+    Status st = free_heap_memory(*heap_, data_);
+    heap_.reset();
+    data_ = nullptr;
+    size_ = 0;
+    return st;
+  }
+
+ private:
+  friend class Team;
+  HeapArray(std::shared_ptr<Heap> h, T* p, std::size_t n) : heap_(std::move(h)), data_(p), size_(n) {}
+  std::shared_ptr<Heap> heap_;
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 class Team {
  public:
   // The team of the job osmprun started; collective over its ranks.
@@ -163,6 +219,24 @@ class Team {
   Request iscatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
   Request ireduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
 
+  // The shared heap (docs/heap.md). Local: no other rank takes part. Sizes
+  // in bytes are rounded up to pages. No room: Errc::no_space with the sizes
+  // (OSMP_HEAP_SIZE; a process with OSMP_HEAP_SIZE=0 has no heap).
+  template <class T>
+  Result<HeapArray<T>> allocate(std::size_t n) {
+    if (n > (std::size_t{1} << 62) / sizeof(T)) return size_error("allocate");
+    OSMP_ASSIGN_OR_RETURN(void* p, allocate_bytes(n * sizeof(T)));
+    return HeapArray<T>(heap_owner(), static_cast<T*>(p), n);
+  }
+  Result<void*> allocate_bytes(std::size_t bytes);
+  // Frees what allocate_bytes() returned. Not a block of this process's
+  // heap (freed twice, never allocated, inside a block), or calls started on
+  // this team still pending: Errc::invalid_argument, and nothing changes.
+  Status free_bytes(void* p);
+  // This rank's calls so far that moved their data by single copy through
+  // the heaps (a check that the buffers are where they should be).
+  std::uint64_t single_copies() const;
+
   // Joins a collective without taking part: nothing is read or written.
   // `why` unsupported declines the call: every rank returns unsupported when
   // every rank declined, mismatch when only some did (the MPI glue: "this
@@ -218,6 +292,7 @@ class Team {
   // A request that completed at once with `st`.
   static Request failed(Status st);
   Status apply_initial(const Options& options);
+  std::shared_ptr<Heap> heap_owner() const;
   std::unique_ptr<Views> views_;
 };
 

@@ -190,6 +190,41 @@ std::uint64_t Team::generation() const { return views_ ? views_->generation() : 
 std::uint64_t Team::switched_after() const { return views_ ? views_->switched_after() : 0; }
 int Team::views() const { return views_ ? views_->view_count() : 0; }
 
+Status free_heap_memory(Heap& h, void* p) { return h.free(p); }
+
+std::uint64_t Team::single_copies() const { return views_ ? views_->single_copies() : 0; }
+
+std::shared_ptr<Heap> Team::heap_owner() const { return views_ ? views_->heap() : nullptr; }
+
+Result<void*> Team::allocate_bytes(std::size_t bytes) {
+  if (!views_) return moved_from();
+  std::shared_ptr<Heap> h = views_->heap();
+  if (!h) {
+    return Status(Errc::no_space, cat("allocate: rank ", rank(), " has no shared heap (OSMP_HEAP_SIZE=0, or "
+                                      "the shared-memory directory has less than 4 MiB free per rank)"));
+  }
+  auto p = h->allocate(bytes);
+  if (!p.ok()) return Status(p.status()).prefix(cat("allocate on rank ", rank()));
+  return *p;
+}
+
+Status Team::free_bytes(void* p) {
+  if (!views_) return moved_from();
+  if (!p) return {};
+  std::shared_ptr<Heap> h = views_->heap();
+  if (!h || !h->contains(p)) {
+    return Status(Errc::invalid_argument,
+                  cat("free on rank ", rank(), ": ", p, " is not in this process's shared heap"));
+  }
+  CallQueue& q = views_->queue();
+  q.poll();
+  if (!q.empty()) {
+    return Status(Errc::invalid_argument, cat("free on rank ", rank(), ": calls started on this team are still "
+                                              "pending (complete them before freeing their buffers)"));
+  }
+  return Status(h->free(p)).prefix(cat("free on rank ", rank()));
+}
+
 Status Team::size_error(const char* op) {
   return Status(Errc::invalid_argument, cat(op, ": the spans' sizes do not match"));
 }

@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "shm/cma.hpp"
+#include "team/heaps.hpp"
 #include "virtual_hier/spec.hpp"
 
 namespace osmp {
@@ -103,6 +104,8 @@ Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions&
     OSMP_ASSIGN_OR_RETURN(out->cma_, probe_cma(boot));
   }
   v->engine->set_cma(out->cma_);
+  OSMP_ASSIGN_OR_RETURN(out->heaps_, join_heaps(boot, team));
+  v->engine->set_heaps(out->heaps_.get());
   out->views_.push_back(std::move(v));
   out->profiles_.fill(base);
   if (boot.size() > 1) {
@@ -138,6 +141,7 @@ Result<std::unique_ptr<Views::View>> Views::build(const Profile& p) {
   v->core->set_topology_description(cur.topology_description());
   OSMP_ASSIGN_OR_RETURN(v->engine, Engine::create(*v->core, p.coll));
   v->engine->set_cma(cma_);
+  v->engine->set_heaps(heaps_.get());
   return v;
 }
 

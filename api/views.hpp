@@ -79,6 +79,13 @@ class Views {
   const Profile& profile(OpKind k) const { return profiles_[static_cast<std::size_t>(op_index(k))]; }
   const Profile& base_profile() const { return views_.front()->profile; }
   int view_count() const { return static_cast<int>(views_.size()); }
+  // This process's shared heap (null: OSMP_HEAP_SIZE=0, or no room).
+  std::uint64_t single_copies() const {
+    std::uint64_t n = 0;
+    for (const auto& v : views_) n += v->engine->single_copies();
+    return n;
+  }
+  std::shared_ptr<Heap> heap() const { return heaps_ ? heaps_->own_shared() : nullptr; }
   // How many reconfigurations took effect, and after how many collectives
   // each rank had run when the last did (the same on every rank).
   std::uint64_t generation() const { return generation_; }
@@ -115,6 +122,9 @@ class Views {
 
   void bind_calls();
 
+  // The ranks' shared heaps (team/heaps.hpp): every view's engine reads
+  // them, so they outlive the views.
+  std::shared_ptr<const HeapPeers> heaps_;
   std::vector<std::unique_ptr<View>> views_;  // [0]: the base view
   std::unique_ptr<Calls> numbered_;           // the team's calls (teams of more than one rank)
   std::array<Profile, kOpKinds> profiles_;

@@ -1,6 +1,7 @@
 #include "team/options.hpp"
 
 #include "core/env.hpp"
+#include "core/strings.hpp"
 
 namespace osmp {
 
@@ -19,6 +20,14 @@ Result<TeamOptions> TeamOptions::from_env() {
   o.slot_bytes = slot;
   o.bcast_bytes = bcast;
   o.shm_limit = limit;
+  if (auto heap = env_get("OSMP_HEAP_SIZE"); heap && !trim(*heap).empty()) {
+    if (iequals(trim(*heap), "off")) {
+      o.heap_bytes = 0;
+    } else {
+      OSMP_ASSIGN_OR_RETURN(auto bytes, parse_size(*heap, "environment variable OSMP_HEAP_SIZE"));
+      o.heap_bytes = static_cast<std::size_t>(bytes);
+    }
+  }
   if (auto place = env_get("OSMP_PLACE"); place && !place->empty()) {
     auto p = CpuSet::parse(*place);
     if (!p.ok()) return Status(p.status()).prefix("environment variable OSMP_PLACE");

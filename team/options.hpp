@@ -7,6 +7,10 @@
 //   OSMP_BCAST_SIZE  bytes of each broadcast buffer, default 64K
 //   OSMP_SHM_LIMIT   most bytes of shared memory one team may use; default none
 //   OSMP_SHM_DIR     where segments live, default /dev/shm
+//   OSMP_HEAP_SIZE   bytes of this process's shared heap (team/heaps.hpp);
+//                    0 or off: none; default a quarter of what the shm
+//                    directory has free, shared among the team's ranks.
+//                    May differ per rank.
 //   OSMP_PLACE       this process's place (cpuset list) on a topology that is
 //                    not this system; osmprun sets it
 //
@@ -34,6 +38,7 @@ struct TeamOptions {
   std::size_t bcast_bytes = kDefaultBcastBytes;
   std::uint64_t shm_limit = 0;      // 0: no limit
   std::optional<CpuSet> place;      // default: the binding, or OSMP_PLACE
+  std::optional<std::size_t> heap_bytes;  // OSMP_HEAP_SIZE; unset: default_heap_bytes()
   bool allow_oversubscribe = true;  // a team runs whatever the launcher started
   // Settings of the layers above (collectives) that every rank must share;
   // compared as text at team creation.
