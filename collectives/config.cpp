@@ -68,6 +68,7 @@ constexpr Known kSettings[] = {
     {"OSMP_SYMMETRIC_SLOT_MAX", false}, {"OSMP_CMA", false},
     {"OSMP_CMA_MIN", false},        {"OSMP_CMA_MAX", false},
     {"OSMP_CHECK", false},          {"OSMP_ONE_PASS_MAX", false},
+    {"OSMP_DIRECT", true},
 };
 
 }  // namespace
@@ -116,12 +117,14 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
   }
   if (name == "OSMP_CMA_MIN") return size(cma_min);
   if (name == "OSMP_CMA_MAX") return size(cma_max);
-  if (name == "OSMP_CMA") {
+  auto boolean = [&](bool& out) -> Status {
     std::string_view v = trim(value);
-    if (v == "1" || iequals(v, "on") || iequals(v, "yes") || iequals(v, "true")) return cma = true, Status{};
-    if (v == "0" || iequals(v, "off") || iequals(v, "no") || iequals(v, "false")) return cma = false, Status{};
+    if (v == "1" || iequals(v, "on") || iequals(v, "yes") || iequals(v, "true")) return out = true, Status{};
+    if (v == "0" || iequals(v, "off") || iequals(v, "no") || iequals(v, "false")) return out = false, Status{};
     return Status(Errc::invalid_argument, cat(what, ": '", value, "' is not a boolean (1/0, on/off)"));
-  }
+  };
+  if (name == "OSMP_CMA") return boolean(cma);
+  if (name == "OSMP_DIRECT") return boolean(direct);
   return Status(Errc::invalid_argument, cat("unknown collective setting '", name, "'"));
 }
 
@@ -152,7 +155,8 @@ std::string CollectiveConfig::fingerprint() const {
   };
   std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
                       ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_min, ";cma_max=", cma_max,
-                      ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max);
+                      ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max,
+                      ";direct=", direct);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));
   return s;
 }

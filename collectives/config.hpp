@@ -22,6 +22,9 @@
 //   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where single copy is used
 //                    (default 512K .. 64M: below, the owner waiting for its readers
 //                    costs more than the extra copy saves; measured in README)
+//   OSMP_DIRECT      1 (default) / 0: single copy through the shared heap
+//                    (team/heaps.hpp) for calls too large for the areas whose
+//                    buffers are there; before OSMP_CMA (docs/heap.md)
 //   OSMP_CHECK       how mismatched arguments are found (docs/protocol.md,
 //                    "One-pass calls"). lazy (default): small rooted calls
 //                    (bcast, scatter, reduce, gather) on a team whose tree is
@@ -59,6 +62,7 @@ struct CollectiveConfig {
   int sym_max = 8;
   int sym_slot_max = 2;
   bool cma = true;
+  bool direct = true;
   std::size_t cma_min = 512 * 1024;
   std::size_t cma_max = std::size_t{64} << 20;
   bool lazy = kLazyByDefault;  // OSMP_CHECK

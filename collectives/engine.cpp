@@ -110,6 +110,7 @@ void Engine::set_calls(Calls* c) {
 void Engine::realign(std::uint64_t step, std::uint64_t flat_step) {
   step_ = step;
   flat_step_ = flat_step;
+  offers_ = 0;  // every rank is here, none reading an offer: they line up again
   for (Lane& l : lanes_) {
     l.up_ok = step;
     l.done_all = step;

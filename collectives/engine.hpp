@@ -26,6 +26,7 @@
 #include "collectives/plan.hpp"
 #include "collectives/protocol.hpp"
 #include "collectives/types.hpp"
+#include "shm/heap.hpp"
 #include "team/team.hpp"
 
 namespace osmp {
@@ -213,6 +214,16 @@ class Engine {
   // Team creation decides, collectively, whether every rank may read every
   // other's memory (api/team.cpp).
   void set_cma(bool ok) { cma_ = ok; }
+  // The team's shared heaps (team/heaps.hpp), when its ranks joined them:
+  // single copy for buffers in them (collectives/ops/direct.cpp).
+  void set_heaps(const HeapPeers* h) { heaps_ = h; }
+  const HeapPeers* heaps() const { return config_.direct ? heaps_ : nullptr; }
+  // The parity of the next call that offers its buffers (ops/direct.cpp):
+  // counted per call, restarted on every rank by realign().
+  int next_offer() { return static_cast<int>(++offers_ % 2); }
+  // Calls of this rank that moved their data by single copy through the heaps.
+  std::uint64_t single_copies() const { return single_copies_; }
+  void count_single_copy() { ++single_copies_; }
 
   // The next step of the tree: every tree step passes through every group,
   // so each group sees an unbroken sequence (slot_free() relies on it).
@@ -283,6 +294,9 @@ class Engine {
   std::uint64_t step_ = 0;
   std::uint64_t flat_step_ = 0;
   bool cma_ = false;
+  const HeapPeers* heaps_ = nullptr;
+  std::uint64_t offers_ = 0;
+  std::uint64_t single_copies_ = 0;
   bool blocking_ = true;
   FrameCache frames_;
 };

@@ -43,7 +43,10 @@ struct Allgather {
     return AllgatherPayload(e, local ? 0 : block(a), mine(e, a), static_cast<std::byte*>(a.recv));
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    const std::size_t all = block(a) * static_cast<std::size_t>(e.team().size());
+    DirectCall d(e, a, local, {mine(e, a), block(a), static_cast<std::byte*>(a.recv), all});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     co_return co_await flat_allgather(e, mine(e, a), static_cast<std::byte*>(a.recv), block(a));
   }
 };

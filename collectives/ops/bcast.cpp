@@ -52,7 +52,10 @@ struct Bcast {
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     auto* buf = static_cast<std::byte*>(a.recv);
     const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    const bool root = e.team().rank() == a.root;
+    DirectCall d(e, a, local, {root ? buf : nullptr, bytes, buf, bytes});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     BcastPayload p(buf, plan.chunk_bytes, e.team().rank() == a.root, a.root);
     co_return co_await chunk_steps(e, plan, bytes, a.root, p, [&](std::size_t off, std::size_t len) {
       p.set_chunk(buf + off, len);

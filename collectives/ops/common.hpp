@@ -8,6 +8,7 @@
 #include "collectives/engine.hpp"
 #include "collectives/payloads.hpp"
 #include "collectives/step.hpp"
+#include "collectives/task.hpp"
 #include "collectives/walk.hpp"
 
 namespace osmp {
@@ -140,6 +141,61 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
 }
 extern const OpEntry kBarrierOp, kBcastOp, kReduceOp, kAllreduceOp, kGatherOp, kAllgatherOp, kScatterOp,
     kReduceScatterBlockOp;
+
+// Single copy through the shared heap (collectives/ops/direct.cpp): a call
+// whose data follows its header step says where its buffers are before that
+// step (the constructor), and after it every rank reads every rank's words
+// and gets the same mode(); a call whose mode is not `none` runs run(mode),
+// the others their other path. This rank's buffers as the operation sees them
+// (send: what it contributes; recv: where its result goes; null: none).
+struct DirectBuffers {
+  const std::byte* send = nullptr;
+  std::size_t send_len = 0;
+  std::byte* recv = nullptr;
+  std::size_t recv_len = 0;
+};
+enum class DirectMode : std::uint8_t {
+  none,  // some buffer the call needs is outside the heaps: the other path
+  pull,  // readers copy from the owners' buffers (reductions: each its share)
+  push,  // owners copy into the readers' buffers
+};
+class DirectCall {
+ public:
+  DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine);
+  DirectMode mode();
+  Task run(DirectMode m);
+
+ private:
+  std::size_t bytes() const;  // count * element size
+  std::size_t need_send(int q) const;
+  std::size_t need_recv(int q) const;
+  // Rank q's offered buffer as mapped here, checked against the bytes the
+  // operation needs from it; null when it offered none or it does not fit.
+  std::byte* send_of(int q) const;
+  std::byte* recv_of(int q) const;
+  FlagAwait arrived(int q);
+  FlagAwait finished(int q);
+  void arrive();
+  void done();
+  Task finished_all(int except = -1);
+  Task bcast();
+  Task gather_pull();
+  Task gather_push();
+  Task allgather_pull();
+  Task allgather_push();
+  Task scatter_pull();
+  Task scatter_push();
+  Task reduce();
+  Task reduce_scatter();
+
+  Engine& e_;
+  CollArgs a_;
+  DirectBuffers mine_;
+  const HeapPeers* heaps_;
+  int parity_ = 0;
+  std::uint64_t step_ = 0;
+  std::vector<std::uint64_t> send_, recv_;  // every rank's offers (mode())
+};
 
 // The flat paths for large gathers and scatters (collectives/ops/flat.cpp):
 // every rank's outbox in the team's control segment, in chunks.

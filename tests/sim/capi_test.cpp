@@ -63,6 +63,8 @@ void expect_refused_everywhere(osmp_team* t, const std::string& words) {
       {"osmp_reduce_scatter_block", [&] { return osmp_reduce_scatter_block(t, &x, &y, 1, OSMP_INT32, OSMP_SUM); }},
       {"osmp_set", [&] { return osmp_set(t, OSMP_COLL_ALL, "OSMP_VH", ""); }},
       {"osmp_set_vh", [&] { return osmp_set_vh(t, OSMP_COLL_ALL, ""); }},
+      {"osmp_alloc", [&] { void* p = nullptr; return osmp_alloc(t, 64, &p); }},
+      {"osmp_free", [&] { return osmp_free(t, &x); }},
   };
   for (const auto& [name, call] : calls) {
     EXPECT_EQ(call(), OSMP_ERR_ARG) << name;
@@ -252,6 +254,33 @@ TEST(CapiRequests, ACallsErrorComesWithItsCompletion) {
     EXPECT_EQ(q, OSMP_REQUEST_NULL);
     EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
     EXPECT_EQ(y, 2);
+  });
+}
+
+// The shared heap through C: a bcast from heap memory, the errors a user
+// can make (a pointer from elsewhere, a second free), and no room.
+TEST(CApi, HeapAllocFreeAndErrors) {
+  with_team(2, [](int r, osmp_team* t) {
+    const int64_t n = 100000;
+    void* p = nullptr;
+    ASSERT_EQ(osmp_alloc(t, n * sizeof(int32_t), &p), OSMP_SUCCESS) << osmp_last_error(t);
+    auto* v = static_cast<int32_t*>(p);
+    for (int64_t i = 0; i < n; ++i) v[i] = r == 0 ? static_cast<int32_t>(i * 3) : 0;
+    ASSERT_EQ(osmp_bcast(t, v, n, OSMP_INT32, 0), OSMP_SUCCESS) << osmp_last_error(t);
+    EXPECT_EQ(v[n - 1], static_cast<int32_t>((n - 1) * 3));
+    int local = 0;
+    EXPECT_EQ(osmp_free(t, &local), OSMP_ERR_ARG);
+    EXPECT_NE(std::string(osmp_last_error(t)).find("not in this process's shared heap"), std::string::npos);
+    EXPECT_EQ(osmp_free(t, p), OSMP_SUCCESS);
+    EXPECT_EQ(osmp_free(t, p), OSMP_ERR_ARG);
+    EXPECT_NE(std::string(osmp_last_error(t)).find("freed twice"), std::string::npos) << osmp_last_error(t);
+    EXPECT_EQ(osmp_free(t, nullptr), OSMP_SUCCESS);
+    void* q = nullptr;
+    EXPECT_EQ(osmp_alloc(t, size_t{1} << 60, &q), OSMP_ERR_NO_SPACE);
+    EXPECT_EQ(q, nullptr);
+    EXPECT_EQ(osmp_alloc(t, 64, nullptr), OSMP_ERR_ARG);
+    EXPECT_EQ(osmp_barrier(t), OSMP_SUCCESS);
+    EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 
 #include "collectives/kernels.hpp"
@@ -43,21 +44,47 @@ T fold(Op op, T a, T b) {
   return out;
 }
 
-// A buffer with canaries on both sides.
+// A buffer with canaries on both sides, in private memory or in the team's
+// shared heap (then freed with the buffer).
 struct Guarded {
-  std::vector<unsigned char> mem;
+  std::vector<unsigned char> own;
+  unsigned char* mem = nullptr;
   std::size_t len;
-  explicit Guarded(std::size_t bytes) : mem(bytes + 2 * kGuard, kPoison), len(bytes) {
-    std::memset(mem.data(), kCanary, kGuard);
-    std::memset(mem.data() + kGuard + len, kCanary, kGuard);
+  Team* heap = nullptr;
+  Guarded(Team& team, std::size_t bytes, bool in_heap) : len(bytes) {
+    if (in_heap) {
+      auto p = team.allocate_bytes(bytes + 2 * kGuard);
+      if (!p.ok()) throw std::runtime_error(p.status().to_string());
+      mem = static_cast<unsigned char*>(*p);
+      heap = &team;
+    } else {
+      own.resize(bytes + 2 * kGuard);
+      mem = own.data();
+    }
+    std::memset(mem, kPoison, bytes + 2 * kGuard);
+    std::memset(mem, kCanary, kGuard);
+    std::memset(mem + kGuard + len, kCanary, kGuard);
   }
-  void* data() { return mem.data() + kGuard; }
+  Guarded(const Guarded&) = delete;
+  Guarded& operator=(const Guarded&) = delete;
+  ~Guarded() {
+    if (heap) (void)heap->free_bytes(mem);
+  }
+  void* data() { return mem + kGuard; }
+  std::vector<unsigned char> contents() const { return {mem, mem + len + 2 * kGuard}; }
   bool intact() const {
     for (std::size_t i = 0; i < kGuard; ++i)
       if (mem[i] != kCanary || mem[kGuard + len + i] != kCanary) return false;
     return true;
   }
 };
+
+bool send_in_heap(Placement p, int rank) {
+  return p == Placement::heap || p == Placement::heap_send || (p == Placement::mixed && rank % 2 == 0);
+}
+bool recv_in_heap(Placement p, int rank) {
+  return p == Placement::heap || p == Placement::heap_recv || (p == Placement::mixed && rank % 2 == 1);
+}
 
 template <class T>
 std::string check(const char* what, const T* got, const std::vector<T>& want) {
@@ -76,12 +103,14 @@ class Typed final : public PreparedCase {
  public:
   Typed(Team& team, const CollCase& c, std::uint32_t seed)
       : c_(c), seed_(seed), me_(team.rank()), n_(team.size()), one_(static_cast<std::size_t>(c.count)),
-        all_(one_ * static_cast<std::size_t>(n_)), send_(bytes_of(send_elems())), recv_(bytes_of(recv_elems())) {
+        all_(one_ * static_cast<std::size_t>(n_)),
+        send_(team, bytes_of(send_elems()), send_in_heap(c.place, me_)),
+        recv_(team, bytes_of(recv_elems()), recv_in_heap(c.place, me_)) {
     const bool root = me_ == c.root;
     T* s = static_cast<T*>(send_.data());
     T* r = static_cast<T*>(recv_.data());
     for (std::size_t i = 0; i < send_elems(); ++i) s[i] = v(me_, static_cast<std::int64_t>(i));
-    send_before_ = send_.mem;
+    send_before_ = send_.contents();
     sp_ = s;
     rp_ = r;
     switch (c.kind) {
@@ -149,7 +178,7 @@ class Typed final : public PreparedCase {
   std::string check(const Status& st) override {
     if (!st.ok()) return cat("rank ", me_, ": ", st.to_string());
     if (!recv_.intact()) return cat("rank ", me_, ": wrote outside the receive buffer");
-    if (!ip_ && send_.mem != send_before_) return cat("rank ", me_, ": changed the send buffer");
+    if (!ip_ && send_.contents() != send_before_) return cat("rank ", me_, ": changed the send buffer");
     const bool root = me_ == c_.root;
     const T* r = static_cast<const T*>(recv_.data());
     std::vector<T> want;
@@ -234,6 +263,8 @@ std::string CollCase::name() const {
   if (kind == OpKind::bcast || kind == OpKind::reduce || kind == OpKind::gather || kind == OpKind::scatter)
     s += cat(" root=", root);
   if (in_place) s += " in-place";
+  static const char* const kPlaces[] = {"", " heap", " heap-send", " heap-recv", " mixed"};
+  s += kPlaces[static_cast<int>(place)];
   return s;
 }
 
@@ -293,6 +324,27 @@ std::vector<CollCase> matrix(int n, const std::vector<std::int64_t>& sizes, bool
               out.push_back({k, t, op, count, rooted ? root : -1, ip});
             }
     }
+  }
+  return out;
+}
+
+std::vector<CollCase> heap_matrix(int n, const std::vector<std::int64_t>& byte_sizes) {
+  std::vector<CollCase> out;
+  const OpKind kinds[] = {OpKind::bcast, OpKind::reduce, OpKind::allreduce, OpKind::gather,
+                          OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
+  const std::pair<Datatype, Op> types[] = {{Datatype::int32, Op::sum}, {Datatype::float64, Op::max}};
+  const Placement places[] = {Placement::heap, Placement::heap_send, Placement::heap_recv, Placement::mixed};
+  std::vector<int> roots = n > 1 ? std::vector<int>{0, n - 1} : std::vector<int>{0};
+  for (OpKind k : kinds) {
+    const bool rooted = k == OpKind::bcast || k == OpKind::reduce || k == OpKind::gather || k == OpKind::scatter;
+    for (auto [t, op] : types)
+      for (std::int64_t b : byte_sizes)
+        for (Placement p : places)
+          for (int root : rooted ? roots : std::vector<int>{-1})
+            for (bool ip : {false, true}) {
+              if (ip && k == OpKind::bcast) continue;
+              out.push_back({k, t, op, b / static_cast<std::int64_t>(size_of(t)), root, ip, p});
+            }
   }
   return out;
 }

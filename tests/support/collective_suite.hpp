@@ -15,6 +15,17 @@
 
 namespace osmp::test {
 
+// Where a case's buffers live: memory of the rank's own (plain), the team's
+// shared heap (Team::allocate_bytes: single copy, collectives/ops/direct.cpp),
+// or a mix that takes each single-copy mode and the fallbacks.
+enum class Placement : std::uint8_t {
+  plain,
+  heap,       // every buffer in the heap
+  heap_send,  // send buffers only
+  heap_recv,  // receive buffers only
+  mixed,      // even ranks' send buffers, odd ranks' receive buffers
+};
+
 struct CollCase {
   OpKind kind = OpKind::barrier;
   Datatype type = Datatype::int32;
@@ -22,6 +33,7 @@ struct CollCase {
   std::int64_t count = 0;
   int root = 0;
   bool in_place = false;
+  Placement place = Placement::plain;
   std::string name() const;
 };
 
@@ -49,5 +61,9 @@ std::string run_case(Team& team, const CollCase& c, std::uint32_t seed, Mode mod
 // `sizes` are element counts; `byte_sizes` become count = bytes / sizeof(type).
 std::vector<CollCase> matrix(int nranks, const std::vector<std::int64_t>& sizes, bool all_roots = true,
                              const std::vector<std::int64_t>& byte_sizes = {});
+
+// Every operation with its buffers in each Placement but plain: two types
+// (one reduction op each), roots 0 and n-1, in place and not, `sizes` in bytes.
+std::vector<CollCase> heap_matrix(int nranks, const std::vector<std::int64_t>& byte_sizes);
 
 }  // namespace osmp::test

@@ -1,0 +1,298 @@
+// Single copy through the shared heap (shm/heap.hpp, team/heaps.hpp): a call
+// too large for the areas whose buffers lie in the ranks' heaps reads and
+// writes them where they are, each byte crossing once, instead of twice
+// through the group's areas.
+//
+// Agreement: before its header step, every rank writes where its send and
+// receive buffers are in its heap (offsets, 0: not there) into its rank
+// line's offer words, [call parity]. The header step is a round trip through
+// every rank (headers up, verdict down), so after it every rank reads every
+// rank's words and, from the same words and the same mapped sizes, takes the
+// same path (mode()): single copy when the buffers it needs are in the heaps,
+// else the areas' or CMA's, which every rank then takes. A rank can be at
+// most one offering call ahead of another's reads (its next offering call
+// needs that other rank in its header step, which it reaches only after
+// reading), so two parities suffice; Engine::realign restarts the count on
+// every rank at once.
+//
+// Completion: an owner's buffer must stay put until its readers are done,
+// and a receiver's until its writers are: whoever is read from or written to
+// waits for the `done` of those who did it (flags in the control segment's
+// rank lines, numbered with the flat steps).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "collectives/kernels.hpp"
+#include "collectives/ops/common.hpp"
+#include "collectives/task.hpp"
+
+namespace osmp {
+
+DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine)
+    : e_(e), a_(a), mine_(mine), heaps_(e.heaps()) {
+  if (!heaps_) return;
+  parity_ = e.next_offer();
+  RankLine& l = e.team().rank_line(e.team().rank());
+  Heap* own = heaps_->own();
+  auto where = [&](const std::byte* p, std::size_t n) {
+    return own && p && n && !local ? own->locate(p, n) : Heap::kNowhere;
+  };
+  // Relaxed: the header step's flags (release, then acquire by every rank
+  // through the tree) order these stores before every other rank's loads.
+  l.offer[parity_][0].store(where(mine.send, mine.send_len), std::memory_order_relaxed);
+  l.offer[parity_][1].store(where(mine.recv, mine.recv_len), std::memory_order_relaxed);
+}
+
+std::byte* DirectCall::send_of(int q) const { return heaps_->at(q, send_[static_cast<std::size_t>(q)], need_send(q)); }
+std::byte* DirectCall::recv_of(int q) const { return heaps_->at(q, recv_[static_cast<std::size_t>(q)], need_recv(q)); }
+
+std::size_t DirectCall::bytes() const { return static_cast<std::size_t>(a_.count) * size_of(a_.dtype); }
+
+std::size_t DirectCall::need_send(int q) const {
+  const std::size_t n = static_cast<std::size_t>(e_.team().size());
+  switch (a_.kind) {
+    case OpKind::bcast: return q == a_.root ? bytes() : 0;
+    case OpKind::scatter: return q == a_.root ? bytes() * n : 0;
+    case OpKind::reduce_scatter_block: return bytes() * n;
+    default: return bytes();
+  }
+}
+
+std::size_t DirectCall::need_recv(int q) const {
+  const std::size_t n = static_cast<std::size_t>(e_.team().size());
+  switch (a_.kind) {
+    case OpKind::gather: return q == a_.root ? bytes() * n : 0;
+    case OpKind::allgather: return bytes() * n;
+    case OpKind::reduce: return q == a_.root ? bytes() : 0;
+    case OpKind::allreduce: case OpKind::scatter: return bytes();
+    default: return 0;
+  }
+}
+
+DirectMode DirectCall::mode() {
+  if (!heaps_) return DirectMode::none;
+  const int n = e_.team().size();
+  send_.resize(static_cast<std::size_t>(n));
+  recv_.resize(static_cast<std::size_t>(n));
+  for (int q = 0; q < n; ++q) {
+    const RankLine& l = e_.team().rank_line(q);
+    send_[static_cast<std::size_t>(q)] = l.offer[parity_][0].load(std::memory_order_relaxed);
+    recv_[static_cast<std::size_t>(q)] = l.offer[parity_][1].load(std::memory_order_relaxed);
+  }
+  auto all = [&](auto has, int except = -1) {
+    for (int q = 0; q < n; ++q)
+      if (q != except && !(this->*has)(q)) return false;
+    return true;
+  };
+  const int root = a_.root;
+  switch (a_.kind) {
+    case OpKind::bcast: return send_of(root) ? DirectMode::pull : DirectMode::none;
+    case OpKind::gather:
+      return all(&DirectCall::send_of, root) ? DirectMode::pull : recv_of(root) ? DirectMode::push : DirectMode::none;
+    case OpKind::allgather:
+      return all(&DirectCall::send_of) ? DirectMode::pull : all(&DirectCall::recv_of) ? DirectMode::push
+                                                                                       : DirectMode::none;
+    case OpKind::scatter:
+      return send_of(root) ? DirectMode::pull : all(&DirectCall::recv_of, root) ? DirectMode::push : DirectMode::none;
+    case OpKind::reduce: return all(&DirectCall::send_of) && recv_of(root) ? DirectMode::pull : DirectMode::none;
+    case OpKind::allreduce:
+      return all(&DirectCall::send_of) && all(&DirectCall::recv_of) ? DirectMode::pull : DirectMode::none;
+    case OpKind::reduce_scatter_block: return all(&DirectCall::send_of) ? DirectMode::pull : DirectMode::none;
+    case OpKind::barrier: return DirectMode::none;
+  }
+  return DirectMode::none;
+}
+
+namespace {
+
+// Rank r's share of `count` elements: [first, first + len), the shares
+// rounded to cache lines so that no two ranks write one line.
+struct Share {
+  std::size_t first = 0, len = 0;
+};
+Share share_of(std::size_t count, std::size_t esize, int r, int n) {
+  const std::size_t unit = std::max<std::size_t>(1, kCacheLine / std::max<std::size_t>(1, esize));
+  const std::size_t units = (count + unit - 1) / unit;
+  auto start = [&](int i) { return std::min(count, units * static_cast<std::size_t>(i) / static_cast<std::size_t>(n) * unit); };
+  const std::size_t b = start(r), e = r + 1 == n ? count : start(r + 1);
+  return {b, e - b};
+}
+
+// out = srcs[0] op srcs[1] op ... in rank order, for `len` elements, where
+// out may be any one of the sources (an in-place rank's own buffer): the
+// kernels allow only the first, so an aliased later source goes through
+// private memory, a piece at a time.
+void combine_shared(Engine& e, std::byte* out, std::vector<const void*>& srcs, std::size_t len, Datatype t, Op op) {
+  const Combiner c = Combiner::make(t, op);
+  const std::size_t es = size_of(t);
+  bool aliased = false;
+  for (std::size_t i = 1; i < srcs.size(); ++i) aliased = aliased || srcs[i] == out;
+  if (!aliased) return c.all(out, srcs.data(), static_cast<int>(srcs.size()), len);
+  const std::size_t piece = std::max<std::size_t>(1, e.scratch_bytes() / es);
+  std::vector<const void*> at(srcs.size());
+  for (std::size_t off = 0; off < len; off += piece) {
+    const std::size_t n = std::min(piece, len - off);
+    for (std::size_t i = 0; i < srcs.size(); ++i) at[i] = static_cast<const std::byte*>(srcs[i]) + off * es;
+    c.all(e.staging(), at.data(), static_cast<int>(at.size()), n);
+    std::memcpy(out + off * es, e.staging(), n * es);
+  }
+}
+
+}  // namespace
+
+FlagAwait DirectCall::arrived(int q) { return until(e_, e_.team().rank_line(q).arrive, step_, q); }
+FlagAwait DirectCall::finished(int q) { return until(e_, e_.team().rank_line(q).done, step_, q); }
+void DirectCall::arrive() { publish(e_.team().rank_line(e_.team().rank()).arrive, step_, e_.team().waiter().may_sleep()); }
+void DirectCall::done() { publish(e_.team().rank_line(e_.team().rank()).done, step_, e_.team().waiter().may_sleep()); }
+
+Task DirectCall::finished_all(int except) {
+  for (int q = 0; q < e_.team().size(); ++q)
+    if (q != e_.team().rank() && q != except) OSMP_CO_RETURN_IF_ERROR(co_await finished(q));
+  co_return Status{};
+}
+
+Task DirectCall::run(DirectMode m) {
+  step_ = e_.next_flat_step();
+  e_.count_single_copy();
+  switch (a_.kind) {
+    case OpKind::bcast: return bcast();
+    case OpKind::gather: return m == DirectMode::pull ? gather_pull() : gather_push();
+    case OpKind::allgather: return m == DirectMode::pull ? allgather_pull() : allgather_push();
+    case OpKind::scatter: return m == DirectMode::pull ? scatter_pull() : scatter_push();
+    case OpKind::reduce: case OpKind::allreduce: return reduce();
+    case OpKind::reduce_scatter_block: return reduce_scatter();
+    case OpKind::barrier: break;
+  }
+  return bcast();  // not reached: mode() never picks a barrier
+}
+
+// Every receiver copies from the root's buffer; the root waits for them.
+Task DirectCall::bcast() {
+  const int me = e_.team().rank(), root = a_.root;
+  if (me != root) {
+    std::memcpy(mine_.recv, send_of(root), bytes());
+    done();
+    co_return Status{};
+  }
+  co_return co_await finished_all(root);
+}
+
+// The root reads every block where it is; the senders wait for it.
+Task DirectCall::gather_pull() {
+  const int me = e_.team().rank(), root = a_.root;
+  if (me != root) co_return co_await finished(root);
+  const std::size_t block = bytes();
+  for (int q = 0; q < e_.team().size(); ++q) {
+    std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
+    const std::byte* src = q == me ? mine_.send : send_of(q);
+    if (src != dst) std::memmove(dst, src, block);
+  }
+  done();
+  co_return Status{};
+}
+
+// Every sender writes its block into the root's buffer; the root waits.
+Task DirectCall::gather_push() {
+  const int me = e_.team().rank(), root = a_.root;
+  const std::size_t block = bytes();
+  if (me != root) {
+    std::memcpy(recv_of(root) + static_cast<std::size_t>(me) * block, mine_.send, block);
+    done();
+    co_return Status{};
+  }
+  std::byte* own = mine_.recv + static_cast<std::size_t>(me) * block;
+  if (mine_.send != own) std::memmove(own, mine_.send, block);
+  co_return co_await finished_all(root);
+}
+
+Task DirectCall::allgather_pull() {
+  const int me = e_.team().rank(), n = e_.team().size();
+  const std::size_t block = bytes();
+  for (int i = 0; i < n; ++i) {
+    const int q = (me + i) % n;  // start with my own: spreads the readers
+    std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
+    const std::byte* src = q == me ? mine_.send : send_of(q);
+    if (src != dst) std::memmove(dst, src, block);
+  }
+  done();
+  co_return co_await finished_all();
+}
+
+Task DirectCall::allgather_push() {
+  const int me = e_.team().rank(), n = e_.team().size();
+  const std::size_t block = bytes(), at = static_cast<std::size_t>(me) * block;
+  for (int i = 0; i < n; ++i) {
+    const int q = (me + i) % n;
+    std::byte* dst = q == me ? mine_.recv + at : recv_of(q) + at;
+    if (mine_.send != dst) std::memmove(dst, mine_.send, block);
+  }
+  done();
+  co_return co_await finished_all();
+}
+
+Task DirectCall::scatter_pull() {
+  const int me = e_.team().rank(), root = a_.root;
+  const std::size_t block = bytes(), at = static_cast<std::size_t>(me) * block;
+  if (me != root) {
+    std::memcpy(mine_.recv, send_of(root) + at, block);
+    done();
+    co_return Status{};
+  }
+  if (mine_.recv && mine_.recv != mine_.send + at) std::memmove(mine_.recv, mine_.send + at, block);
+  co_return co_await finished_all(root);
+}
+
+// The root writes every block into its receiver's buffer; they wait for it.
+Task DirectCall::scatter_push() {
+  const int me = e_.team().rank(), root = a_.root;
+  const std::size_t block = bytes();
+  if (me != root) co_return co_await arrived(root);
+  for (int q = 0; q < e_.team().size(); ++q) {
+    const std::byte* src = mine_.send + static_cast<std::size_t>(q) * block;
+    std::byte* dst = q == me ? mine_.recv : recv_of(q);
+    if (dst && dst != src) std::memmove(dst, src, block);
+  }
+  arrive();
+  co_return Status{};
+}
+
+// Reduce and allreduce: every rank combines its share of every input, in
+// rank order, into the root's buffer (reduce) or its own (allreduce), which
+// the others then copy from (allreduce: an allgather of the shares).
+Task DirectCall::reduce() {
+  const int me = e_.team().rank(), n = e_.team().size();
+  const std::size_t count = static_cast<std::size_t>(a_.count), es = size_of(a_.dtype);
+  const bool all = a_.kind == OpKind::allreduce;
+  std::byte* out = all ? mine_.recv : recv_of(a_.root);
+  std::vector<const void*> srcs(static_cast<std::size_t>(n));
+  const Share s = share_of(count, es, me, n);
+  for (int q = 0; q < n; ++q) srcs[static_cast<std::size_t>(q)] = send_of(q) + s.first * es;
+  combine_shared(e_, out + s.first * es, srcs, s.len, a_.dtype, a_.op);
+  if (all) {
+    arrive();
+    for (int i = 1; i < n; ++i) {
+      const int q = (me + i) % n;
+      // Its share is final, and it has read mine from every input (an
+      // in-place rank's input is overwritten here only after that).
+      OSMP_CO_RETURN_IF_ERROR(co_await arrived(q));
+      const Share t = share_of(count, es, q, n);
+      std::memcpy(mine_.recv + t.first * es, recv_of(q) + t.first * es, t.len * es);
+    }
+  }
+  done();
+  co_return co_await finished_all();  // nobody reads my buffers any more
+}
+
+// Every rank combines its block of every input into its own buffer.
+Task DirectCall::reduce_scatter() {
+  const int me = e_.team().rank(), n = e_.team().size();
+  const std::size_t block = bytes();
+  std::vector<const void*> srcs(static_cast<std::size_t>(n));
+  for (int q = 0; q < n; ++q) srcs[static_cast<std::size_t>(q)] = send_of(q) + static_cast<std::size_t>(me) * block;
+  combine_shared(e_, mine_.recv, srcs, static_cast<std::size_t>(a_.count), a_.dtype, a_.op);
+  done();
+  co_return co_await finished_all();
+}
+
+}  // namespace osmp

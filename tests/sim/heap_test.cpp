@@ -1,0 +1,124 @@
+// The shared heap through the public API, ranks as threads (label sim):
+// every operation with its buffers in the heap, outside it, and mixed per
+// rank, on one group and on a deeper tree; single copy taken exactly when
+// the buffers allow it; allocation errors.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+#include <cstring>
+
+#include "support/collective_suite.hpp"
+#include "team_api_harness.hpp"
+
+namespace osmp {
+namespace {
+
+using test::Config;
+using test::Placement;
+
+// Past the areas (64 KiB) for every operation, and not a multiple of a page.
+constexpr std::int64_t kLarge = 150000;
+
+class HeapMatrix : public ::testing::TestWithParam<Config> {};
+
+TEST_P(HeapMatrix, EveryOpPlacementRootInPlace) {
+  const Config& c = GetParam();
+  auto tt = test::make_teams(c);
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  auto cases = test::heap_matrix(c.n, {kLarge});
+  EXPECT_EQ(test::run_cases(tt, cases, 11), "") << c.name << ": " << cases.size() << " cases";
+  // Non-blocking too.
+  EXPECT_EQ(test::run_cases(tt, cases, 12, test::Mode::wait), "") << c.name;
+}
+
+const Config kHeapConfigs[] = {
+    {"here_2", "", 2, MapBy::core, "", "", ""},
+    {"here_3_strict", "", 3, MapBy::core, "", "", "strict"},
+    {"here_5", "", 5, MapBy::core, "", "", ""},
+    {"rome_8_scatter", "rome", 8, MapBy::scatter, "", "", ""},
+};
+INSTANTIATE_TEST_SUITE_P(Configs, HeapMatrix, ::testing::ValuesIn(kHeapConfigs),
+                         [](const auto& param_info) { return param_info.param.name; });
+
+// Which calls take single copy: every one whose buffers are all in the heap;
+// with OSMP_DIRECT=0, none; with plain buffers, none.
+TEST(HeapPath, SingleCopyExactlyWhenTheBuffersAllowIt) {
+  auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  std::vector<test::CollCase> heap, plain;
+  for (OpKind k : {OpKind::bcast, OpKind::reduce, OpKind::allreduce, OpKind::gather, OpKind::allgather,
+                   OpKind::scatter, OpKind::reduce_scatter_block}) {
+    heap.push_back({k, Datatype::int32, Op::sum, kLarge / 4, 1, false, Placement::heap});
+    plain.push_back({k, Datatype::int32, Op::sum, kLarge / 4, 1, false, Placement::plain});
+  }
+  std::vector<std::uint64_t> before(3);
+  for (int r = 0; r < 3; ++r) before[static_cast<std::size_t>(r)] = tt.teams[static_cast<std::size_t>(r)]->single_copies();
+  ASSERT_EQ(test::run_cases(tt, plain, 1), "");
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(tt.teams[static_cast<std::size_t>(r)]->single_copies(), before[static_cast<std::size_t>(r)]);
+  ASSERT_EQ(test::run_cases(tt, heap, 2), "");
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(tt.teams[static_cast<std::size_t>(r)]->single_copies(), before[static_cast<std::size_t>(r)] + heap.size());
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_DIRECT", "0"}}).ok()); });
+  const std::uint64_t off = tt.teams[0]->single_copies();
+  ASSERT_EQ(test::run_cases(tt, heap, 3), "");
+  EXPECT_EQ(tt.teams[0]->single_copies(), off);
+}
+
+TEST(HeapPath, AllocateAndFreeErrors) {
+  auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  Team& t = *tt.teams[0];
+  auto a = t.allocate<double>(1000);
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a->data()) % 4096, 0u);
+  std::vector<char> elsewhere(64);
+  Status foreign = t.free_bytes(elsewhere.data());
+  EXPECT_EQ(foreign.code(), Errc::invalid_argument);
+  EXPECT_NE(foreign.message().find("not in this process's shared heap"), std::string::npos) << foreign.message();
+  EXPECT_NE(foreign.message().find("rank 0"), std::string::npos) << foreign.message();
+  Status inside = t.free_bytes(a->data() + 3);
+  EXPECT_EQ(inside.code(), Errc::invalid_argument);
+  EXPECT_NE(inside.message().find("inside the block"), std::string::npos) << inside.message();
+  void* raw = a->data();
+  EXPECT_TRUE(a->free().ok());
+  Status twice = t.free_bytes(raw);
+  EXPECT_EQ(twice.code(), Errc::invalid_argument);
+  EXPECT_NE(twice.message().find("freed twice"), std::string::npos) << twice.message();
+  auto huge = t.allocate_bytes(std::size_t{1} << 60);
+  EXPECT_EQ(huge.status().code(), Errc::no_space);
+  EXPECT_NE(huge.status().message().find("OSMP_HEAP_SIZE"), std::string::npos) << huge.status().message();
+  // The team is still usable.
+  test::on_all(tt, [](Team& team) { EXPECT_TRUE(team.barrier().ok()); });
+}
+
+// Freeing a buffer while a call started on the team is pending is refused
+// (rank 1 starts its part only after rank 0 tried); once it completed, the
+// free goes through.
+TEST(HeapPath, FreeWithCallsPendingIsRefused) {
+  auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  std::atomic<bool> tried{false};
+  test::on_all(tt, [&](Team& t) {
+    auto buf = t.allocate<std::int32_t>(kLarge);
+    ASSERT_TRUE(buf.ok());
+    for (std::size_t i = 0; i < buf->size(); ++i) (*buf)[i] = t.rank() == 1 ? static_cast<std::int32_t>(i) : -1;
+    if (t.rank() == 1) {
+      while (!tried.load()) std::this_thread::yield();
+    }
+    Request r = t.ibcast(buf->data(), kLarge, Datatype::int32, 1);
+    if (t.rank() == 0) {
+      Status early = t.free_bytes(buf->data());
+      tried = true;
+      EXPECT_EQ(early.code(), Errc::invalid_argument);
+      EXPECT_NE(early.message().find("pending"), std::string::npos) << early.message();
+    }
+    ASSERT_TRUE(r.wait().ok());
+    EXPECT_EQ((*buf)[kLarge - 1], kLarge - 1);
+    EXPECT_TRUE(buf->free().ok());
+  });
+}
+
+}  // namespace
+}  // namespace osmp
