@@ -5,12 +5,17 @@
 //   bench_shm wakeup           2 ranks: wake-up latency after the waiter idled
 //   bench_shm ring ROUNDS      N ranks: token ring, microseconds per hop
 //   bench_shm create ITERS     N ranks: team creation time
+//   bench_shm memcpy           rank 0: memcpy of 64 KiB .. 4 MiB through the
+//                              same rotation of buffers as coll_bench (at
+//                              most 8 pairs, 64 MiB), the other ranks idle:
+//                              the one-copy limit a large bcast is set against
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -278,6 +283,31 @@ void create(int iters) {
   }
 }
 
+// The copies coll_bench's loop would make, as bare memcpy: as many as its
+// iterations at that size (at least 20), after a tenth as many to warm up.
+void copies() {
+  if (boot().rank() == 0) {
+    std::printf("# memcpy through rotating buffers (as coll_bench), us per copy\n");
+    std::printf("%-10s %13s %10s\n", "# Size", "Avg(us)", "Iterations");
+    for (std::size_t bytes = 64 * 1024; bytes <= (std::size_t{4} << 20); bytes *= 2) {
+      long iters = std::max(20L, static_cast<long>(10000 * 8192.0 / static_cast<double>(bytes)));
+      int nbuf = 8;
+      while (nbuf > 1 && static_cast<double>(nbuf) * 2.0 * static_cast<double>(bytes) > 64.0 * 1024 * 1024) nbuf /= 2;
+      std::vector<char> src(bytes * static_cast<std::size_t>(nbuf), 1), dst(bytes * static_cast<std::size_t>(nbuf), 0);
+      std::uint64_t t0 = 0;
+      for (long it = -iters / 10; it < iters; ++it) {
+        if (it == 0) t0 = now_ns();
+        const std::size_t at = static_cast<std::size_t>((it + iters) % nbuf) * bytes;
+        std::memcpy(dst.data() + at, src.data() + at, bytes);
+        asm volatile("" : : "r"(dst.data()) : "memory");
+      }
+      std::printf("%-10zu %13.2f %10ld\n", bytes, static_cast<double>(now_ns() - t0) / 1e3 / static_cast<double>(iters),
+                  iters);
+    }
+  }
+  if (auto st = boot().barrier(); !st.ok()) die(st);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -289,6 +319,7 @@ int main(int argc, char** argv) {
   else if (mode == "ring") ring(n ? n : 2000);
   else if (mode == "create") create(n ? static_cast<int>(n) : 20);
   else if (mode == "exchange") exchange(n ? n : 1'000'000);
+  else if (mode == "memcpy") copies();
   else return 2;
   std::fflush(stdout);
   return 0;

@@ -22,6 +22,10 @@
  *   -c FILE       append CSV rows: library,op,procs,bytes,avg_us,min_us,max_us,iters,mode
  *                 (overlap: library,op,procs,bytes,pure_us,overall_us,compute_us,overlap_pct,iters)
  *   -l LABEL      library name in the CSV (default: the build's)
+ *   -H            buffers from the library's allocator for shared memory:
+ *                 osmp_alloc (osmp's shared heap: single-copy collectives)
+ *                 or MPI_Alloc_mem (which the osmp interposer serves from
+ *                 the heap too); default malloc
  *
  * Sizes are per rank (gather: what each rank sends). Reductions use float sum.
  * Send and receive buffers rotate through several copies so that a cache
@@ -138,6 +142,19 @@ static void be_wait(void) {
     fail("wait", rc);
   }
 }
+static void* be_alloc(size_t bytes) {
+  void* p = NULL;
+  int rc = osmp_alloc(g_team, bytes, &p);
+  if (rc) {
+    fprintf(stderr, "%s\n", osmp_last_error(g_team));
+    fail("osmp_alloc", rc);
+  }
+  return p;
+}
+static void be_free(void* p) {
+  int rc = osmp_free(g_team, p);
+  if (rc) fail("osmp_free", rc);
+}
 static void be_gather_double(double v, double* all) {
   int rc = osmp_gather(g_team, &v, all, 1, OSMP_DOUBLE, 0);
   if (rc) fail("gather of timings", rc);
@@ -180,6 +197,13 @@ static void be_start(int op, void* s, void* r, long n, int root) {
   }
 }
 static void be_wait(void) { MPI_Wait(&g_req, MPI_STATUS_IGNORE); }
+static void* be_alloc(size_t bytes) {
+  void* p = NULL;
+  int rc = MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &p);
+  if (rc != MPI_SUCCESS) fail("MPI_Alloc_mem", rc);
+  return p;
+}
+static void be_free(void* p) { MPI_Free_mem(p); }
 static void be_gather_double(double v, double* all) {
   MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
@@ -204,6 +228,11 @@ static double rank_average(double v, double* all) {
 
 /* ---- the benchmark, the same for everyone ---- */
 
+static void release(int shared_alloc, void* p) {
+  if (shared_alloc) be_free(p);
+  else free(p);
+}
+
 static int is_reduction(int op) { return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_RSB; }
 
 /* Bytes of the send and receive buffers for `bytes` per rank. */
@@ -221,7 +250,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < OP_COUNT; ++i) want[i] = 1;
   size_t min = 4, max = 4 << 20;
   long iters_small = 10000, warm = -1;
-  int loop_mode = 0, tight = 0, overlap = 0, root = 0;
+  int loop_mode = 0, tight = 0, overlap = 0, root = 0, shared_alloc = 0;
   const char* csv = NULL;
   const char* label = LIBRARY;
   for (int i = 1; i < argc; ++i) {
@@ -253,6 +282,8 @@ int main(int argc, char** argv) {
       root = atoi(v), ++i;
     } else if (!strcmp(a, "-c")) {
       csv = v, ++i;
+    } else if (!strcmp(a, "-H")) {
+      shared_alloc = 1;
     } else if (!strcmp(a, "-l")) {
       label = v, ++i;
     } else {
@@ -291,8 +322,8 @@ int main(int argc, char** argv) {
       /* Rotate through several buffers, at most 64 MiB of them per rank. */
       int nbuf = 8;
       while (nbuf > 1 && (double)nbuf * (double)(sb + rb) > 64.0 * 1024 * 1024) nbuf /= 2;
-      char* sbuf = malloc(sb * (size_t)nbuf + 64);
-      char* rbuf = malloc(rb * (size_t)nbuf + 64);
+      char* sbuf = shared_alloc ? be_alloc(sb * (size_t)nbuf + 64) : malloc(sb * (size_t)nbuf + 64);
+      char* rbuf = shared_alloc ? be_alloc(rb * (size_t)nbuf + 64) : malloc(rb * (size_t)nbuf + 64);
       memset(sbuf, 1, sb * (size_t)nbuf + 64);
       memset(rbuf, 0, rb * (size_t)nbuf + 64);
       if (overlap) {
@@ -338,8 +369,8 @@ int main(int argc, char** argv) {
           }
           fflush(stdout);
         }
-        free(sbuf);
-        free(rbuf);
+        release(shared_alloc, sbuf);
+        release(shared_alloc, rbuf);
         continue;
       }
       double total = 0;
@@ -379,8 +410,8 @@ int main(int argc, char** argv) {
         }
         fflush(stdout);
       }
-      free(sbuf);
-      free(rbuf);
+      release(shared_alloc, sbuf);
+      release(shared_alloc, rbuf);
     }
   }
   if (out) fclose(out);

@@ -17,10 +17,19 @@
 #   The hardware limit, measured in the same run before and after the
 #   sweeps: the cache-line round trip between 2 processes (bench_shm
 #   pingpong, one shared line, median); the report sets the barrier against it.
+#
+# compare.sh --heap [OUT_DIR]: large messages (64 KiB .. 4 MiB, 2 processes
+# bound, every operation) with the buffers in osmp's shared heap (osmp-bench
+# -H: osmp_alloc; osmp through MPI: MPI_Alloc_mem, which the interposer serves
+# from the heap) beside plain buffers, against every MPI with malloc and with
+# MPI_Alloc_mem (each MPI's better one counts); the one-copy limit (bench_shm
+# memcpy) before and after. Each library four times (two sweeps, each in turn
+# and reversed); the report keeps each one's best.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-quick=0
+quick=0 heap=0
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
+if [ "${1:-}" = "--heap" ]; then heap=1; shift; fi
 out=${1:-$root/bench/results/$(date -u +%Y%m%d-%H%M%S)}
 build=$root/build
 "$root/scripts/setup.sh"
@@ -42,9 +51,19 @@ run() {  # label np timeout command...
   fi
 }
 
-# One library's run: lib NAME NP bench-args...
+# One library's run: lib NAME NP bench-args... (NAME_heap: with -H, the
+# library's allocator for shared memory)
 lib() {
   local name=$1 np=$2; shift 2
+  if [[ $name == *_heap ]]; then
+    name=${name%_heap}
+    lib_as "${name}_heap" "$name" "$np" -H "$@"
+  else
+    lib_as "$name" "$name" "$np" "$@"
+  fi
+}
+lib_as() {
+  local label=$1 name=$2 np=$3; shift 3
   local args=("$@") common=(-c "$csv")
   local bind_ompi=(--bind-to core) bind_mpich=(-bind-to core) bind_osmp=()
   local over=0
@@ -55,17 +74,22 @@ lib() {
     bind_osmp=(--oversubscribe --bind-to none)
   fi
   case $name in
-    osmp) run osmp "$np" 600 "$bench/osmprun" -n "$np" "${bind_osmp[@]}" "$bench/osmp-bench" "${common[@]}" -l osmp "${args[@]}" ;;
-    ompi_tuned) run ompi_tuned "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_tuned "${args[@]}" ;;
-    ompi_han) run ompi_han "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" --mca coll_han_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_han "${args[@]}" ;;
-    ompi_sm) run ompi_sm "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" --mca coll_sm_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l ompi_sm "${args[@]}" ;;
+    osmp) run "$label" "$np" 600 "$bench/osmprun" -n "$np" "${bind_osmp[@]}" "$bench/osmp-bench" "${common[@]}" -l "$label" "${args[@]}" ;;
+    ompi_tuned) run "$label" "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l "$label" "${args[@]}" ;;
+    ompi_han) run "$label" "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" --mca coll_han_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l "$label" "${args[@]}" ;;
+    ompi_sm) run "$label" "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" --mca coll_sm_priority 100 "$bench/coll_bench_ompi" "${common[@]}" -l "$label" "${args[@]}" ;;
     mpich)
       # MPICH busy-polls whole scheduler slices when oversubscribed: few iterations.
       if [ "$over" = 1 ]; then args+=(-i 20 -x 2); fi
-      run mpich "$np" 900 mpirun.mpich -np "$np" "${bind_mpich[@]}" "$bench/coll_bench_mpich" "${common[@]}" -l mpich "${args[@]}" ;;
+      run "$label" "$np" 900 mpirun.mpich -np "$np" "${bind_mpich[@]}" "$bench/coll_bench_mpich" "${common[@]}" -l "$label" "${args[@]}" ;;
     # osmp through MPI: the coll component inside Open MPI, the PMPI interposer under MPICH.
-    ompi_osmp) run ompi_osmp "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" "${component[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l ompi_osmp "${args[@]}" ;;
-    mpich_osmp) run mpich_osmp "$np" 600 mpirun.mpich -np "$np" "${bind_mpich[@]}" -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l mpich_osmp "${args[@]}" ;;
+    # Open MPI's framework gives a coll component no say in MPI_Alloc_mem: with
+    # -H, osmp inside Open MPI is the interposer (libosmp_pmpi.so).
+    ompi_osmp)
+      local via=("${component[@]}")
+      if [[ $label == *_heap ]]; then via=(-x LD_PRELOAD="$lib/libosmp_pmpi.so"); fi
+      run "$label" "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" "${via[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l "$label" "${args[@]}" ;;
+    mpich_osmp) run "$label" "$np" 600 mpirun.mpich -np "$np" "${bind_mpich[@]}" -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l "$label" "${args[@]}" ;;
   esac
 }
 
@@ -75,6 +99,10 @@ sweep() {  # np bench-args...
   local np=$1; shift
   local libs=(osmp ompi_tuned ompi_han ompi_sm mpich ompi_osmp mpich_osmp)
   if [ "$np" -gt "$ncpu" ]; then libs=(osmp ompi_tuned ompi_sm mpich ompi_osmp mpich_osmp); fi
+  if [ "$heap" = 1 ]; then
+    libs=(osmp osmp_heap ompi_tuned ompi_tuned_heap ompi_han ompi_han_heap ompi_sm ompi_sm_heap mpich mpich_heap
+          ompi_osmp_heap mpich_osmp_heap)
+  fi
   for name in "${libs[@]}"; do lib "$name" "$np" "$@"; done
   for ((i = ${#libs[@]} - 1; i >= 0; i--)); do lib "${libs[$i]}" "$np" "$@"; done
 }
@@ -84,9 +112,17 @@ limit() {  # appends "round_trip_ns <median>" to limits.txt
   "$bench/osmprun" -n 2 "$bench/bench_shm" pingpong 200000 2>&1 |
     awk '/raw std::atomic, one shared line/ {print "round_trip_ns", $(NF-1)}' >> "$out/limits.txt"
 }
+copy_limit() {  # appends "memcpy_us <bytes> <us per copy>" per size to limits.txt
+  "$bench/osmprun" -n 2 "$bench/bench_shm" memcpy 2>&1 | awk '/^[0-9]/ {print "memcpy_us", $1, $2}' >> "$out/limits.txt"
+}
 : > "$out/limits.txt"
 limit
-if [ "$quick" = 1 ]; then
+if [ "$heap" = 1 ]; then
+  copy_limit
+  sweep 2 -o bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter -m 65536:4194304
+  sweep 2 -o bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter -m 65536:4194304
+  copy_limit
+elif [ "$quick" = 1 ]; then
   sweep 2 -m 4:1048576 -i 2000
 else
   sweep 2 -m 4:4194304

@@ -73,6 +73,49 @@ if os.path.exists(limits):
             print(f"osmp barrier, 2 processes: {b['osmp'] * 1000:.0f} ns = "
                   f"{b['osmp'] * 1000 / max(rtt):.2f}-{b['osmp'] * 1000 / min(rtt):.2f}x the round trip")
 
+# The heap run (compare.sh --heap): osmp with its buffers in the shared heap
+# (osmp_heap; through MPI: MPI_Alloc_mem served from it) against the best MPI
+# with malloc or MPI_Alloc_mem, and bcast against one memcpy of its size.
+copy = collections.defaultdict(list)
+if os.path.exists(limits):
+    for l in open(limits):
+        if l.startswith("memcpy_us"):
+            _, b, us = l.split()
+            copy[int(b)].append(float(us))
+heap_points = [(k, libs) for k, libs in sorted(data.items()) if "osmp_heap" in libs]
+if heap_points:
+    print("\n### buffers from the shared heap, 2 processes (latency in us; ratio = osmp / best MPI with malloc "
+          "or MPI_Alloc_mem; memcpy: one copy of the size, bench_shm, best of before/after)\n")
+    print("| op | size | osmp heap | ratio | osmp plain | ratio | best MPI | ompi+osmp heap | mpich+osmp heap | memcpy | bcast heap / memcpy |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    for (op, procs, b), libs in heap_points:
+        mpis = {k: v for k, v in libs.items() if "osmp" not in k}
+        if not mpis:
+            continue
+        best = min(mpis, key=mpis.get)
+        h, p = libs["osmp_heap"], libs.get("osmp")
+        mc = min(copy[b]) if copy.get(b) else None
+        cell = lambda k: f"{libs[k]:.2f}" if k in libs else ""
+        pr = p / mpis[best] if p else None
+        cr = h / mc if mc and op == "bcast" else None
+        rows.append((op, b, h / mpis[best], pr, cr))
+        fmt = lambda x: f"{x:.2f}" if x is not None else ""
+        print(f"| {op} | {size(b)} | {h:.2f} | {h / mpis[best]:.2f} | {cell('osmp')} | {fmt(pr)} | "
+              f"{mpis[best]:.2f} ({best}) | {cell('ompi_osmp_heap')} | {cell('mpich_osmp_heap')} | {fmt(mc)} | {fmt(cr)} |")
+    big = [r for r in rows if r[1] in (1 << 20, 4 << 20) and r[0] in ("bcast", "reduce", "allreduce", "gather",
+                                                                        "allgather")]
+    print(f"\nheap, 1 and 4 MiB (bcast, reduce, allreduce, gather, allgather): ratio "
+          f"{min(r[2] for r in big):.2f}-{max(r[2] for r in big):.2f} (target <= 0.6); "
+          f"{sum(r[2] <= 0.6 for r in big)} of {len(big)} points met" if big else "")
+    plain = [r[3] for r in rows if r[3] is not None]
+    if plain:
+        print(f"plain buffers, 64 KiB and up: ratio {min(plain):.2f}-{max(plain):.2f} (target <= 0.85); "
+              f"{sum(x <= 0.85 for x in plain)} of {len(plain)} points met")
+    bc = [r[4] for r in rows if r[0] == "bcast" and r[1] == 1 << 20 and r[4] is not None]
+    if bc:
+        print(f"bcast 1 MiB from the heap: {bc[0]:.2f}x one 1 MiB memcpy (target <= 1.3)")
+
 for k, v in overhead.items():
     if v:
         v = sorted(v)

@@ -49,6 +49,8 @@ int wait_until(Test&& test) {
 extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) { return osmp_pmpi_barrier(comm); }
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) { return osmp_pmpi_alloc_mem(size, info, baseptr); }
+int MPI_Free_mem(void* base) { return osmp_pmpi_free_mem(base); }
 int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   return osmp_pmpi_bcast(buf, count, t, root, comm);
 }

@@ -389,6 +389,7 @@ int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, 
 extern "C" {
 // For tests and tools: how many collectives this process ran on osmp / the MPI.
 __attribute__((visibility("default"))) long long osmp_pmpi_calls(int on_osmp) { return calls(on_osmp != 0); }
+__attribute__((visibility("default"))) long long osmp_pmpi_single_copies(void) { return single_copies(); }
 // Teams alive now and at most, and their shared memory (bytes).
 __attribute__((visibility("default"))) void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes,
                                                               unsigned long long* peak_bytes) {

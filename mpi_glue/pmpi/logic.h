@@ -57,9 +57,15 @@ void osmp_pmpi_created_with(MPI_Comm comm, MPI_Info info);
 void osmp_pmpi_get_info(MPI_Comm comm, MPI_Info info);
 const char* osmp_pmpi_hint_changed(MPI_Comm comm, const char* key, const char* value);
 const char* const* osmp_pmpi_hint_keys(void);
+/* MPI_Alloc_mem / MPI_Free_mem from osmp's shared heap, falling back to the
+ * MPI's (memory.cpp; the interposer only: Open MPI's framework gives a coll
+ * component no say in MPI_Alloc_mem). */
+int osmp_pmpi_alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
+int osmp_pmpi_free_mem(void* base);
 /* Frees every team and prints the counters (OSMP_PMPI_STATS). */
 void osmp_pmpi_finalize(void);
 long long osmp_pmpi_calls(int on_osmp);
+long long osmp_pmpi_single_copies(void);
 void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes, unsigned long long* peak_bytes);
 /* Only prints the counters (no MPI calls): for the component's close. */
 void osmp_pmpi_report(void);

@@ -24,6 +24,7 @@ std::set<CommState*>& live() {
 }
 
 void note_team(std::uint64_t bytes, bool alive);
+void count_single_copies(long long n);
 
 // Every call looks its communicator's state up: each thread keeps its last
 // answer, valid while no state has been released since (the generation,
@@ -58,7 +59,10 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   auto* st = static_cast<CommState*>(value);
   if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
   if (st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
-  if (st->team) note_team(st->shm_bytes, false);
+  if (st->team) {
+    note_team(st->shm_bytes, false);
+    count_single_copies(static_cast<long long>(st->team->single_copies()));
+  }
   live().erase(st);
   delete st;
   return MPI_SUCCESS;
@@ -282,6 +286,7 @@ const Settings& settings() {
 namespace {
 struct Counters {
   long long on_osmp = 0, fell_back = 0;
+  long long single_copies = 0;  // of the teams already freed
   std::map<std::string, long long> reasons;
   ShmUse shm;
 };
@@ -297,7 +302,16 @@ void note_team(std::uint64_t bytes, bool alive) {
   u.peak_teams = std::max(u.peak_teams, u.teams);
   u.peak_bytes = std::max(u.peak_bytes, u.bytes);
 }
+
+void count_single_copies(long long n) { counters().single_copies += n; }
 }  // namespace
+
+long long single_copies() {
+  long long n = counters().single_copies;
+  for (CommState* st : live())
+    if (st->team) n += static_cast<long long>(st->team->single_copies());
+  return n;
+}
 
 const ShmUse& shm_use() { return counters().shm; }
 

@@ -66,6 +66,9 @@ struct ShmUse {
 };
 const ShmUse& shm_use();
 long long calls(bool on_osmp);
+// Calls of this process's teams that moved their data by single copy
+// through the shared heap (memory.cpp: MPI_Alloc_mem's buffers).
+long long single_copies();
 void declined(const std::string& reason);
 void report(int world_rank);
 // This process's MPI_COMM_WORLD rank as seen at its first collective.
