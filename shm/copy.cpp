@@ -19,6 +19,19 @@ std::size_t nt_threshold() {
   return t;
 }
 
+std::size_t direct_nt_threshold() {
+  static const std::size_t t = [] {
+    auto v = env_size("OSMP_DIRECT_NT_MIN", std::size_t{1} << 20);
+    return v.ok() ? static_cast<std::size_t>(*v) : std::size_t{1} << 20;
+  }();
+  return t;
+}
+
+void copy_direct(void* dst, const void* src, std::size_t n) {
+  if (n >= direct_nt_threshold() && n >= 64) return copy_to_shared_large(dst, src, n);
+  std::memcpy(dst, src, n);
+}
+
 void copy_to_shared_large(void* dst, const void* src, std::size_t n) {
 #if defined(__x86_64__)
   if (n >= nt_threshold()) {

@@ -158,6 +158,7 @@ enum class DirectMode : std::uint8_t {
   none,  // some buffer the call needs is outside the heaps: the other path
   pull,  // readers copy from the owners' buffers (reductions: each its share)
   push,  // owners copy into the readers' buffers
+  both,  // bcast: the root and each receiver copy a part of its buffer
 };
 class DirectCall {
  public:
@@ -178,7 +179,7 @@ class DirectCall {
   void arrive();
   void done();
   Task finished_all(int except = -1);
-  Task bcast();
+  Task bcast(DirectMode m);
   Task gather_pull();
   Task gather_push();
   Task allgather_pull();

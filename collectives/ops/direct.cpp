@@ -26,6 +26,7 @@
 #include "collectives/kernels.hpp"
 #include "collectives/ops/common.hpp"
 #include "collectives/task.hpp"
+#include "shm/copy.hpp"
 
 namespace osmp {
 
@@ -87,9 +88,11 @@ DirectMode DirectCall::mode() {
   };
   const int root = a_.root;
   switch (a_.kind) {
-    case OpKind::bcast: return send_of(root) ? DirectMode::pull : DirectMode::none;
-    case OpKind::gather:
-      return all(&DirectCall::send_of, root) ? DirectMode::pull : recv_of(root) ? DirectMode::push : DirectMode::none;
+    case OpKind::bcast:
+      if (send_of(root)) return all(&DirectCall::recv_of, root) ? DirectMode::both : DirectMode::pull;
+      return all(&DirectCall::recv_of, root) ? DirectMode::push : DirectMode::none;
+    case OpKind::gather:  // the senders write in parallel; the root reading them is serial
+      return recv_of(root) ? DirectMode::push : all(&DirectCall::send_of, root) ? DirectMode::pull : DirectMode::none;
     case OpKind::allgather:
       return all(&DirectCall::send_of) ? DirectMode::pull : all(&DirectCall::recv_of) ? DirectMode::push
                                                                                        : DirectMode::none;
@@ -156,7 +159,7 @@ Task DirectCall::run(DirectMode m) {
   step_ = e_.next_flat_step();
   e_.count_single_copy();
   switch (a_.kind) {
-    case OpKind::bcast: return bcast();
+    case OpKind::bcast: return bcast(m);
     case OpKind::gather: return m == DirectMode::pull ? gather_pull() : gather_push();
     case OpKind::allgather: return m == DirectMode::pull ? allgather_pull() : allgather_push();
     case OpKind::scatter: return m == DirectMode::pull ? scatter_pull() : scatter_push();
@@ -164,16 +167,31 @@ Task DirectCall::run(DirectMode m) {
     case OpKind::reduce_scatter_block: return reduce_scatter();
     case OpKind::barrier: break;
   }
-  return bcast();  // not reached: mode() never picks a barrier
+  return bcast(m);  // not reached: mode() never picks a barrier
 }
 
-// Every receiver copies from the root's buffer; the root waits for them.
-Task DirectCall::bcast() {
-  const int me = e_.team().rank(), root = a_.root;
+// pull: every receiver copies from the root's buffer; push: the root
+// copies into every receiver's; both: the root copies the first 1/n of every
+// receiver's buffer while each receiver copies the rest (n = 2: half each, in
+// parallel). Whoever's buffer is read or written waits for the others.
+Task DirectCall::bcast(DirectMode m) {
+  const int me = e_.team().rank(), root = a_.root, n = e_.team().size();
+  const std::size_t len = bytes();
+  const std::size_t split = m == DirectMode::pull ? 0
+                            : m == DirectMode::push ? len
+                                                    : std::min(len, len / static_cast<std::size_t>(n) / kCacheLine * kCacheLine);
   if (me != root) {
-    std::memcpy(mine_.recv, send_of(root), bytes());
+    if (split < len) copy_direct(mine_.recv + split, send_of(root) + split, len - split);
+    if (split > 0) OSMP_CO_RETURN_IF_ERROR(co_await arrived(root));
     done();
     co_return Status{};
+  }
+  if (split > 0) {
+    for (int i = 1; i < n; ++i) {
+      const int q = (me + i) % n;
+      copy_direct(recv_of(q), mine_.send, split);
+    }
+    arrive();
   }
   co_return co_await finished_all(root);
 }
@@ -186,7 +204,7 @@ Task DirectCall::gather_pull() {
   for (int q = 0; q < e_.team().size(); ++q) {
     std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
     const std::byte* src = q == me ? mine_.send : send_of(q);
-    if (src != dst) std::memmove(dst, src, block);
+    if (src != dst) copy_direct(dst, src, block);
   }
   done();
   co_return Status{};
@@ -197,12 +215,12 @@ Task DirectCall::gather_push() {
   const int me = e_.team().rank(), root = a_.root;
   const std::size_t block = bytes();
   if (me != root) {
-    std::memcpy(recv_of(root) + static_cast<std::size_t>(me) * block, mine_.send, block);
+    copy_direct(recv_of(root) + static_cast<std::size_t>(me) * block, mine_.send, block);
     done();
     co_return Status{};
   }
   std::byte* own = mine_.recv + static_cast<std::size_t>(me) * block;
-  if (mine_.send != own) std::memmove(own, mine_.send, block);
+  if (mine_.send != own) copy_direct(own, mine_.send, block);
   co_return co_await finished_all(root);
 }
 
@@ -213,7 +231,7 @@ Task DirectCall::allgather_pull() {
     const int q = (me + i) % n;  // start with my own: spreads the readers
     std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
     const std::byte* src = q == me ? mine_.send : send_of(q);
-    if (src != dst) std::memmove(dst, src, block);
+    if (src != dst) copy_direct(dst, src, block);
   }
   done();
   co_return co_await finished_all();
@@ -225,7 +243,7 @@ Task DirectCall::allgather_push() {
   for (int i = 0; i < n; ++i) {
     const int q = (me + i) % n;
     std::byte* dst = q == me ? mine_.recv + at : recv_of(q) + at;
-    if (mine_.send != dst) std::memmove(dst, mine_.send, block);
+    if (mine_.send != dst) copy_direct(dst, mine_.send, block);
   }
   done();
   co_return co_await finished_all();
@@ -235,11 +253,11 @@ Task DirectCall::scatter_pull() {
   const int me = e_.team().rank(), root = a_.root;
   const std::size_t block = bytes(), at = static_cast<std::size_t>(me) * block;
   if (me != root) {
-    std::memcpy(mine_.recv, send_of(root) + at, block);
+    copy_direct(mine_.recv, send_of(root) + at, block);
     done();
     co_return Status{};
   }
-  if (mine_.recv && mine_.recv != mine_.send + at) std::memmove(mine_.recv, mine_.send + at, block);
+  if (mine_.recv && mine_.recv != mine_.send + at) copy_direct(mine_.recv, mine_.send + at, block);
   co_return co_await finished_all(root);
 }
 
@@ -251,7 +269,7 @@ Task DirectCall::scatter_push() {
   for (int q = 0; q < e_.team().size(); ++q) {
     const std::byte* src = mine_.send + static_cast<std::size_t>(q) * block;
     std::byte* dst = q == me ? mine_.recv : recv_of(q);
-    if (dst && dst != src) std::memmove(dst, src, block);
+    if (dst && dst != src) copy_direct(dst, src, block);
   }
   arrive();
   co_return Status{};
@@ -277,7 +295,7 @@ Task DirectCall::reduce() {
       // in-place rank's input is overwritten here only after that).
       OSMP_CO_RETURN_IF_ERROR(co_await arrived(q));
       const Share t = share_of(count, es, q, n);
-      std::memcpy(mine_.recv + t.first * es, recv_of(q) + t.first * es, t.len * es);
+      copy_direct(mine_.recv + t.first * es, recv_of(q) + t.first * es, t.len * es);
     }
   }
   done();

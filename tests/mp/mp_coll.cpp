@@ -2,6 +2,10 @@
 //
 //   mp_coll matrix             every op x type x op x size (0, 1, 7, 4 KiB) x root x in-place
 //   mp_coll large              1 MiB + 3 elements, every op, int32/double, both in-place forms
+//   mp_coll heap               every op with buffers in the shared heap, outside
+//                              it and mixed per rank (150 KB), blocking and started
+//   mp_coll heaploop           allreduce and bcast of 1 MiB from the heap until an
+//                              error (for kill tests)
 //   mp_coll random SEED N      N mixed collectives with seeded random ops, sizes and roots
 //   mp_coll determinism        allreduce of random doubles: same bits on every rank and run
 //   mp_coll loop               allreduce until an error (for kill tests)
@@ -249,6 +253,20 @@ int main(int argc, char** argv) {
                             t.ibarrier()};
       while (!r[3].test()) sink = sink + 1.0;  // "compute" while the calls are pending
       osmp::Status st = osmp::wait_all(r);
+      if (!st.ok()) die(st.to_string());
+    }
+  } else if (mode == "heap") {
+    auto cases = osmp::test::heap_matrix(t.size(), {150000});
+    run(t, cases, 21);
+    run(t, cases, 22, osmp::test::Mode::wait);
+    if (t.single_copies() == 0) die("no call took single copy through the heap");
+  } else if (mode == "heaploop") {
+    auto buf = t.allocate<float>(1 << 18);
+    if (!buf.ok()) die(buf.status().to_string());
+    for (float& x : *buf) x = 1.0f;
+    for (;;) {
+      osmp::Status st = t.allreduce(std::span<float>(*buf), osmp::Op::max);
+      if (st.ok()) st = t.bcast(std::span<float>(*buf), 0);
       if (!st.ok()) die(st.to_string());
     }
   } else if (mode == "loop") {

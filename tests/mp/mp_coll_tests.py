@@ -154,6 +154,30 @@ def case_killed_mid_collective(mode="loop", runs=5):
             fail("segments left behind")
 
 
+def case_heap():
+    for name, args in [CONFIGS[0], CONFIGS[1], CONFIGS[5]]:
+        rc, out, err, dt = run(args + [COLL, "heap"])
+        expect_ok(name, nprocs(args), rc, out, err)
+        print(f"{name}: heap matrix passed in {dt:.1f} s")
+
+
+def shm_free():
+    st = os.statvfs(SHM)
+    return st.f_bavail * st.f_frsize
+
+
+def case_killed_mid_heap():
+    """SIGKILL of a rank while every rank runs single-copy calls on 1 MiB heap
+    buffers: the survivors name the dead rank, and the shared-memory directory
+    gets every page back (heaps have no names: its free space tells)."""
+    before = shm_free()
+    case_killed_mid_collective("heaploop", 4)
+    time.sleep(0.5)
+    after = shm_free()
+    if after < before - (1 << 20):
+        fail(f"{(before - after) >> 10} KiB of {SHM} still in use after the killed jobs")
+
+
 def case_nbmatrix():
     for name, args in CONFIGS[:4]:
         rc, out, err, dt = run(args + [COLL, "nbmatrix"])

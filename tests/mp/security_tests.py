@@ -149,7 +149,9 @@ def case_hostile_osmprun():
     need_root()
     with Intruder() as intruder:
         time.sleep(0.3)
-        for n, args in [(4, [WORKER, "ring", "3000"]), (3, [COLL, "random", "7", "300"]), (2, [COLL, "lifecycle"])]:
+        # mp_coll heap: the shared heaps stay open (descriptor and mapping) for the whole job.
+        for n, args in [(4, [WORKER, "ring", "3000"]), (3, [COLL, "random", "7", "300"]), (2, [COLL, "lifecycle"]),
+                        (2, [COLL, "heap"])]:
             clean = Clean()
             p = subprocess.run([OSMPRUN, "-n", str(n), "--oversubscribe", *args], capture_output=True, text=True,
                                timeout=120)
