@@ -68,7 +68,8 @@ constexpr Known kSettings[] = {
     {"OSMP_SYMMETRIC_SLOT_MAX", false}, {"OSMP_CMA", false},
     {"OSMP_CMA_MIN", false},        {"OSMP_CMA_MAX", false},
     {"OSMP_CHECK", false},          {"OSMP_ONE_PASS_MAX", false},
-    {"OSMP_DIRECT", true},
+    {"OSMP_DIRECT", true},          {"OSMP_STAGE", true},
+    {"OSMP_STAGE_MIN", true},
 };
 
 }  // namespace
@@ -125,6 +126,8 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
   };
   if (name == "OSMP_CMA") return boolean(cma);
   if (name == "OSMP_DIRECT") return boolean(direct);
+  if (name == "OSMP_STAGE") return boolean(stage);
+  if (name == "OSMP_STAGE_MIN") return size(stage_min);
   return Status(Errc::invalid_argument, cat("unknown collective setting '", name, "'"));
 }
 
@@ -156,7 +159,7 @@ std::string CollectiveConfig::fingerprint() const {
   std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
                       ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_min, ";cma_max=", cma_max,
                       ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max,
-                      ";direct=", direct);
+                      ";direct=", direct, ";stage=", stage, ";stage_min=", stage_min);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));
   return s;
 }

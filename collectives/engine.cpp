@@ -83,7 +83,26 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
   return e;
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  for (Staged& s : staged_)
+    if (s.p) (void)heaps_->own()->free(s.p);
+}
+
+std::byte* Engine::stage(int which, std::size_t bytes) {
+  Heap* h = heaps_ ? heaps_->own() : nullptr;
+  Staged& s = staged_[static_cast<std::size_t>(which)];
+  if (!h) return nullptr;
+  if (s.bytes >= bytes) return s.p;
+  if (s.p) (void)h->free(s.p);
+  s = {};
+  // Grown by doubling, so that a sweep of sizes allocates a few times only.
+  std::size_t want = std::size_t{1} << 16;
+  while (want < bytes) want *= 2;
+  auto p = h->allocate(want);
+  if (!p.ok()) return nullptr;
+  s = {static_cast<std::byte*>(*p), want};
+  return s.p;
+}
 
 bool Engine::one_pass(const CollArgs& a) const {
   return unit_acks() && plan(PlanInput{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype)}).first.one_pass;

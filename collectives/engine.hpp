@@ -221,6 +221,10 @@ class Engine {
   // The parity of the next call that offers its buffers (ops/direct.cpp):
   // counted per call, restarted on every rank by realign().
   int next_offer() { return static_cast<int>(++offers_ % 2); }
+  // A block of this rank's heap of at least `bytes`, kept for the next calls
+  // (`which`: 0 staged inputs, 1 staged outputs, ops/direct.cpp); null when
+  // the heap has no room (the call then takes another path).
+  std::byte* stage(int which, std::size_t bytes);
   // Calls of this rank that moved their data by single copy through the heaps.
   std::uint64_t single_copies() const { return single_copies_; }
   void count_single_copy() { ++single_copies_; }
@@ -297,6 +301,11 @@ class Engine {
   const HeapPeers* heaps_ = nullptr;
   std::uint64_t offers_ = 0;
   std::uint64_t single_copies_ = 0;
+  struct Staged {
+    std::byte* p = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::array<Staged, 2> staged_{};  // in heaps_->own(), freed with the engine
   bool blocking_ = true;
   FrameCache frames_;
 };

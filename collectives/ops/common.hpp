@@ -153,6 +153,9 @@ struct DirectBuffers {
   std::size_t send_len = 0;
   std::byte* recv = nullptr;
   std::size_t recv_len = 0;
+  // The input is the output's memory (reduce_scatter_block in place), which
+  // this rank overwrites while peers read: offered only staged.
+  bool send_aliases_recv = false;
 };
 enum class DirectMode : std::uint8_t {
   none,  // some buffer the call needs is outside the heaps: the other path
@@ -167,6 +170,7 @@ class DirectCall {
   Task run(DirectMode m);
 
  private:
+  Task moves(DirectMode m);
   std::size_t bytes() const;  // count * element size
   std::size_t need_send(int q) const;
   std::size_t need_recv(int q) const;
@@ -196,6 +200,7 @@ class DirectCall {
   int parity_ = 0;
   std::uint64_t step_ = 0;
   std::vector<std::uint64_t> send_, recv_;  // every rank's offers (mode())
+  std::byte* staged_out_ = nullptr;         // the caller's output, when mine_.recv is a staged block
 };
 
 // The flat paths for large gathers and scatters (collectives/ops/flat.cpp):

@@ -30,6 +30,25 @@
 
 namespace osmp {
 
+namespace {
+
+// The buffers of this rank that the operation's single-copy modes let peers
+// read (send) or write (recv), which staging copies into this rank's heap
+// when they are outside it. Not reduce's: its single copy needs the root's
+// output in the heap too, and staging that costs the root (the rank that
+// waits longest) a full copy more: measured slower than the areas' chunks.
+bool staged_send(OpKind k, bool root) {
+  switch (k) {
+    case OpKind::bcast: case OpKind::scatter: return root;
+    case OpKind::gather: return !root;
+    case OpKind::barrier: case OpKind::reduce: return false;
+    default: return true;
+  }
+}
+bool staged_recv(OpKind k) { return k == OpKind::allreduce; }
+
+}  // namespace
+
 DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine)
     : e_(e), a_(a), mine_(mine), heaps_(e.heaps()) {
   if (!heaps_) return;
@@ -39,10 +58,33 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   auto where = [&](const std::byte* p, std::size_t n) {
     return own && p && n && !local ? own->locate(p, n) : Heap::kNowhere;
   };
+  // Staging: a buffer outside the heap that peers would read is copied into
+  // a block of this rank's heap first (one local copy, which lets every
+  // rank take single copy); one they would write is replaced by a block,
+  // copied out when the call is done (run()).
+  const bool root = e.team().rank() == a.root;
+  const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
+  if (own && !local && e.config().stage && per_rank >= e.config().stage_min) {
+    if (mine.send && mine.send_len && staged_send(a.kind, root) &&
+        (mine.send_aliases_recv || !own->locate(mine.send, mine.send_len))) {
+      if (std::byte* s = e.stage(0, mine.send_len)) {
+        copy_to_shared(s, mine.send, mine.send_len);
+        mine_.send = s;
+      }
+    }
+    if (mine.recv && mine.recv_len && staged_recv(a.kind) && !own->locate(mine.recv, mine.recv_len)) {
+      if (std::byte* r = e.stage(1, mine.recv_len)) {
+        staged_out_ = mine.recv;
+        mine_.recv = r;
+      }
+    }
+  }
   // Relaxed: the header step's flags (release, then acquire by every rank
   // through the tree) order these stores before every other rank's loads.
-  l.offer[parity_][0].store(where(mine.send, mine.send_len), std::memory_order_relaxed);
-  l.offer[parity_][1].store(where(mine.recv, mine.recv_len), std::memory_order_relaxed);
+  l.offer[parity_][0].store(mine.send_aliases_recv && mine_.send == mine.send ? Heap::kNowhere
+                                                                             : where(mine_.send, mine.send_len),
+                            std::memory_order_relaxed);
+  l.offer[parity_][1].store(where(mine_.recv, mine.recv_len), std::memory_order_relaxed);
 }
 
 std::byte* DirectCall::send_of(int q) const { return heaps_->at(q, send_[static_cast<std::size_t>(q)], need_send(q)); }
@@ -158,6 +200,13 @@ Task DirectCall::finished_all(int except) {
 Task DirectCall::run(DirectMode m) {
   step_ = e_.next_flat_step();
   e_.count_single_copy();
+  Status st = co_await moves(m);
+  // A staged output: every writer is done (the moves waited for them).
+  if (st.ok() && staged_out_) std::memcpy(staged_out_, mine_.recv, mine_.recv_len);
+  co_return st;
+}
+
+Task DirectCall::moves(DirectMode m) {
   switch (a_.kind) {
     case OpKind::bcast: return bcast(m);
     case OpKind::gather: return m == DirectMode::pull ? gather_pull() : gather_push();

@@ -54,11 +54,10 @@ struct ReduceScatterBlock {
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     // In place, each rank's result overwrites the first block of its input,
-    // which rank 0 reads: no single copy (an input outside the heap says so).
+    // which rank 0 reads: single copy only from a staged copy of the input.
     const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-    const bool in_place = a.send == kInPlace;
-    DirectCall d(e, a, local, {in_place ? nullptr : input(a), block * static_cast<std::size_t>(e.team().size()),
-                               static_cast<std::byte*>(a.recv), block});
+    DirectCall d(e, a, local, {input(a), block * static_cast<std::size_t>(e.team().size()),
+                               static_cast<std::byte*>(a.recv), block, a.send == kInPlace});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     co_return co_await flat_reduce_scatter(e, input(a), static_cast<std::byte*>(a.recv),

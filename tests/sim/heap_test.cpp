@@ -4,6 +4,7 @@
 // the buffers allow it; allocation errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -31,6 +32,10 @@ TEST_P(HeapMatrix, EveryOpPlacementRootInPlace) {
   EXPECT_EQ(test::run_cases(tt, cases, 11), "") << c.name << ": " << cases.size() << " cases";
   // Non-blocking too.
   EXPECT_EQ(test::run_cases(tt, cases, 12, test::Mode::wait), "") << c.name;
+  // Buffers outside the heap staged through it (OSMP_STAGE_MIN below the size).
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_STAGE_MIN", "64K"}}).ok()); });
+  EXPECT_EQ(test::run_cases(tt, cases, 13), "") << c.name << ", staged";
+  EXPECT_EQ(test::run_cases(tt, cases, 14, test::Mode::wait), "") << c.name << ", staged";
 }
 
 const Config kHeapConfigs[] = {
@@ -42,28 +47,51 @@ const Config kHeapConfigs[] = {
 INSTANTIATE_TEST_SUITE_P(Configs, HeapMatrix, ::testing::ValuesIn(kHeapConfigs),
                          [](const auto& param_info) { return param_info.param.name; });
 
-// Which calls take single copy: every one whose buffers are all in the heap;
-// with OSMP_DIRECT=0, none; with plain buffers, none.
+// Which calls take single copy: every one whose buffers are in the heap;
+// plain buffers too while they are staged (OSMP_STAGE, the default), none
+// of them without staging; nothing with OSMP_DIRECT=0.
 TEST(HeapPath, SingleCopyExactlyWhenTheBuffersAllowIt) {
   auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   std::vector<test::CollCase> heap, plain;
   for (OpKind k : {OpKind::bcast, OpKind::reduce, OpKind::allreduce, OpKind::gather, OpKind::allgather,
                    OpKind::scatter, OpKind::reduce_scatter_block}) {
-    heap.push_back({k, Datatype::int32, Op::sum, kLarge / 4, 1, false, Placement::heap});
-    plain.push_back({k, Datatype::int32, Op::sum, kLarge / 4, 1, false, Placement::plain});
+    for (bool ip : {false, true}) {
+      if (ip && k == OpKind::bcast) continue;
+      heap.push_back({k, Datatype::int32, Op::sum, kLarge / 4, 1, ip, Placement::heap});
+      plain.push_back({k, Datatype::int32, Op::sum, kLarge / 4, 1, ip, Placement::plain});
+    }
   }
-  std::vector<std::uint64_t> before(3);
-  for (int r = 0; r < 3; ++r) before[static_cast<std::size_t>(r)] = tt.teams[static_cast<std::size_t>(r)]->single_copies();
-  ASSERT_EQ(test::run_cases(tt, plain, 1), "");
-  for (int r = 0; r < 3; ++r) EXPECT_EQ(tt.teams[static_cast<std::size_t>(r)]->single_copies(), before[static_cast<std::size_t>(r)]);
-  ASSERT_EQ(test::run_cases(tt, heap, 2), "");
-  for (int r = 0; r < 3; ++r)
-    EXPECT_EQ(tt.teams[static_cast<std::size_t>(r)]->single_copies(), before[static_cast<std::size_t>(r)] + heap.size());
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_STAGE_MIN", "64K"}}).ok()); });
+  auto copies = [&] {
+    std::vector<std::uint64_t> v;
+    for (auto& t : tt.teams) v.push_back(t->single_copies());
+    return v;
+  };
+  auto expect_more = [&](const std::vector<std::uint64_t>& before, std::uint64_t more, const char* what) {
+    auto now = copies();
+    for (std::size_t r = 0; r < now.size(); ++r) EXPECT_EQ(now[r], before[r] + more) << what << ", rank " << r;
+  };
+  auto before = copies();
+  ASSERT_EQ(test::run_cases(tt, heap, 1), "");
+  expect_more(before, heap.size(), "heap buffers");
+  before = copies();
+  ASSERT_EQ(test::run_cases(tt, plain, 2), "");
+  // reduce's output is never staged: its plain cases take the areas.
+  const auto reduces = static_cast<std::uint64_t>(
+      std::count_if(plain.begin(), plain.end(), [](const test::CollCase& c) { return c.kind == OpKind::reduce; }));
+  expect_more(before, plain.size() - reduces, "plain buffers, staged");
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_STAGE", "0"}}).ok()); });
+  before = copies();
+  ASSERT_EQ(test::run_cases(tt, plain, 3), "");
+  expect_more(before, 0, "plain buffers, no staging");
+  ASSERT_EQ(test::run_cases(tt, heap, 4), "");
+  // All but reduce_scatter_block in place, whose input each rank overwrites.
+  expect_more(before, heap.size() - 1, "heap buffers, no staging");
   test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_DIRECT", "0"}}).ok()); });
-  const std::uint64_t off = tt.teams[0]->single_copies();
-  ASSERT_EQ(test::run_cases(tt, heap, 3), "");
-  EXPECT_EQ(tt.teams[0]->single_copies(), off);
+  before = copies();
+  ASSERT_EQ(test::run_cases(tt, heap, 5), "");
+  expect_more(before, 0, "OSMP_DIRECT=0");
 }
 
 TEST(HeapPath, AllocateAndFreeErrors) {
