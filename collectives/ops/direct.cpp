@@ -108,7 +108,7 @@ std::size_t DirectCall::need_recv(int q) const {
     case OpKind::gather: return q == a_.root ? bytes() * n : 0;
     case OpKind::allgather: return bytes() * n;
     case OpKind::reduce: return q == a_.root ? bytes() : 0;
-    case OpKind::allreduce: case OpKind::scatter: return bytes();
+    case OpKind::allreduce: case OpKind::scatter: case OpKind::bcast: return bytes();
     default: return 0;
   }
 }
