@@ -127,7 +127,10 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
   if (name == "OSMP_CMA") return boolean(cma);
   if (name == "OSMP_DIRECT") return boolean(direct);
   if (name == "OSMP_STAGE") return boolean(stage);
-  if (name == "OSMP_STAGE_MIN") return size(stage_min);
+  if (name == "OSMP_STAGE_MIN") {
+    if (iequals(trim(value), "auto")) return stage_min = kAuto, Status{};
+    return size(stage_min);
+  }
   return Status(Errc::invalid_argument, cat("unknown collective setting '", name, "'"));
 }
 

@@ -26,11 +26,13 @@
 //                    (team/heaps.hpp) for calls too large for the areas whose
 //                    buffers are there; before OSMP_CMA (docs/heap.md)
 //   OSMP_STAGE       1 (default) / 0: calls of OSMP_STAGE_MIN bytes per rank or
-//                    more (default 1M) copy an input outside the heap that
-//                    peers read into a block of this rank's heap first (and
-//                    allreduce its output), so that plain buffers take the
-//                    single-copy path too, with one local copy more: 1.1-1.6x
-//                    faster at 1-4 MiB here, slower below (no pipelining)
+//                    more copy an input outside the heap that peers read into a
+//                    block of this rank's heap first (and allreduce its output),
+//                    so that plain buffers take the single-copy path too, with
+//                    one local copy more. OSMP_STAGE_MIN "auto" (default): where
+//                    it won here (stage_from()): allreduce from 128K, gather
+//                    from 512K, the others from 1M; below, the areas' pipelined
+//                    chunks, which start moving data at once, are faster
 //   OSMP_CHECK       how mismatched arguments are found (docs/protocol.md,
 //                    "One-pass calls"). lazy (default): small rooted calls
 //                    (bcast, scatter, reduce, gather) on a team whose tree is
@@ -50,6 +52,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/types.hpp"
 #include "core/status.hpp"
 
 namespace osmp {
@@ -70,7 +73,14 @@ struct CollectiveConfig {
   bool cma = true;
   bool direct = true;
   bool stage = true;
-  std::size_t stage_min = std::size_t{1} << 20;
+  static constexpr std::size_t kAuto = ~std::size_t{0};
+  std::size_t stage_min = kAuto;
+  // The bytes per rank from which operation `k` stages plain buffers.
+  std::size_t stage_from(OpKind k) const {
+    if (stage_min != kAuto) return stage_min;
+    return k == OpKind::allreduce ? std::size_t{128} << 10 : k == OpKind::gather ? std::size_t{512} << 10
+                                                                                   : std::size_t{1} << 20;
+  }
   std::size_t cma_min = 512 * 1024;
   std::size_t cma_max = std::size_t{64} << 20;
   bool lazy = kLazyByDefault;  // OSMP_CHECK

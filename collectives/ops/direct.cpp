@@ -64,7 +64,7 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   // copied out when the call is done (run()).
   const bool root = e.team().rank() == a.root;
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-  if (own && !local && e.config().stage && per_rank >= e.config().stage_min) {
+  if (own && !local && e.config().stage && per_rank >= e.config().stage_from(a.kind)) {
     if (mine.send && mine.send_len && staged_send(a.kind, root) &&
         (mine.send_aliases_recv || !own->locate(mine.send, mine.send_len))) {
       if (std::byte* s = e.stage(0, mine.send_len)) {
