@@ -104,7 +104,9 @@ Status wait_all(std::span<Request> requests);
 // Memory of this process's shared heap (docs/heap.md): `size()` elements of
 // T, page-aligned, that every rank of the process's teams maps. Collectives
 // whose buffers lie in the ranks' heaps copy each byte once. Freed when the
-// handle goes (or by free()); it keeps the heap alive until then.
+// handle goes (or by free()); it keeps the heap alive until then. Unlike
+// Team::free_bytes it does not ask the team: let it go only when no started
+// call uses it, and not after a call on it failed with a dead peer.
 Status free_heap_memory(Heap& h, void* p);  // HeapArray's (api/team.cpp)
 
 template <class T>
@@ -224,7 +226,9 @@ class Team {
   // (OSMP_HEAP_SIZE; a process with OSMP_HEAP_SIZE=0 has no heap).
   template <class T>
   Result<HeapArray<T>> allocate(std::size_t n) {
-    if (n > (std::size_t{1} << 62) / sizeof(T)) return size_error("allocate");
+    if (n > (std::size_t{1} << 62) / sizeof(T)) {
+      return Status(Errc::no_space, cat("allocate: ", n, " elements of ", sizeof(T), " bytes overflow a size"));
+    }
     OSMP_ASSIGN_OR_RETURN(void* p, allocate_bytes(n * sizeof(T)));
     return HeapArray<T>(heap_owner(), static_cast<T*>(p), n);
   }

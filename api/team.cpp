@@ -200,8 +200,9 @@ Result<void*> Team::allocate_bytes(std::size_t bytes) {
   if (!views_) return moved_from();
   std::shared_ptr<Heap> h = views_->heap();
   if (!h) {
-    return Status(Errc::no_space, cat("allocate: rank ", rank(), " has no shared heap (OSMP_HEAP_SIZE=0, or "
-                                      "the shared-memory directory has less than 4 MiB free per rank)"));
+    return Status(Errc::no_space, cat("allocate: rank ", rank(), " has no shared heap (OSMP_HEAP_SIZE=0, less "
+                                      "than 4 MiB free per rank in the shared-memory directory, or a heap that "
+                                      "could not be mapped: see the warning at team creation)"));
   }
   auto p = h->allocate(bytes);
   if (!p.ok()) return Status(p.status()).prefix(cat("allocate on rank ", rank()));
@@ -222,6 +223,9 @@ Status Team::free_bytes(void* p) {
     return Status(Errc::invalid_argument, cat("free on rank ", rank(), ": calls started on this team are still "
                                               "pending (complete them before freeing their buffers)"));
   }
+  // A team stopped in the middle of a call may leave a live peer still
+  // copying into its buffers: their pages are never handed out again.
+  if (!views_->base_core().usable().ok()) return Status(h->retire(p)).prefix(cat("free on rank ", rank()));
   return Status(h->free(p)).prefix(cat("free on rank ", rank()));
 }
 

@@ -99,6 +99,7 @@ std::byte* Engine::stage(int which, std::size_t bytes) {
   std::size_t want = std::size_t{1} << 16;
   while (want < bytes) want *= 2;
   auto p = h->allocate(want);
+  if (!p.ok()) p = h->allocate(want = bytes);  // a heap with room for the size, not its power of two
   if (!p.ok()) return nullptr;
   s = {static_cast<std::byte*>(*p), want};
   return s.p;
@@ -210,6 +211,10 @@ Status Engine::end(CallStart& c, Status st) {
   // raised meanwhile is the next call's: Calls::enter).
   if (st.ok() && c.mine.ok() && c.user->abstain == Errc::ok && found_ == 0 && !agreed_error_) return st;
   st = walked(c, std::move(st));
+  // Every rank got this call's error verdict, past its header step: nobody
+  // reads an offer any more, and ranks whose plans differed (one offered,
+  // one did not) line their offer counts up again (ops/direct.cpp).
+  if (agreed_error_) offers_ = 0;
   if (!c.numbered) return st;
   if (!st.ok() && peek_seen_rank_ >= 0 && calls_->failed_here()) {
     // My wait found the difference in a peer's line (raised already): both

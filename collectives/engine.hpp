@@ -222,8 +222,9 @@ class Engine {
   // counted per call, restarted on every rank by realign().
   int next_offer() { return static_cast<int>(++offers_ % 2); }
   // A block of this rank's heap of at least `bytes`, kept for the next calls
-  // (`which`: 0 staged inputs, 1 staged outputs, ops/direct.cpp); null when
-  // the heap has no room (the call then takes another path).
+  // (`which`: 0 staged inputs, 1 staged outputs, ops/direct.cpp) until the
+  // engine goes; null when the heap has no room (the call then takes
+  // another path). docs/heap.md counts them against OSMP_HEAP_SIZE.
   std::byte* stage(int which, std::size_t bytes);
   // Calls of this rank that moved their data by single copy through the heaps.
   std::uint64_t single_copies() const { return single_copies_; }

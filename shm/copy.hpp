@@ -18,6 +18,8 @@ std::size_t nt_threshold();
 
 // The copies of 64 bytes or more (below that nothing would stream).
 void copy_to_shared_large(void* dst, const void* src, std::size_t n);
+// A copy with non-temporal stores, whatever its size (ends with a store fence).
+void copy_streaming(void* dst, const void* src, std::size_t n);
 
 // Sizes from which copy_direct() bypasses the cache (OSMP_DIRECT_NT_MIN).
 std::size_t direct_nt_threshold();

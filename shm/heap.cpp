@@ -85,7 +85,11 @@ Result<void*> Heap::allocate(std::size_t bytes) {
   return static_cast<void*>(seg_.base() + off);
 }
 
-Status Heap::free(void* p) {
+Status Heap::free(void* p) { return release(p, /*reuse=*/true); }
+
+Status Heap::retire(void* p) { return release(p, /*reuse=*/false); }
+
+Status Heap::release(void* p, bool reuse) {
   auto* b = static_cast<std::byte*>(p);
   if (!contains(p)) {
     return Status(Errc::invalid_argument, cat("shared heap: ", p, " is not in this heap (", seg_.base(), " .. ",
@@ -106,6 +110,7 @@ Status Heap::free(void* p) {
   }
   std::size_t start = off, len = it->second;
   used_.erase(it);
+  if (!reuse) return {};  // its pages stay reserved, its range out of the free list
   seg_.give_back(start, len);
   auto next = free_.lower_bound(start);
   if (next != free_.end() && next->first == start + len) {

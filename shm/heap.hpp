@@ -50,6 +50,10 @@ class Heap {
   // block, a block freed before, memory from elsewhere) is
   // Errc::invalid_argument, and the heap is unchanged.
   Status free(void* p);
+  // Takes a block allocate() returned out of use for good, without handing
+  // its pages to anyone again: for a block a peer may still be writing into
+  // (its team stopped in the middle of a call). Same errors as free().
+  Status retire(void* p);
   // Where [p, p + n) lies: the offset into this heap when it is inside one
   // allocated block, kNowhere otherwise. n = 0: the empty range at p.
   std::uint64_t locate(const void* p, std::size_t n) const;
@@ -71,6 +75,7 @@ class Heap {
 
  private:
   explicit Heap(Segment s);
+  Status release(void* p, bool reuse);
   Segment seg_;
   mutable std::mutex mu_;
   std::map<std::size_t, std::size_t> free_;  // offset -> bytes, coalesced
@@ -92,10 +97,17 @@ class HeapPeers {
   // against what this process mapped; nullptr when it does not fit.
   std::byte* at(int r, std::uint64_t offset, std::size_t n) const {
     const std::size_t s = size(r);
-    if (offset == Heap::kNowhere || offset > s || n > s - offset) return nullptr;
+    if (offset < Heap::kFirst || offset > s || n > s - offset) return nullptr;  // never the header
     return const_cast<std::byte*>(base(r)) + offset;
   }
   Heap* own() const { return own_.get(); }
+  // Whether every rank has a heap (else no call can take single copy on
+  // buffers that rank would have to offer).
+  bool complete() const {
+    for (std::size_t s : sizes_)
+      if (s == 0) return false;
+    return true;
+  }
   const std::shared_ptr<Heap>& own_shared() const { return own_; }
   int ranks() const { return static_cast<int>(bases_.size()); }
 

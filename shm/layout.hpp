@@ -166,9 +166,9 @@ struct alignas(kFalseSharingRange) RankLine {
   std::atomic<std::uint64_t> length{0};
   std::atomic<std::uint64_t> launched{0};
   // Single copy through the shared heap: where this rank's send and receive
-  // buffers of a call are in its heap (offsets, 0: not there), [call parity][send, recv].
-  std::atomic<std::uint64_t> offer[2][2] = {};
-  std::byte reserved[kFalseSharingRange - 112];
+  // buffers of a call are in its heap (offsets, 0: not there) and the call's
+  // header step, [call parity][send, recv, step].
+  std::atomic<std::uint64_t> offer[2][3] = {};
 };
 static_assert(sizeof(RankLine) == kFalseSharingRange);
 

@@ -99,6 +99,7 @@ Result<Segment> Segment::create(const std::string& dir, std::size_t size, Segmen
   Segment s;
   s.fd_ = fd;
   s.what_ = cat("segment in ", dir);
+  s.dir_ = dir;
   if (::fchmod(fd, 0600) != 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
     return Status(Errc::system, cat("cannot size a segment of ", format_bytes(size), " in ", dir, ": ",
                                     errno_text(errno)));
@@ -208,8 +209,9 @@ Status Segment::reserve(std::size_t offset, std::size_t len) const {
   // the file system has no fallocate, which would hide a full tmpfs.
   if (::fallocate(fd_, 0, static_cast<off_t>(offset), static_cast<off_t>(len)) == 0) return {};
   const int e = errno;
+  if (e == EOPNOTSUPP) return {};  // a file system that cannot reserve: as create() tolerates it
   if (e == ENOSPC) {
-    auto free_bytes = shm_free_bytes(shm_dir());
+    auto free_bytes = shm_free_bytes(dir_);
     return Status(Errc::no_space, cat("no room for ", format_bytes(len), " in ", what_, ": the file system has ",
                                       free_bytes.ok() ? format_bytes(*free_bytes) : std::string("unknown"),
                                       " free"));
@@ -248,7 +250,8 @@ Segment::Segment(Segment&& o) noexcept
       fd_(std::exchange(o.fd_, -1)),
       dev_(o.dev_),
       ino_(o.ino_),
-      what_(std::move(o.what_)) {}
+      what_(std::move(o.what_)),
+      dir_(std::move(o.dir_)) {}
 
 Segment& Segment::operator=(Segment&& o) noexcept {
   if (this != &o) {
@@ -259,6 +262,7 @@ Segment& Segment::operator=(Segment&& o) noexcept {
     dev_ = o.dev_;
     ino_ = o.ino_;
     what_ = std::move(o.what_);
+    dir_ = std::move(o.dir_);
   }
   return *this;
 }

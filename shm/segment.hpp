@@ -142,6 +142,7 @@ class Segment {
   int fd_ = -1;
   std::uint64_t dev_ = 0, ino_ = 0;
   std::string what_;  // for messages: "segment in /dev/shm", "rank 3's segment"
+  std::string dir_;   // the creator's: where the file lives (reserve()'s message)
 };
 
 // Free bytes in `dir` (statfs), for the room check and its message.

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "core/log.hpp"
+
 namespace osmp {
 
 std::size_t default_heap_bytes(const std::string& dir, int ranks) {
@@ -21,7 +23,16 @@ Result<std::shared_ptr<const HeapPeers>> join_heaps(Bootstrap& boot, const TeamO
   std::vector<SegmentHandle> all(static_cast<std::size_t>(boot.size()));
   OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
   Result<HeapPeers> peers = local.ok() ? HeapPeers::attach(all, boot.rank(), *own) : Result<HeapPeers>(local);
-  OSMP_RETURN_IF_ERROR(boot.agree(peers.status()));
+  // A heap that cannot be made or mapped anywhere (no room, an address-space
+  // limit) leaves the team without heaps on every rank, never without a team.
+  Status agreed = boot.agree(peers.status());
+  if (!agreed.ok()) {
+    if (agreed.code() == Errc::peer_dead || agreed.code() == Errc::aborted || agreed.code() == Errc::timeout) {
+      return agreed;
+    }
+    if (boot.rank() == 0) log(LogLevel::warn, "no shared heaps for this team: ", agreed.message());
+    return std::shared_ptr<const HeapPeers>();
+  }
   return std::make_shared<const HeapPeers>(std::move(*peers));
 }
 

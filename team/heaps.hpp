@@ -2,7 +2,8 @@
 // brings its process's heap (created on first use with OSMP_HEAP_SIZE
 // bytes, or none), the handles go round the bootstrap, every rank maps the
 // others', and all agree on success, so that one rank's failure is every
-// rank's error, never a team where some ranks see heaps that others do not.
+// rank's error, never a team where some ranks see heaps that others do not:
+// then the team has none (null), on every rank.
 #pragma once
 
 #include <memory>

@@ -198,7 +198,8 @@ class DirectCall {
   DirectBuffers mine_;
   const HeapPeers* heaps_;
   int parity_ = 0;
-  std::uint64_t step_ = 0;
+  std::uint64_t call_step_ = 0;  // the call's header step, tagging its offers
+  std::uint64_t step_ = 0;       // the flat step of the data's flags (run())
   std::vector<std::uint64_t> send_, recv_;  // every rank's offers (mode())
   std::byte* staged_out_ = nullptr;         // the caller's output, when mine_.recv is a staged block
 };

@@ -64,7 +64,7 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   // copied out when the call is done (run()).
   const bool root = e.team().rank() == a.root;
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-  if (own && !local && e.config().stage && per_rank >= e.config().stage_from(a.kind)) {
+  if (own && heaps_->complete() && !local && e.config().stage && per_rank >= e.config().stage_from(a.kind)) {
     if (mine.send && mine.send_len && staged_send(a.kind, root) &&
         (mine.send_aliases_recv || !own->locate(mine.send, mine.send_len))) {
       if (std::byte* s = e.stage(0, mine.send_len)) {
@@ -81,6 +81,10 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   }
   // Relaxed: the header step's flags (release, then acquire by every rank
   // through the tree) order these stores before every other rank's loads.
+  // The header step this call is about to take (header_step: next_step()),
+  // the same number on every rank: mode() takes no offer of another call.
+  call_step_ = e.step() + 1;
+  l.offer[parity_][2].store(call_step_, std::memory_order_relaxed);
   l.offer[parity_][0].store(mine.send_aliases_recv && mine_.send == mine.send ? Heap::kNowhere
                                                                              : where(mine_.send, mine.send_len),
                             std::memory_order_relaxed);
@@ -120,8 +124,11 @@ DirectMode DirectCall::mode() {
   recv_.resize(static_cast<std::size_t>(n));
   for (int q = 0; q < n; ++q) {
     const RankLine& l = e_.team().rank_line(q);
-    send_[static_cast<std::size_t>(q)] = l.offer[parity_][0].load(std::memory_order_relaxed);
-    recv_[static_cast<std::size_t>(q)] = l.offer[parity_][1].load(std::memory_order_relaxed);
+    // Offers of another call (counts apart: a bug) are no offers: every rank
+    // reads the same words, so all decide alike, on the other path.
+    const bool this_call = l.offer[parity_][2].load(std::memory_order_relaxed) == call_step_;
+    send_[static_cast<std::size_t>(q)] = this_call ? l.offer[parity_][0].load(std::memory_order_relaxed) : Heap::kNowhere;
+    recv_[static_cast<std::size_t>(q)] = this_call ? l.offer[parity_][1].load(std::memory_order_relaxed) : Heap::kNowhere;
   }
   auto all = [&](auto has, int except = -1) {
     for (int q = 0; q < n; ++q)

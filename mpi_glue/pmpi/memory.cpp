@@ -21,6 +21,8 @@
 namespace osmp::pmpi {
 namespace {
 
+constexpr std::size_t kSmallest = 64 * 1024;
+
 // Ranks on this node as the launchers say (Hydra, Open MPI), for the
 // default heap size before any team exists; 1 when neither says.
 int local_ranks() {
@@ -56,7 +58,9 @@ Heap* process_heap(bool make) {
 
 extern "C" int osmp_pmpi_alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   using namespace osmp::pmpi;
-  if (settings().enabled && size > 0) {
+  // Small blocks stay the MPI's: single copy starts past the areas (64 KiB),
+  // and a heap block takes a page at least.
+  if (settings().enabled && size >= static_cast<MPI_Aint>(kSmallest)) {
     if (osmp::Heap* h = process_heap(true)) {
       auto p = h->allocate(static_cast<std::size_t>(size));
       if (p.ok()) {
