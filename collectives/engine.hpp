@@ -222,9 +222,10 @@ class Engine {
   // counted per call, restarted on every rank by realign().
   int next_offer() { return static_cast<int>(++offers_ % 2); }
   // A block of this rank's heap of at least `bytes`, kept for the next calls
-  // (`which`: 0 staged inputs, 1 staged outputs, ops/direct.cpp) until the
+  // (`which`: kStagedSend or kStagedRecv, ops/direct.cpp) until the
   // engine goes; null when the heap has no room (the call then takes
   // another path). docs/heap.md counts them against OSMP_HEAP_SIZE.
+  static constexpr int kStagedSend = 0, kStagedRecv = 1;
   std::byte* stage(int which, std::size_t bytes);
   // Calls of this rank that moved their data by single copy through the heaps.
   std::uint64_t single_copies() const { return single_copies_; }

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -175,6 +176,7 @@ Result<HeapPeers> HeapPeers::attach(const std::vector<SegmentHandle>& handles, i
     v.sizes_.push_back(seg->size());
     v.mapped_.push_back(std::move(seg));
   }
+  v.complete_ = std::find(v.sizes_.begin(), v.sizes_.end(), std::size_t{0}) == v.sizes_.end();
   return v;
 }
 

@@ -103,11 +103,7 @@ class HeapPeers {
   Heap* own() const { return own_.get(); }
   // Whether every rank has a heap (else no call can take single copy on
   // buffers that rank would have to offer).
-  bool complete() const {
-    for (std::size_t s : sizes_)
-      if (s == 0) return false;
-    return true;
-  }
+  bool complete() const { return complete_; }
   const std::shared_ptr<Heap>& own_shared() const { return own_; }
   int ranks() const { return static_cast<int>(bases_.size()); }
 
@@ -116,6 +112,7 @@ class HeapPeers {
   std::vector<std::shared_ptr<const Segment>> mapped_;  // peers' heaps, shared process-wide
   std::vector<const std::byte*> bases_;
   std::vector<std::size_t> sizes_;
+  bool complete_ = false;  // no size is 0 (attach)
 };
 
 }  // namespace osmp

@@ -5,15 +5,18 @@
 //
 // Agreement: before its header step, every rank writes where its send and
 // receive buffers are in its heap (offsets, 0: not there) into its rank
-// line's offer words, [call parity]. The header step is a round trip through
+// line's offer words, [call parity], tagged with the call's header step
+// number. The header step is a round trip through
 // every rank (headers up, verdict down), so after it every rank reads every
 // rank's words and, from the same words and the same mapped sizes, takes the
 // same path (mode()): single copy when the buffers it needs are in the heaps,
 // else the areas' or CMA's, which every rank then takes. A rank can be at
 // most one offering call ahead of another's reads (its next offering call
 // needs that other rank in its header step, which it reaches only after
-// reading), so two parities suffice; Engine::realign restarts the count on
-// every rank at once.
+// reading), so two parities suffice. The count restarts on every rank at once
+// after an error verdict every rank got (Engine::end) and in the
+// resynchronisation after any other error (Engine::realign); an offer whose
+// tag is not this call's counts as none, on every rank alike.
 //
 // Completion: an owner's buffer must stay put until its readers are done,
 // and a receiver's until its writers are: whoever is read from or written to
@@ -58,6 +61,9 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   auto where = [&](const std::byte* p, std::size_t n) {
     return own && p && n && !local ? own->locate(p, n) : Heap::kNowhere;
   };
+  // An input that is this rank's output too is never offered as it is.
+  std::uint64_t send = mine.send_aliases_recv ? Heap::kNowhere : where(mine.send, mine.send_len);
+  std::uint64_t recv = where(mine.recv, mine.recv_len);
   // Staging: a buffer outside the heap that peers would read is copied into
   // a block of this rank's heap first (one local copy, which lets every
   // rank take single copy); one they would write is replaced by a block,
@@ -65,30 +71,30 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   const bool root = e.team().rank() == a.root;
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   if (own && heaps_->complete() && !local && e.config().stage && per_rank >= e.config().stage_from(a.kind)) {
-    if (mine.send && mine.send_len && staged_send(a.kind, root) &&
-        (mine.send_aliases_recv || !own->locate(mine.send, mine.send_len))) {
-      if (std::byte* s = e.stage(0, mine.send_len)) {
+    if (!send && mine.send && mine.send_len && staged_send(a.kind, root)) {
+      if (std::byte* s = e.stage(Engine::kStagedSend, mine.send_len)) {
         copy_to_shared(s, mine.send, mine.send_len);
         mine_.send = s;
+        send = where(s, mine.send_len);
       }
     }
-    if (mine.recv && mine.recv_len && staged_recv(a.kind) && !own->locate(mine.recv, mine.recv_len)) {
-      if (std::byte* r = e.stage(1, mine.recv_len)) {
+    if (!recv && mine.recv && mine.recv_len && staged_recv(a.kind)) {
+      if (std::byte* r = e.stage(Engine::kStagedRecv, mine.recv_len)) {
         staged_out_ = mine.recv;
         mine_.recv = r;
+        recv = where(r, mine.recv_len);
       }
     }
   }
-  // Relaxed: the header step's flags (release, then acquire by every rank
-  // through the tree) order these stores before every other rank's loads.
-  // The header step this call is about to take (header_step: next_step()),
-  // the same number on every rank: mode() takes no offer of another call.
+  // Tagged with the header step this call is about to take (header_step:
+  // next_step()), the same number on every rank. Relaxed: the header step's
+  // flags order them (this rank publishes its part of the step with release
+  // after these stores; every other rank acquires it, through the tree's
+  // local roots, before the verdict that precedes its loads in mode()).
   call_step_ = e.step() + 1;
   l.offer[parity_][2].store(call_step_, std::memory_order_relaxed);
-  l.offer[parity_][0].store(mine.send_aliases_recv && mine_.send == mine.send ? Heap::kNowhere
-                                                                             : where(mine_.send, mine.send_len),
-                            std::memory_order_relaxed);
-  l.offer[parity_][1].store(where(mine_.recv, mine.recv_len), std::memory_order_relaxed);
+  l.offer[parity_][0].store(send, std::memory_order_relaxed);
+  l.offer[parity_][1].store(recv, std::memory_order_relaxed);
 }
 
 std::byte* DirectCall::send_of(int q) const { return heaps_->at(q, send_[static_cast<std::size_t>(q)], need_send(q)); }
@@ -193,6 +199,10 @@ void combine_shared(Engine& e, std::byte* out, std::vector<const void*>& srcs, s
 
 }  // namespace
 
+// The data's flags: arrive() and done() publish with release after this
+// rank's copies (copy_direct ends streamed stores with a fence); arrived()
+// and finished() acquire the peer's flag before touching what it copied or
+// may reuse.
 FlagAwait DirectCall::arrived(int q) { return until(e_, e_.team().rank_line(q).arrive, step_, q); }
 FlagAwait DirectCall::finished(int q) { return until(e_, e_.team().rank_line(q).done, step_, q); }
 void DirectCall::arrive() { publish(e_.team().rank_line(e_.team().rank()).arrive, step_, e_.team().waiter().may_sleep()); }

@@ -148,12 +148,6 @@ TEST(HeapPath, FreeWithCallsPendingIsRefused) {
   });
 }
 
-}  // namespace
-}  // namespace osmp
-
-namespace osmp {
-namespace {
-
 // Ranks whose plans differed in a failed call (a count on either side of the
 // areas: one offered its buffers, one did not) still agree on the next
 // calls' paths (the offer counts line up again after the error verdict).
@@ -182,37 +176,15 @@ TEST(HeapPath, PathsAgreeAfterAMismatchOfPlans) {
 // the team without heaps on every rank: allocation says so, and the
 // collectives work.
 TEST(HeapPath, NoHeapWhenItCannotBeMapped) {
-  ThreadJob job(2);
-  std::vector<std::unique_ptr<Team>> teams(2);
-  std::vector<std::thread> th;
-  for (int r = 0; r < 2; ++r) {
-    th.emplace_back([&, r] {
-      ThreadBootstrap boot(job, r);
-      Options o;
-      o.team.heap_bytes = std::size_t{1} << 62;
-      auto t = Team::create(boot, o);
-      ASSERT_TRUE(t.ok()) << t.status().to_string();
-      teams[static_cast<std::size_t>(r)] = std::make_unique<Team>(std::move(t).value());
-    });
-  }
-  for (auto& t : th) t.join();
-  ASSERT_TRUE(teams[0] && teams[1]);
-  auto p = teams[0]->allocate_bytes(4096);
+  auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""},
+                             [](Options& o) { o.team.heap_bytes = std::size_t{1} << 62; });
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  auto p = tt.teams[0]->allocate_bytes(4096);
   EXPECT_EQ(p.status().code(), Errc::no_space);
   EXPECT_NE(p.status().message().find("no shared heap"), std::string::npos) << p.status().message();
   std::vector<test::CollCase> cases = {{OpKind::allreduce, Datatype::int32, Op::sum, kLarge / 4, -1, false}};
-  std::mutex m;
-  std::string bad;
-  th.clear();
-  for (auto& t : teams) {
-    th.emplace_back([&, tp = t.get()] {
-      std::string b = test::run_case(*tp, cases[0], 1);
-      std::lock_guard lock(m);
-      if (bad.empty()) bad = b;
-    });
-  }
-  for (auto& t : th) t.join();
-  EXPECT_EQ(bad, "");
+  EXPECT_EQ(test::run_cases(tt, cases, 1), "");
+  EXPECT_EQ(tt.teams[0]->single_copies(), 0u);
 }
 
 }  // namespace

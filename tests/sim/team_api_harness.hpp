@@ -41,7 +41,8 @@ struct Config {
   std::string check;      // OSMP_CHECK: "lazy", "strict", "" = the default
 };
 
-inline ThreadTeams make_teams(const Config& c) {
+// `adjust`: any other option, on every rank, before the team is created.
+inline ThreadTeams make_teams(const Config& c, const std::function<void(Options&)>& adjust = nullptr) {
   ThreadTeams out;
   out.teams.resize(static_cast<std::size_t>(c.n));
   out.status.resize(static_cast<std::size_t>(c.n));
@@ -63,6 +64,7 @@ inline ThreadTeams make_teams(const Config& c) {
       o.team.vh = c.vh;
       if (!c.base_case.empty()) (void)o.collectives.set_base_cases(c.base_case);
       if (!c.check.empty()) (void)o.collectives.set("OSMP_CHECK", c.check);
+      if (adjust) adjust(o);
       auto t = Team::create(boot, o);
       out.status[static_cast<std::size_t>(r)] = t.status();
       if (t.ok()) out.teams[static_cast<std::size_t>(r)] = std::make_unique<Team>(std::move(t).value());
