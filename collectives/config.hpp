@@ -23,8 +23,9 @@
 //                    (default 512K .. 64M: below, the owner waiting for its readers
 //                    costs more than the extra copy saves; measured in README)
 //   OSMP_DIRECT      1 (default) / 0: single copy through the shared heap
-//                    (team/heaps.hpp) for calls too large for the areas whose
-//                    buffers are there; before OSMP_CMA (docs/heap.md)
+//                    (team/heaps.hpp) and the shared regions (shm/regions.hpp:
+//                    MPI shared windows) for calls too large for the areas
+//                    whose buffers are there; before OSMP_CMA (docs/heap.md)
 //   OSMP_STAGE       1 (default) / 0: calls of OSMP_STAGE_MIN bytes per rank or
 //                    more copy an input outside the heap that peers read into a
 //                    block of this rank's heap first (and allreduce its output),

@@ -218,6 +218,9 @@ class Engine {
   // single copy for buffers in them (collectives/ops/direct.cpp).
   void set_heaps(const HeapPeers* h) { heaps_ = h; }
   const HeapPeers* heaps() const { return config_.direct ? heaps_ : nullptr; }
+  // Whether calls offer their buffers for single copy (OSMP_DIRECT: the
+  // same on every rank; the heaps and shared regions may still hold none).
+  bool direct() const { return config_.direct; }
   // The parity of the next call that offers its buffers (ops/direct.cpp):
   // counted per call, restarted on every rank by realign().
   int next_offer() { return static_cast<int>(++offers_ % 2); }

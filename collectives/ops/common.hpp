@@ -158,7 +158,7 @@ struct DirectBuffers {
   bool send_aliases_recv = false;
 };
 enum class DirectMode : std::uint8_t {
-  none,  // some buffer the call needs is outside the heaps: the other path
+  none,  // some buffer the call needs is in no heap or region: the other path
   pull,  // readers copy from the owners' buffers (reductions: each its share)
   push,  // owners copy into the readers' buffers
   both,  // bcast: the root and each receiver copy a part of its buffer
@@ -178,6 +178,13 @@ class DirectCall {
   // operation needs from it; null when it offered none or it does not fit.
   std::byte* send_of(int q) const;
   std::byte* recv_of(int q) const;
+  // A word of rank q's (its heap's offset, or a shared region's word:
+  // shm/regions.hpp) as mapped here, for n bytes; null when it names none.
+  std::byte* mapped(int q, std::uint64_t word, std::size_t n) const;
+  // Where [p, p + n) of this rank's is, as a word its peers can map: in its
+  // heap, else in a shared region every rank of the team has mapped; 0: in
+  // neither.
+  std::uint64_t where(const std::byte* p, std::size_t n);
   FlagAwait arrived(int q);
   FlagAwait finished(int q);
   void arrive();
@@ -197,6 +204,7 @@ class DirectCall {
   CollArgs a_;
   DirectBuffers mine_;
   const HeapPeers* heaps_;
+  bool on_ = false;  // OSMP_DIRECT: this call offers (the same on every rank)
   int parity_ = 0;
   std::uint64_t call_step_ = 0;  // the call's header step, tagging its offers
   std::uint64_t step_ = 0;       // the flat step of the data's flags (run())

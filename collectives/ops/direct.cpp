@@ -1,16 +1,22 @@
-// Single copy through the shared heap (shm/heap.hpp, team/heaps.hpp): a call
-// too large for the areas whose buffers lie in the ranks' heaps reads and
-// writes them where they are, each byte crossing once, instead of twice
-// through the group's areas.
+// Single copy through the shared heap (shm/heap.hpp, team/heaps.hpp) and
+// the shared regions (shm/regions.hpp: MPI shared windows): a call too large
+// for the areas whose buffers lie in the ranks' heaps, or in regions every
+// rank has mapped, reads and writes them where they are, each byte crossing
+// once, instead of twice through the group's areas.
 //
 // Agreement: before its header step, every rank writes where its send and
-// receive buffers are in its heap (offsets, 0: not there) into its rank
-// line's offer words, [call parity], tagged with the call's header step
-// number. The header step is a round trip through
+// receive buffers are (offsets into its heap or region words, 0: in
+// neither: where()) into its rank line's offer words, [call parity], tagged
+// with the call's header step number. The header step is a round trip through
 // every rank (headers up, verdict down), so after it every rank reads every
 // rank's words and, from the same words and the same mapped sizes, takes the
-// same path (mode()): single copy when the buffers it needs are in the heaps,
-// else the areas' or CMA's, which every rank then takes. A rank can be at
+// same path (mode()): single copy when the buffers it needs are in the heaps
+// or regions, else the areas' or CMA's, which every rank then takes. A rank
+// offers a region only when every rank of the team is among its members,
+// whose registrations of it stay until the window is freed (collective on
+// them), so every reader maps the word alike; only a program that frees a
+// window on one rank while another's collective still uses it, which MPI
+// forbids, could make ranks disagree. A rank can be at
 // most one offering call ahead of another's reads (its next offering call
 // needs that other rank in its header step, which it reaches only after
 // reading), so two parities suffice. The count restarts on every rank at once
@@ -30,6 +36,7 @@
 #include "collectives/ops/common.hpp"
 #include "collectives/task.hpp"
 #include "shm/copy.hpp"
+#include "shm/regions.hpp"
 
 namespace osmp {
 
@@ -53,17 +60,15 @@ bool staged_recv(OpKind k) { return k == OpKind::allreduce; }
 }  // namespace
 
 DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine)
-    : e_(e), a_(a), mine_(mine), heaps_(e.heaps()) {
-  if (!heaps_) return;
+    : e_(e), a_(a), mine_(mine), heaps_(e.heaps()), on_(e.direct()) {
+  if (!on_) return;
   parity_ = e.next_offer();
   RankLine& l = e.team().rank_line(e.team().rank());
-  Heap* own = heaps_->own();
-  auto where = [&](const std::byte* p, std::size_t n) {
-    return own && p && n && !local ? own->locate(p, n) : Heap::kNowhere;
-  };
-  // An input that is this rank's output too is never offered as it is.
-  std::uint64_t send = mine.send_aliases_recv ? Heap::kNowhere : where(mine.send, mine.send_len);
-  std::uint64_t recv = where(mine.recv, mine.recv_len);
+  Heap* own = heaps_ ? heaps_->own() : nullptr;
+  // An input that is this rank's output too is never offered as it is; a
+  // call that failed here offers nothing.
+  std::uint64_t send = mine.send_aliases_recv || local ? Heap::kNowhere : where(mine.send, mine.send_len);
+  std::uint64_t recv = local ? Heap::kNowhere : where(mine.recv, mine.recv_len);
   // Staging: a buffer outside the heap that peers would read is copied into
   // a block of this rank's heap first (one local copy, which lets every
   // rank take single copy); one they would write is replaced by a block,
@@ -97,8 +102,27 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   l.offer[parity_][1].store(recv, std::memory_order_relaxed);
 }
 
-std::byte* DirectCall::send_of(int q) const { return heaps_->at(q, send_[static_cast<std::size_t>(q)], need_send(q)); }
-std::byte* DirectCall::recv_of(int q) const { return heaps_->at(q, recv_[static_cast<std::size_t>(q)], need_recv(q)); }
+std::uint64_t DirectCall::where(const std::byte* p, std::size_t n) {
+  if (!p || n == 0) return Heap::kNowhere;
+  if (Heap* own = heaps_ ? heaps_->own() : nullptr) {
+    const std::uint64_t off = own->locate(p, n);
+    if (off != Heap::kNowhere && off <= kHeapWordMax) return off;
+  }
+  const SharedRegions& regions = SharedRegions::of_process();
+  if (regions.empty()) return Heap::kNowhere;
+  // Every rank of the team must have the region mapped (its pid among the
+  // region's members), so that every reader's at() finds it.
+  std::vector<pid_t> readers(static_cast<std::size_t>(e_.team().size()));
+  for (int q = 0; q < e_.team().size(); ++q) readers[static_cast<std::size_t>(q)] = e_.team().pid_of(q);
+  return regions.locate(p, n, readers);
+}
+
+std::byte* DirectCall::mapped(int q, std::uint64_t word, std::size_t n) const {
+  if (region_of(word) != 0) return SharedRegions::of_process().at(word, n);
+  return heaps_ ? heaps_->at(q, word, n) : nullptr;
+}
+std::byte* DirectCall::send_of(int q) const { return mapped(q, send_[static_cast<std::size_t>(q)], need_send(q)); }
+std::byte* DirectCall::recv_of(int q) const { return mapped(q, recv_[static_cast<std::size_t>(q)], need_recv(q)); }
 
 std::size_t DirectCall::bytes() const { return static_cast<std::size_t>(a_.count) * size_of(a_.dtype); }
 
@@ -124,7 +148,7 @@ std::size_t DirectCall::need_recv(int q) const {
 }
 
 DirectMode DirectCall::mode() {
-  if (!heaps_) return DirectMode::none;
+  if (!on_) return DirectMode::none;
   const int n = e_.team().size();
   send_.resize(static_cast<std::size_t>(n));
   recv_.resize(static_cast<std::size_t>(n));

@@ -51,6 +51,10 @@ extern "C" {
 int MPI_Barrier(MPI_Comm comm) { return osmp_pmpi_barrier(comm); }
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) { return osmp_pmpi_alloc_mem(size, info, baseptr); }
 int MPI_Free_mem(void* base) { return osmp_pmpi_free_mem(base); }
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return osmp_pmpi_win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+}
+int MPI_Win_free(MPI_Win* win) { return osmp_pmpi_win_free(win); }
 int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   return osmp_pmpi_bcast(buf, count, t, root, comm);
 }

@@ -62,6 +62,12 @@ const char* const* osmp_pmpi_hint_keys(void);
  * component no say in MPI_Alloc_mem). */
 int osmp_pmpi_alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
 int osmp_pmpi_free_mem(void* base);
+/* MPI_Win_allocate_shared's windows registered as shared regions, so that
+ * collectives on their memory take single copy too (windows.cpp; the
+ * interposer only, as above); MPI_Win_free forgets them. */
+int osmp_pmpi_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                  MPI_Win* win);
+int osmp_pmpi_win_free(MPI_Win* win);
 /* Frees every team and prints the counters (OSMP_PMPI_STATS). */
 void osmp_pmpi_finalize(void);
 long long osmp_pmpi_calls(int on_osmp);

@@ -1,12 +1,20 @@
-// Collectives on buffers from MPI_Alloc_mem through the interposer (label
-// mpi), which serves them from osmp's shared heap: every operation at a size
-// past the areas, rooted ones at two roots, in place where MPI allows it,
-// with every rank's buffers from MPI_Alloc_mem ("all") or only the even
-// ranks' ("mixed", the others malloc): results checked element by element,
-// and the calls osmp ran by single copy counted (all: every one; the run
-// fails when none was).
+// Collectives on buffers from MPI_Alloc_mem and from MPI shared windows
+// through the interposer (label mpi), which serves the first from osmp's
+// shared heap and registers the second as shared regions: every operation
+// at a size past the areas, rooted ones at two roots, in place where MPI
+// allows it, results checked element by element, and the calls osmp ran by
+// single copy counted. Modes:
+//   all       every rank's buffers from MPI_Alloc_mem (single copy: the run
+//             fails when none was)
+//   mixed     only the even ranks' (the others malloc)
+//   window    every buffer in an MPI_Win_allocate_shared window on
+//             MPI_COMM_WORLD, in the part of the next rank (so that the part
+//             a buffer lies in is not its rank's; single copy required)
+//   window-split  windows on two halves of MPI_COMM_WORLD: no rank's readers
+//             all share its window, so the calls take the areas (and stay
+//             right)
 //
-// usage: alloc_mem_test all|mixed
+// usage: alloc_mem_test all|mixed|window|window-split
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -19,29 +27,51 @@
 namespace {
 
 int g_rank = 0, g_size = 0, g_fail = 0;
-bool g_mixed = false;
+enum class Mode { all, mixed, window, window_split } g_mode = Mode::all;
+const char* g_mode_name = "all";
+MPI_Comm g_half = MPI_COMM_NULL;  // window-split: this rank's half
 
 void fail(const std::string& what) {
   if (g_fail++ < 20) std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
 }
 
-// A buffer of n ints, from MPI_Alloc_mem unless this rank mixes in malloc.
+// A buffer of n ints, from MPI_Alloc_mem, malloc or a shared window (made
+// and freed collectively: every rank makes its buffers in the same order).
 struct Buf {
   int* p = nullptr;
   bool mpi = false;
+  MPI_Win win = MPI_WIN_NULL;
   explicit Buf(std::size_t n) {
-    mpi = !g_mixed || g_rank % 2 == 0;
+    const auto bytes = static_cast<MPI_Aint>(n * sizeof(int) + 64);
+    if (g_mode == Mode::window || g_mode == Mode::window_split) {
+      MPI_Comm on = g_mode == Mode::window ? MPI_COMM_WORLD : g_half;
+      void* mine = nullptr;
+      if (MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, on, &mine, &win) != MPI_SUCCESS) fail("MPI_Win_allocate_shared");
+      int size = 0, rank = 0, disp = 0;
+      MPI_Comm_size(on, &size);
+      MPI_Comm_rank(on, &rank);
+      MPI_Aint got = 0;
+      if (MPI_Win_shared_query(win, (rank + 1) % size, &got, &disp, &p) != MPI_SUCCESS || got != bytes)
+        fail("MPI_Win_shared_query");
+      return;
+    }
+    mpi = g_mode == Mode::all || g_rank % 2 == 0;
     if (mpi) {
-      if (MPI_Alloc_mem(static_cast<MPI_Aint>(n * sizeof(int) + 64), MPI_INFO_NULL, &p) != MPI_SUCCESS) fail("MPI_Alloc_mem");
+      if (MPI_Alloc_mem(bytes, MPI_INFO_NULL, &p) != MPI_SUCCESS) fail("MPI_Alloc_mem");
     } else {
-      p = static_cast<int*>(std::malloc(n * sizeof(int) + 64));
+      p = static_cast<int*>(std::malloc(static_cast<std::size_t>(bytes)));
     }
   }
   Buf(const Buf&) = delete;
   Buf& operator=(const Buf&) = delete;
   ~Buf() {
-    if (mpi && MPI_Free_mem(p) != MPI_SUCCESS) fail("MPI_Free_mem");
-    if (!mpi) std::free(p);
+    if (win != MPI_WIN_NULL) {
+      if (MPI_Win_free(&win) != MPI_SUCCESS) fail("MPI_Win_free");
+    } else if (mpi) {
+      if (MPI_Free_mem(p) != MPI_SUCCESS) fail("MPI_Free_mem");
+    } else {
+      std::free(p);
+    }
   }
 };
 
@@ -129,20 +159,34 @@ void run(std::size_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The window modes run without osmp's heap (and so without staging plain
+  // buffers through it): single copy there comes from the windows alone.
+  if (argc > 1 && std::strncmp(argv[1], "window", 6) == 0) setenv("OSMP_HEAP_SIZE", "0", 1);
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  g_mixed = argc > 1 && std::strcmp(argv[1], "mixed") == 0;
+  const char* names[] = {"all", "mixed", "window", "window-split"};
+  for (int m = 0; m < 4; ++m) {
+    if (argc > 1 && std::strcmp(argv[1], names[m]) == 0) {
+      g_mode = static_cast<Mode>(m);
+      g_mode_name = names[m];
+    }
+  }
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank < g_size / 2, g_rank, &g_half);
   run((1u << 18) + 5);  // 1 MiB + 20 bytes of ints per rank
   run(40000);           // 160 KB: past the areas, under the CMA threshold
   auto copies = reinterpret_cast<long long (*)(void)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_single_copies"));
-  long long mine = copies ? copies() : -1, least = 0;
+  long long mine = copies ? copies() : -1, least = 0, most = 0;
   MPI_Allreduce(&mine, &least, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-  if (!g_mixed && least <= 0) fail("no call ran by single copy through the heap (is the interposer loaded?)");
+  MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if ((g_mode == Mode::all || g_mode == Mode::window) && least <= 0)
+    fail("no call ran by single copy (is the interposer loaded?)");
+  if (g_mode == Mode::window_split && most != 0) fail("single copy on windows that not every rank of the call shares");
+  MPI_Comm_free(&g_half);
   int total = 0;
   MPI_Allreduce(&g_fail, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (g_rank == 0)
-    std::printf("alloc_mem %s %d ranks: %s (%lld single copies on rank 0)\n", g_mixed ? "mixed" : "all", g_size,
+    std::printf("alloc_mem %s %d ranks: %s (%lld single copies on rank 0)\n", g_mode_name, g_size,
                 total ? "FAILED" : "ok", mine);
   MPI_Finalize();
   return total ? 1 : 0;

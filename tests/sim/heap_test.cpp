@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
+#include <unistd.h>
 #include <cstring>
 
+#include "shm/regions.hpp"
 #include "support/collective_suite.hpp"
 #include "team_api_harness.hpp"
 
@@ -185,6 +188,85 @@ TEST(HeapPath, NoHeapWhenItCannotBeMapped) {
   std::vector<test::CollCase> cases = {{OpKind::allreduce, Datatype::int32, Op::sum, kLarge / 4, -1, false}};
   EXPECT_EQ(test::run_cases(tt, cases, 1), "");
   EXPECT_EQ(tt.teams[0]->single_copies(), 0u);
+}
+
+// Memory of a shared region, as the interposer registers an MPI shared
+// window (mpi_glue/pmpi/windows.cpp): an arena of this process in `parts`
+// parts, registered with the given member pids, handing out fixed slots
+// (a stack, so that few slots are ever touched).
+class RegionSource final : public test::SharedSource {
+ public:
+  static constexpr std::size_t kSlot = 2 << 20, kSlots = 48;
+  RegionSource(int parts, std::vector<pid_t> members) : arena_(kSlot * kSlots) {
+    std::vector<RegionPart> ps;
+    const std::size_t per = kSlots / static_cast<std::size_t>(parts) * kSlot;
+    for (int i = 0; i < parts; ++i) ps.push_back({arena_.data() + static_cast<std::size_t>(i) * per, per});
+    auto& regions = SharedRegions::of_process();
+    number_ = SharedRegions::lowest_free(regions.used());
+    Status st = regions.add(number_, std::move(ps), std::move(members));
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    for (std::size_t i = kSlots; i-- > 0;) free_.push_back(arena_.data() + i * kSlot);
+    test::use_shared_source(this);
+  }
+  ~RegionSource() override {
+    test::use_shared_source(nullptr);
+    SharedRegions::of_process().remove(number_);
+  }
+  void* allocate(std::size_t bytes) override {
+    std::lock_guard lock(mu_);
+    if (bytes > kSlot || free_.empty()) return nullptr;
+    void* p = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  void free(void* p) override {
+    std::lock_guard lock(mu_);
+    free_.push_back(static_cast<std::byte*>(p));
+  }
+
+ private:
+  std::vector<std::byte> arena_;
+  std::mutex mu_;
+  std::vector<std::byte*> free_;
+  int number_ = 0;
+};
+
+// Buffers in a shared region every rank has mapped take single copy like the
+// heap's, on teams with and without heaps, whatever part they lie in; in a
+// region some rank has not mapped (its pid not a member), or once it is
+// removed, they take the areas. Results right throughout.
+TEST(RegionPath, SharedRegionsTakeSingleCopyWhenEveryRankHasThem) {
+  for (bool heaps : {false, true}) {
+    auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""},
+                               [&](Options& o) { if (!heaps) o.team.heap_bytes = 0; });
+    ASSERT_TRUE(tt.ok()) << tt.first_error();
+    // Staging would make plain buffers single copy too: off, so that the
+    // counts below are the regions' alone.
+    test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_STAGE", "0"}}).ok()); });
+    auto cases = test::heap_matrix(3, {kLarge});
+    std::vector<test::CollCase> all_in;
+    for (const auto& c : cases)
+      if (c.place == Placement::heap) all_in.push_back(c);
+    auto copies = [&] { return tt.teams[0]->single_copies(); };
+    {
+      RegionSource region(4, {::getpid()});
+      EXPECT_EQ(test::run_cases(tt, cases, 21), "") << "heaps " << heaps;
+      EXPECT_EQ(test::run_cases(tt, cases, 22, test::Mode::wait), "") << "heaps " << heaps;
+      const auto before = copies();
+      EXPECT_EQ(test::run_cases(tt, all_in, 23), "");
+      // All but reduce_scatter_block in place (its input is overwritten: never offered).
+      const auto in_place_rsb = static_cast<std::uint64_t>(std::count_if(all_in.begin(), all_in.end(), [](const auto& c) {
+        return c.kind == OpKind::reduce_scatter_block && c.in_place;
+      }));
+      EXPECT_EQ(copies(), before + all_in.size() - in_place_rsb) << "heaps " << heaps;
+    }
+    {
+      RegionSource foreign(1, {1});  // mapped by pid 1 only, as far as osmp knows
+      const auto before = copies();
+      EXPECT_EQ(test::run_cases(tt, all_in, 24), "");
+      EXPECT_EQ(copies(), before) << "a region not every rank has mapped";
+    }
+  }
 }
 
 }  // namespace

@@ -44,15 +44,22 @@ T fold(Op op, T a, T b) {
   return out;
 }
 
-// A buffer with canaries on both sides, in private memory or in the team's
-// shared heap (then freed with the buffer).
+SharedSource* g_source = nullptr;
+
+// A buffer with canaries on both sides, in private memory, in the team's
+// shared heap or from the shared source (then freed with the buffer).
 struct Guarded {
   std::vector<unsigned char> own;
   unsigned char* mem = nullptr;
   std::size_t len;
   Team* heap = nullptr;
+  SharedSource* source = nullptr;
   Guarded(Team& team, std::size_t bytes, bool in_heap) : len(bytes) {
-    if (in_heap) {
+    if (in_heap && g_source) {
+      mem = static_cast<unsigned char*>(g_source->allocate(bytes + 2 * kGuard));
+      if (!mem) throw std::runtime_error("the shared source has no room");
+      source = g_source;
+    } else if (in_heap) {
       auto p = team.allocate_bytes(bytes + 2 * kGuard);
       if (!p.ok()) throw std::runtime_error(p.status().to_string());
       mem = static_cast<unsigned char*>(*p);
@@ -69,6 +76,7 @@ struct Guarded {
   Guarded& operator=(const Guarded&) = delete;
   ~Guarded() {
     if (heap) (void)heap->free_bytes(mem);
+    if (source) source->free(mem);
   }
   void* data() { return mem + kGuard; }
   std::vector<unsigned char> contents() const { return {mem, mem + len + 2 * kGuard}; }
@@ -255,6 +263,8 @@ class Typed final : public PreparedCase {
 };
 
 }  // namespace
+
+void use_shared_source(SharedSource* s) { g_source = s; }
 
 std::string CollCase::name() const {
   std::string s = cat(to_string(kind), " ", to_string(type));

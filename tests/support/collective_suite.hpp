@@ -26,6 +26,17 @@ enum class Placement : std::uint8_t {
   mixed,      // even ranks' send buffers, odd ranks' receive buffers
 };
 
+// Where the buffers Placement puts in shared memory come from: the team's
+// heap (null, the default) or a test's own allocator (memory of a shared
+// region, shm/regions.hpp). Its calls may come from every rank's thread at
+// once. Set it while no case runs.
+struct SharedSource {
+  virtual ~SharedSource() = default;
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void free(void* p) = 0;
+};
+void use_shared_source(SharedSource* s);
+
 struct CollCase {
   OpKind kind = OpKind::barrier;
   Datatype type = Datatype::int32;
