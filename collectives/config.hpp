@@ -20,8 +20,9 @@
 //   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv for
 //                    large gather/scatter/allgather/bcast when the kernel allows
 //   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where single copy is used
-//                    (default 512K .. 64M: below, the owner waiting for its readers
-//                    costs more than the extra copy saves; measured in README)
+//                    (default 1M .. 64M: below, the owner waiting for its readers
+//                    costs more than the extra copy saves: gather of 512K took
+//                    80-85 us with it, 49-53 us through the areas, interleaved)
 //   OSMP_DIRECT      1 (default) / 0: single copy through the shared heap
 //                    (team/heaps.hpp) and the shared regions (shm/regions.hpp:
 //                    MPI shared windows) for calls too large for the areas
@@ -31,9 +32,10 @@
 //                    block of this rank's heap first (and allreduce its output),
 //                    so that plain buffers take the single-copy path too, with
 //                    one local copy more. OSMP_STAGE_MIN "auto" (default): where
-//                    it won here (stage_from()): allreduce from 128K, gather
-//                    from 512K, the others from 1M; below, the areas' pipelined
-//                    chunks, which start moving data at once, are faster
+//                    it won here (stage_from()): allreduce from 128K, the
+//                    others from 1M; below, the areas' pipelined chunks, which
+//                    start moving data at once, are faster (gather of 512K:
+//                    98-135 us staged, 49-53 us through the areas)
 //   OSMP_CHECK       how mismatched arguments are found (docs/protocol.md,
 //                    "One-pass calls"). lazy (default): small rooted calls
 //                    (bcast, scatter, reduce, gather) on a team whose tree is
@@ -79,10 +81,9 @@ struct CollectiveConfig {
   // The bytes per rank from which operation `k` stages plain buffers.
   std::size_t stage_from(OpKind k) const {
     if (stage_min != kAuto) return stage_min;
-    return k == OpKind::allreduce ? std::size_t{128} << 10 : k == OpKind::gather ? std::size_t{512} << 10
-                                                                                   : std::size_t{1} << 20;
+    return k == OpKind::allreduce ? std::size_t{128} << 10 : std::size_t{1} << 20;
   }
-  std::size_t cma_min = 512 * 1024;
+  std::size_t cma_min = std::size_t{1} << 20;
   std::size_t cma_max = std::size_t{64} << 20;
   bool lazy = kLazyByDefault;  // OSMP_CHECK
   int one_pass_max = 16;

@@ -115,6 +115,23 @@ if heap_points:
     bc = [r[4] for r in rows if r[0] == "bcast" and r[1] == 1 << 20 and r[4] is not None]
     if bc:
         print(f"bcast 1 MiB from the heap: {bc[0]:.2f}x one 1 MiB memcpy (target <= 1.3)")
+    # No size slower than twice the size, and no step up in cost per byte
+    # from one size to the next beyond memcpy's own (the caches') by 25%.
+    for label in ("osmp", "osmp_heap"):
+        slower, steeper = [], []
+        for (op, procs, b), libs in heap_points:
+            nxt = data.get((op, procs, 2 * b), {})
+            if label not in libs or label not in nxt:
+                continue
+            t, t2 = libs[label], nxt[label]
+            if t > t2:
+                slower.append(f"{op} {size(b)} ({t:.2f} us > {t2:.2f} at {size(2 * b)})")
+            grow = t2 / (2 * t)
+            mgrow = min(copy[2 * b]) / (2 * min(copy[b])) if copy.get(b) and copy.get(2 * b) else 1.0
+            if grow > 1.25 * max(1.0, mgrow):
+                steeper.append(f"{op} {size(b)}->{size(2 * b)} (x{grow:.2f} per byte, memcpy x{mgrow:.2f})")
+        print(f"{label}: slower than at twice the size: {', '.join(slower) or 'none'}; "
+              f"per byte dearer at twice the size beyond memcpy's step: {', '.join(steeper) or 'none'}")
 
 for k, v in overhead.items():
     if v:

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kBaseCases[] = {"flat", "knomial:2", "knomial:4"};
 constexpr const char* kSymmetric[] = {"0", "4", "16"};    // default 8
-constexpr const char* kCmaMin[] = {"128K", "256K", "1M", "64M"};  // default 512K; 64M: off here
+constexpr const char* kCmaMin[] = {"256K", "512K", "4M", "64M"};  // default 1M; 64M: off here
 constexpr std::size_t kSmall = 4096, kLarge = 256 * 1024;
 
 // Every setting a profile has, at osmp's defaults: the sweep starts there.
