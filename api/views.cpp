@@ -17,22 +17,29 @@
 namespace osmp {
 namespace {
 
-// Can every rank read its neighbour's memory with process_vm_readv? Each
-// rank publishes a word's address, reads its right neighbour's, and all
-// agree: single copy is used only if it works everywhere.
+// Can every rank read and write its neighbour's memory with
+// process_vm_readv / process_vm_writev? Each rank publishes a word's address,
+// reads its right neighbour's, writes it and reads it back, and all agree:
+// single copy is used only if it works everywhere. The word lives until the
+// agreement, which every neighbour joins only after its probe.
 Result<bool> probe_cma(Bootstrap& boot) {
   struct Probe {
     std::int64_t pid;
     std::uint64_t address;
   };
-  static const std::uint64_t kMagic = 0x0c3a0c3a0c3a0c3aULL;
-  Probe mine{::getpid(), reinterpret_cast<std::uint64_t>(&kMagic)};
+  constexpr std::uint64_t kMagic = 0x0c3a0c3a0c3a0c3aULL;
+  std::uint64_t word = kMagic;
+  Probe mine{::getpid(), reinterpret_cast<std::uint64_t>(&word)};
   std::vector<Probe> all(static_cast<std::size_t>(boot.size()));
   OSMP_RETURN_IF_ERROR(boot.allgather(&mine, sizeof mine, all.data()));
   const Probe& right = all[static_cast<std::size_t>((boot.rank() + 1) % boot.size())];
-  std::uint64_t got = 0;
-  Status st = cma_read(static_cast<pid_t>(right.pid), &got, right.address, sizeof got);
-  std::uint8_t ok = st.ok() && got == kMagic ? 1 : 0;
+  const auto pid = static_cast<pid_t>(right.pid);
+  std::uint64_t got = 0, back = 0;
+  const std::uint64_t mark = ~kMagic;
+  bool works = cma_read(pid, &got, right.address, sizeof got).ok() && got == kMagic &&
+               cma_write(pid, right.address, &mark, sizeof mark).ok() &&
+               cma_read(pid, &back, right.address, sizeof back).ok() && back == mark;
+  std::uint8_t ok = works ? 1 : 0;
   std::vector<std::uint8_t> oks(all.size());
   OSMP_RETURN_IF_ERROR(boot.allgather(&ok, 1, oks.data()));
   for (auto o : oks)

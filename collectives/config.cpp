@@ -116,7 +116,10 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
     if (iequals(v, "strict")) return lazy = false, Status{};
     return Status(Errc::invalid_argument, cat(what, ": '", value, "' is not a check mode (lazy or strict)"));
   }
-  if (name == "OSMP_CMA_MIN") return size(cma_min);
+  if (name == "OSMP_CMA_MIN") {
+    if (iequals(trim(value), "auto")) return cma_min = kAuto, Status{};
+    return size(cma_min);
+  }
   if (name == "OSMP_CMA_MAX") return size(cma_max);
   auto boolean = [&](bool& out) -> Status {
     std::string_view v = trim(value);

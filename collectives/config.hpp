@@ -17,12 +17,17 @@
 //                    in its slot, reads the others' and combines them itself
 //                    (one hand-off and one copy less than the tree: 1.8-2.5x
 //                    faster at 1-64 KiB on 2 processes here; default 2, 0 off)
-//   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv for
-//                    large gather/scatter/allgather/bcast when the kernel allows
+//   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv /
+//                    process_vm_writev for large bcast, gather, allgather and
+//                    scatter when the kernel allows
 //   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where single copy is used
-//                    (default 1M .. 64M: below, the owner waiting for its readers
-//                    costs more than the extra copy saves: gather of 512K took
-//                    80-85 us with it, 49-53 us through the areas, interleaved)
+//                    (default auto .. 64M; auto (cma_from()): allgather from 64K
+//                    (0.8-0.9x the areas' time here), bcast from 128K (the root
+//                    writing 1/n of each receiver's buffer while the receivers
+//                    read the rest: 0.45-0.7x), gather and scatter from 1M:
+//                    below, the owner waiting for its readers costs more than
+//                    the copy saves (gather of 512K: 57-117 us with it, 49-71 us
+//                    through the areas, interleaved))
 //   OSMP_DIRECT      1 (default) / 0: single copy through the shared heap
 //                    (team/heaps.hpp) and the shared regions (shm/regions.hpp:
 //                    MPI shared windows) for calls too large for the areas
@@ -83,7 +88,15 @@ struct CollectiveConfig {
     if (stage_min != kAuto) return stage_min;
     return k == OpKind::allreduce ? std::size_t{128} << 10 : std::size_t{1} << 20;
   }
-  std::size_t cma_min = std::size_t{1} << 20;
+  std::size_t cma_min = kAuto;
+  // The bytes per rank from which operation `k` (bcast, gather, allgather,
+  // scatter: collectives/ops/flat.cpp) copies with CMA.
+  std::size_t cma_from(OpKind k) const {
+    if (cma_min != kAuto) return cma_min;
+    return k == OpKind::allgather ? std::size_t{64} << 10
+           : k == OpKind::bcast   ? std::size_t{128} << 10
+                                  : std::size_t{1} << 20;
+  }
   std::size_t cma_max = std::size_t{64} << 20;
   bool lazy = kLazyByDefault;  // OSMP_CHECK
   int one_pass_max = 16;

@@ -208,8 +208,8 @@ class Engine {
   bool cma() const { return cma_; }
   // Single copy for `bytes` per rank: allowed by the kernel (probed at team
   // creation), enabled, and inside [OSMP_CMA_MIN, OSMP_CMA_MAX].
-  bool use_cma(std::size_t bytes) const {
-    return cma_ && config_.cma && bytes >= config_.cma_min && bytes <= config_.cma_max;
+  bool use_cma(OpKind k, std::size_t bytes) const {
+    return cma_ && config_.cma && bytes >= config_.cma_from(k) && bytes <= config_.cma_max;
   }
   // Team creation decides, collectively, whether every rank may read every
   // other's memory (api/team.cpp).

@@ -217,6 +217,8 @@ class DirectCall {
 Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
 Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
 Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+// bcast by single copy with CMA: every receiver reads the root's buffer.
+Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
 Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op);
 
 }  // namespace osmp

@@ -1,7 +1,9 @@
 // The flat paths, for gathers and scatters too large for the tree's areas:
 // each rank's outbox (two buffers) in the team's control segment, which every
 // rank maps, and its arrive/done flags. Data goes through once per hop; the
-// root's memory bandwidth bounds gather and scatter anyway.
+// root's memory bandwidth bounds gather and scatter anyway. With CMA
+// (Engine::use_cma), bcast, gather, allgather and scatter copy once between
+// the ranks' own buffers instead.
 //
 // Outbox reuse: a writer fills buffer s % 2 only after its readers published
 // done >= s - 2. Across operations the first step (a full round trip through
@@ -39,10 +41,11 @@ struct Flat {
   }
 };
 
-// Single copy: every rank that owns data says where it is (address, length in
-// its rank line), then publishes `arrive`; the readers read it with
-// process_vm_readv and publish `done`; the owners wait for their readers
-// before returning, since their buffers must stay put until then.
+// Single copy: every rank whose buffer peers copy from or into says where it
+// is (address, length in its rank line), then publishes `arrive`; the peers
+// read it with process_vm_readv or write it with process_vm_writev, then
+// publish `done`; the owners wait for them before returning, since their
+// buffers must stay put until then.
 struct Cma {
   Engine& e;
   TeamCore& t;
@@ -64,6 +67,15 @@ struct Cma {
     }
     co_return cma_read(t.pid_of(q), dst, at + off, n);
   }
+  Task write(int q, std::size_t off, const void* src, std::size_t n) {
+    OSMP_CO_RETURN_IF_ERROR(co_await until(e, t.rank_line(q).arrive, s, q));
+    RankLine& l = t.rank_line(q);  // acquired with `arrive`
+    std::uint64_t at = l.address.load(std::memory_order_relaxed);
+    if (off + n > l.length.load(std::memory_order_relaxed)) {
+      co_return Status(Errc::internal, cat("single copy: rank ", q, " offered fewer bytes than needed"));
+    }
+    co_return cma_write(t.pid_of(q), at + off, src, n);
+  }
   void done() { publish(t.rank_line(t.rank()).done, s, sleepy()); }
   FlagAwait wait_done(int q) { return until(e, t.rank_line(q).done, s, q); }
 };
@@ -71,22 +83,22 @@ struct Cma {
 }  // namespace
 
 Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
-  if (e.use_cma(block)) {
+  if (e.use_cma(OpKind::gather, block)) {
+    // The senders write their blocks into the root's buffer
+    // (process_vm_writev), in parallel with each other and with the root's
+    // copy of its own; the root waits for them all.
     Cma c(e);
-    const int me = c.t.rank();
+    const int me = c.t.rank(), n = c.t.size();
     if (me != root) {
-      c.offer(send, block);
-      co_return co_await c.wait_done(root);
+      OSMP_CO_RETURN_IF_ERROR(co_await c.write(root, static_cast<std::size_t>(me) * block, send, block));
+      c.done();
+      co_return Status{};
     }
-    for (int q = 0; q < c.t.size(); ++q) {
-      std::byte* dst = recv + static_cast<std::size_t>(q) * block;
-      if (q == me) {
-        if (send != dst) std::memmove(dst, send, block);
-      } else {
-        OSMP_CO_RETURN_IF_ERROR(co_await c.read(q, dst, 0, block));
-      }
-    }
-    c.done();
+    c.offer(recv, block * static_cast<std::size_t>(n));
+    std::byte* dst = recv + static_cast<std::size_t>(me) * block;
+    if (send != dst) std::memmove(dst, send, block);
+    for (int q = 0; q < n; ++q)
+      if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await c.wait_done(q));
     co_return Status{};
   }
   Flat f(e);
@@ -117,7 +129,7 @@ Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t 
 }
 
 Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
-  if (e.use_cma(block)) {
+  if (e.use_cma(OpKind::allgather, block)) {
     Cma c(e);
     const int me = c.t.rank(), n = c.t.size();
     c.offer(send, block);
@@ -160,8 +172,33 @@ Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size
   co_return Status{};
 }
 
+// Every rank offers its buffer; the root writes the first 1/n of each
+// receiver's (process_vm_writev) while each receiver reads the rest from the
+// root's, in parallel (n = 2: half each); each waits for those who copied
+// from or into its buffer.
+Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root) {
+  Cma c(e);
+  const int me = c.t.rank(), n = c.t.size();
+  const std::size_t split = bytes / static_cast<std::size_t>(n) / kCacheLine * kCacheLine;
+  c.offer(buf, bytes);
+  if (me == root) {
+    for (int i = 1; i < n && split; ++i) {
+      const int q = (me + i) % n;
+      OSMP_CO_RETURN_IF_ERROR(co_await c.write(q, 0, buf, split));
+    }
+    c.done();
+    for (int q = 0; q < n; ++q)
+      if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await c.wait_done(q));
+    co_return Status{};
+  }
+  OSMP_CO_RETURN_IF_ERROR(co_await c.read(root, buf + split, split, bytes - split));
+  c.done();
+  if (split) OSMP_CO_RETURN_IF_ERROR(co_await c.wait_done(root));
+  co_return Status{};
+}
+
 Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
-  if (e.use_cma(block)) {
+  if (e.use_cma(OpKind::scatter, block)) {
     Cma c(e);
     const int me = c.t.rank(), n = c.t.size();
     if (me == root) {

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kBaseCases[] = {"flat", "knomial:2", "knomial:4"};
 constexpr const char* kSymmetric[] = {"0", "4", "16"};    // default 8
-constexpr const char* kCmaMin[] = {"256K", "512K", "4M", "64M"};  // default 1M; 64M: off here
+constexpr const char* kCmaMin[] = {"64K", "256K", "1M", "64M"};  // default auto (per operation); 64M: off
 constexpr std::size_t kSmall = 4096, kLarge = 256 * 1024;
 
 // Every setting a profile has, at osmp's defaults: the sweep starts there.
@@ -25,7 +25,7 @@ Settings defaults() {
           {"OSMP_SYMMETRIC_MAX", cat(c.sym_max)},
           {"OSMP_SYMMETRIC_SLOT_MAX", cat(c.sym_slot_max)},
           {"OSMP_CMA", "1"},
-          {"OSMP_CMA_MIN", cat(c.cma_min)},
+          {"OSMP_CMA_MIN", "auto"},
           {"OSMP_CMA_MAX", cat(c.cma_max)}};
 }
 
@@ -313,7 +313,7 @@ Result<Outcome> sweep(Team& t, const Plan& plan, const Progress& progress) {
       OSMP_ASSIGN_OR_RETURN(std::string v, tune_threshold(r, "OSMP_SYMMETRIC_MAX", kSymmetric, 3, small_ops, small));
       if (!v.empty()) chosen.team["OSMP_SYMMETRIC_MAX"] = v;
     }
-    auto cma_ops = present(plan, {OpKind::gather, OpKind::allgather, OpKind::scatter});
+    auto cma_ops = present(plan, {OpKind::bcast, OpKind::gather, OpKind::allgather, OpKind::scatter});
     auto large = sizes_where(plan, false);
     if (!cma_ops.empty() && !large.empty()) {
       OSMP_ASSIGN_OR_RETURN(std::string v, tune_threshold(r, "OSMP_CMA_MIN", kCmaMin, 4, cma_ops, large));
