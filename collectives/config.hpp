@@ -18,16 +18,18 @@
 //                    (one hand-off and one copy less than the tree: 1.8-2.5x
 //                    faster at 1-64 KiB on 2 processes here; default 2, 0 off)
 //   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv /
-//                    process_vm_writev for large bcast, gather, allgather and
-//                    scatter when the kernel allows
-//   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where single copy is used
-//                    (default auto .. 64M; auto (cma_from()): allgather from 64K
-//                    (0.8-0.9x the areas' time here), bcast from 128K (the root
-//                    writing 1/n of each receiver's buffer while the receivers
-//                    read the rest: 0.45-0.7x), gather and scatter from 1M:
-//                    below, the owner waiting for its readers costs more than
-//                    the copy saves (gather of 512K: 57-117 us with it, 49-71 us
-//                    through the areas, interleaved))
+//                    process_vm_writev between the ranks' own buffers when the
+//                    kernel allows (probed at team creation)
+//   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where it is used (default
+//                    auto .. 64M). auto (cma_from(), cma_until()), where it won
+//                    here, interleaved: bcast from 128K (the root writes 1/n of
+//                    each receiver's buffer while the receivers read the rest:
+//                    0.45-0.64x the areas' time at 128-512K), allgather from 64K
+//                    (0.8-0.9x), allreduce 64K-1M (0.8-0.9x) and
+//                    reduce_scatter_block 64-512K (0.7-0.75x) as slice-parallel
+//                    reductions, gather (the senders write into the root's
+//                    buffer) and scatter from 1M (below, the areas: gather of
+//                    512K took 57-117 us with it, 49-71 us without)
 //   OSMP_DIRECT      1 (default) / 0: single copy through the shared heap
 //                    (team/heaps.hpp) and the shared regions (shm/regions.hpp:
 //                    MPI shared windows) for calls too large for the areas
@@ -37,10 +39,11 @@
 //                    block of this rank's heap first (and allreduce its output),
 //                    so that plain buffers take the single-copy path too, with
 //                    one local copy more. OSMP_STAGE_MIN "auto" (default): where
-//                    it won here (stage_from()): allreduce from 128K, the
-//                    others from 1M; below, the areas' pipelined chunks, which
-//                    start moving data at once, are faster (gather of 512K:
-//                    98-135 us staged, 49-53 us through the areas)
+//                    it won here (stage_from()): from 1M, allreduce from 128K
+//                    where the team has no CMA, bcast never where it has;
+//                    below, the areas' pipelined chunks, which start moving
+//                    data at once, are faster (gather of 512K: 98-135 us
+//                    staged, 49-53 us through the areas)
 //   OSMP_CHECK       how mismatched arguments are found (docs/protocol.md,
 //                    "One-pass calls"). lazy (default): small rooted calls
 //                    (bcast, scatter, reduce, gather) on a team whose tree is
@@ -83,19 +86,33 @@ struct CollectiveConfig {
   bool stage = true;
   static constexpr std::size_t kAuto = ~std::size_t{0};
   std::size_t stage_min = kAuto;
-  // The bytes per rank from which operation `k` stages plain buffers.
-  std::size_t stage_from(OpKind k) const {
+  // The bytes per rank from which operation `k` stages plain buffers;
+  // `with_cma`: the team copies with CMA (Engine::cma_usable()), which
+  // serves allreduce below 1M and bcast at every size better than staging
+  // did here.
+  std::size_t stage_from(OpKind k, bool with_cma) const {
     if (stage_min != kAuto) return stage_min;
-    return k == OpKind::allreduce ? std::size_t{128} << 10 : std::size_t{1} << 20;
+    if (k == OpKind::allreduce) return with_cma ? std::size_t{1} << 20 : std::size_t{128} << 10;
+    if (k == OpKind::bcast && with_cma) return kAuto;  // never
+    return std::size_t{1} << 20;
   }
   std::size_t cma_min = kAuto;
-  // The bytes per rank from which operation `k` (bcast, gather, allgather,
-  // scatter: collectives/ops/flat.cpp) copies with CMA.
+  // [cma_from(k), cma_until(k)) bytes per rank (and no more than cma_max):
+  // where operation `k` copies with CMA (collectives/ops/flat.cpp). Set
+  // OSMP_CMA_MIN, every operation from there.
   std::size_t cma_from(OpKind k) const {
     if (cma_min != kAuto) return cma_min;
-    return k == OpKind::allgather ? std::size_t{64} << 10
-           : k == OpKind::bcast   ? std::size_t{128} << 10
-                                  : std::size_t{1} << 20;
+    switch (k) {
+      case OpKind::bcast: return std::size_t{128} << 10;
+      case OpKind::gather: case OpKind::scatter: return std::size_t{1} << 20;
+      default: return std::size_t{64} << 10;
+    }
+  }
+  std::size_t cma_until(OpKind k) const {
+    if (cma_min != kAuto) return kAuto;
+    if (k == OpKind::allreduce) return std::size_t{1} << 20;
+    if (k == OpKind::reduce_scatter_block) return std::size_t{512} << 10;
+    return kAuto;
   }
   std::size_t cma_max = std::size_t{64} << 20;
   bool lazy = kLazyByDefault;  // OSMP_CHECK

@@ -206,11 +206,14 @@ class Engine {
   std::byte* staging() { return scratch(4); }
   std::size_t scratch_bytes() const { return scratch_bytes_; }
   bool cma() const { return cma_; }
-  // Single copy for `bytes` per rank: allowed by the kernel (probed at team
-  // creation), enabled, and inside [OSMP_CMA_MIN, OSMP_CMA_MAX].
+  // Single copy with CMA for operation `k` of `bytes` per rank: allowed by
+  // the kernel (probed at team creation), enabled, and in the operation's
+  // range (CollectiveConfig::cma_from, cma_until, OSMP_CMA_MAX).
   bool use_cma(OpKind k, std::size_t bytes) const {
-    return cma_ && config_.cma && bytes >= config_.cma_from(k) && bytes <= config_.cma_max;
+    return cma_usable() && bytes >= config_.cma_from(k) && bytes < config_.cma_until(k) && bytes <= config_.cma_max;
   }
+  // The team may copy with CMA at all (probed, and OSMP_CMA).
+  bool cma_usable() const { return cma_ && config_.cma; }
   // Team creation decides, collectively, whether every rank may read every
   // other's memory (api/team.cpp).
   void set_cma(bool ok) { cma_ = ok; }

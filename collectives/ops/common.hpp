@@ -219,6 +219,27 @@ Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size
 Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
 // bcast by single copy with CMA: every receiver reads the root's buffer.
 Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
+// Slice-parallel reductions with CMA (each rank combines its share of every
+// rank's input, reading the peers' with process_vm_readv, in rank order):
+// allreduce (then every rank reads the others' shares of the result), and
+// reduce_scatter_block (each share a rank's block; `in` == `out`: in place).
+Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
+Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
+
+// Rank r's share of `count` elements: [first, first + len), the shares
+// rounded to cache lines so that no two ranks write one line.
+struct Share {
+  std::size_t first = 0, len = 0;
+};
+inline Share share_of(std::size_t count, std::size_t esize, int r, int n) {
+  const std::size_t unit = std::max<std::size_t>(1, kCacheLine / std::max<std::size_t>(1, esize));
+  const std::size_t units = (count + unit - 1) / unit;
+  auto start = [&](int i) {
+    return std::min(count, units * static_cast<std::size_t>(i) / static_cast<std::size_t>(n) * unit);
+  };
+  const std::size_t b = start(r), e = r + 1 == n ? count : start(r + 1);
+  return {b, e - b};
+}
 Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op);
 
 }  // namespace osmp

@@ -75,7 +75,8 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   // copied out when the call is done (run()).
   const bool root = e.team().rank() == a.root;
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-  if (own && heaps_->complete() && !local && e.config().stage && per_rank >= e.config().stage_from(a.kind)) {
+  if (own && heaps_->complete() && !local && e.config().stage &&
+      per_rank >= e.config().stage_from(a.kind, e.cma_usable())) {
     if (!send && mine.send && mine.send_len && staged_send(a.kind, root)) {
       if (std::byte* s = e.stage(Engine::kStagedSend, mine.send_len)) {
         copy_to_shared(s, mine.send, mine.send_len);
@@ -187,19 +188,6 @@ DirectMode DirectCall::mode() {
 }
 
 namespace {
-
-// Rank r's share of `count` elements: [first, first + len), the shares
-// rounded to cache lines so that no two ranks write one line.
-struct Share {
-  std::size_t first = 0, len = 0;
-};
-Share share_of(std::size_t count, std::size_t esize, int r, int n) {
-  const std::size_t unit = std::max<std::size_t>(1, kCacheLine / std::max<std::size_t>(1, esize));
-  const std::size_t units = (count + unit - 1) / unit;
-  auto start = [&](int i) { return std::min(count, units * static_cast<std::size_t>(i) / static_cast<std::size_t>(n) * unit); };
-  const std::size_t b = start(r), e = r + 1 == n ? count : start(r + 1);
-  return {b, e - b};
-}
 
 // out = srcs[0] op srcs[1] op ... in rank order, for `len` elements, where
 // out may be any one of the sources (an in-place rank's own buffer): the

@@ -8,7 +8,9 @@
 // Outbox reuse: a writer fills buffer s % 2 only after its readers published
 // done >= s - 2. Across operations the first step (a full round trip through
 // the tree) already guarantees that every reader finished the last one.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "collectives/kernels.hpp"
 #include "collectives/ops/common.hpp"
@@ -194,6 +196,91 @@ Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root) {
   OSMP_CO_RETURN_IF_ERROR(co_await c.read(root, buf + split, split, bytes - split));
   c.done();
   if (split) OSMP_CO_RETURN_IF_ERROR(co_await c.wait_done(root));
+  co_return Status{};
+}
+
+namespace {
+
+// This rank's share `mine` of the reduction of every rank's input, in rank
+// order, into `out` (element mine.first at out[0]): its own input read where it is, each peer's read
+// with process_vm_readv a piece at a time into the engine's scratch (n
+// pieces: one per peer and the result, which is copied out, so that `out`
+// may be the input itself). Every peer has offered its input at step c.s.
+Task combine_share(Engine& e, Cma& c, const std::byte* in, std::byte* out, Share mine, Datatype t, Op op) {
+  const int me = c.t.rank(), n = c.t.size();
+  const std::size_t es = size_of(t);
+  const std::size_t piece = std::max<std::size_t>(1, 4 * e.scratch_bytes() / static_cast<std::size_t>(n) / es);
+  std::byte* tmp = e.scratch(0);  // scratch(0..3) are one run of 4 * scratch_bytes
+  std::byte* result = tmp + static_cast<std::size_t>(n - 1) * piece * es;
+  const Combiner comb = Combiner::make(t, op);
+  std::vector<const void*> srcs(static_cast<std::size_t>(n));
+  for (std::size_t off = 0; off < mine.len; off += piece) {
+    const std::size_t k = std::min(piece, mine.len - off), at = (mine.first + off) * es;
+    for (int q = 0, slot = 0; q < n; ++q) {
+      if (q == me) {
+        srcs[static_cast<std::size_t>(q)] = in + at;
+        continue;
+      }
+      std::byte* into = tmp + static_cast<std::size_t>(slot++) * piece * es;
+      OSMP_CO_RETURN_IF_ERROR(co_await c.read(q, into, at, k * es));
+      srcs[static_cast<std::size_t>(q)] = into;
+    }
+    comb.all(result, srcs.data(), n, k);
+    std::memcpy(out + off * es, result, k * es);
+  }
+  co_return Status{};
+}
+
+// Waits for every peer's `done` of c's step: they finished with this rank's buffer.
+Task all_done(Cma& c) {
+  for (int q = 0; q < c.t.size(); ++q)
+    if (q != c.t.rank()) OSMP_CO_RETURN_IF_ERROR(co_await c.wait_done(q));
+  co_return Status{};
+}
+
+}  // namespace
+
+// Two steps: every rank offers its input and combines its share of the
+// vector into its output; once every rank is done reading (an input in
+// place is the output, whose other shares peers are still reading), every
+// rank offers its output and reads the others' shares of the result.
+Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op) {
+  const std::size_t es = size_of(t);
+  const int me = e.team().rank(), n = e.team().size();
+  {
+    Cma c(e);
+    c.offer(in, count * es);
+    const Share mine = share_of(count, es, me, n);
+    OSMP_CO_RETURN_IF_ERROR(co_await combine_share(e, c, in, out + mine.first * es, mine, t, op));
+    c.done();
+    OSMP_CO_RETURN_IF_ERROR(co_await all_done(c));
+  }
+  Cma c(e);
+  c.offer(out, count * es);
+  for (int i = 1; i < n; ++i) {
+    const int q = (me + i) % n;
+    const Share s = share_of(count, es, q, n);
+    if (s.len) OSMP_CO_RETURN_IF_ERROR(co_await c.read(q, out + s.first * es, s.first * es, s.len * es));
+  }
+  c.done();
+  co_return co_await all_done(c);
+}
+
+// Rank r's share is block r of every input. In place (`in` is `out`, and
+// the result belongs in block 0, which rank 0 reads), rank r builds its
+// result in block r of its own buffer, which no peer reads, and moves it to
+// block 0 once every peer is done.
+Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op) {
+  const std::size_t es = size_of(t), block = count * es;
+  const int me = e.team().rank(), n = e.team().size();
+  const bool in_place = in == out;
+  std::byte* build = in_place ? out + static_cast<std::size_t>(me) * block : out;
+  Cma c(e);
+  c.offer(in, block * static_cast<std::size_t>(n));
+  OSMP_CO_RETURN_IF_ERROR(co_await combine_share(e, c, in, build, Share{static_cast<std::size_t>(me) * count, count}, t, op));
+  c.done();
+  OSMP_CO_RETURN_IF_ERROR(co_await all_done(c));
+  if (build != out) std::memmove(out, build, block);
   co_return Status{};
 }
 

@@ -313,7 +313,8 @@ Result<Outcome> sweep(Team& t, const Plan& plan, const Progress& progress) {
       OSMP_ASSIGN_OR_RETURN(std::string v, tune_threshold(r, "OSMP_SYMMETRIC_MAX", kSymmetric, 3, small_ops, small));
       if (!v.empty()) chosen.team["OSMP_SYMMETRIC_MAX"] = v;
     }
-    auto cma_ops = present(plan, {OpKind::bcast, OpKind::gather, OpKind::allgather, OpKind::scatter});
+    auto cma_ops = present(plan, {OpKind::bcast, OpKind::allreduce, OpKind::gather, OpKind::allgather, OpKind::scatter,
+                                  OpKind::reduce_scatter_block});
     auto large = sizes_where(plan, false);
     if (!cma_ops.empty() && !large.empty()) {
       OSMP_ASSIGN_OR_RETURN(std::string v, tune_threshold(r, "OSMP_CMA_MIN", kCmaMin, 4, cma_ops, large));
