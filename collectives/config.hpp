@@ -39,8 +39,8 @@
 //                    block of this rank's heap first (and allreduce its output),
 //                    so that plain buffers take the single-copy path too, with
 //                    one local copy more. OSMP_STAGE_MIN "auto" (default): where
-//                    it won here (stage_from()): from 1M, allreduce from 128K
-//                    where the team has no CMA, bcast never where it has;
+//                    it won here (stage_from()): from 1M, allreduce from 128K;
+//                    bcast and allreduce not where CMA carries the call;
 //                    below, the areas' pipelined chunks, which start moving
 //                    data at once, are faster (gather of 512K: 98-135 us
 //                    staged, 49-53 us through the areas)
@@ -87,14 +87,12 @@ struct CollectiveConfig {
   static constexpr std::size_t kAuto = ~std::size_t{0};
   std::size_t stage_min = kAuto;
   // The bytes per rank from which operation `k` stages plain buffers;
-  // `with_cma`: the team copies with CMA (Engine::cma_usable()), which
-  // serves allreduce below 1M and bcast at every size better than staging
-  // did here.
+  // `with_cma`: CMA would carry this call (Engine::use_cma), which beat
+  // staging here for bcast and allreduce, so that those then never stage.
   std::size_t stage_from(OpKind k, bool with_cma) const {
     if (stage_min != kAuto) return stage_min;
-    if (k == OpKind::allreduce) return with_cma ? std::size_t{1} << 20 : std::size_t{128} << 10;
-    if (k == OpKind::bcast && with_cma) return kAuto;  // never
-    return std::size_t{1} << 20;
+    if (with_cma && (k == OpKind::bcast || k == OpKind::allreduce)) return kAuto;  // never
+    return k == OpKind::allreduce ? std::size_t{128} << 10 : std::size_t{1} << 20;
   }
   std::size_t cma_min = kAuto;
   // [cma_from(k), cma_until(k)) bytes per rank (and no more than cma_max):

@@ -88,6 +88,13 @@ Engine::~Engine() {
     if (s.p) (void)heaps_->own()->free(s.p);
 }
 
+const std::vector<pid_t>& Engine::pids() {
+  if (pids_.empty()) {
+    for (int q = 0; q < team_.size(); ++q) pids_.push_back(team_.pid_of(q));
+  }
+  return pids_;
+}
+
 std::byte* Engine::stage(int which, std::size_t bytes) {
   Heap* h = heaps_ ? heaps_->own() : nullptr;
   Staged& s = staged_[static_cast<std::size_t>(which)];

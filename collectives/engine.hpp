@@ -221,6 +221,8 @@ class Engine {
   // single copy for buffers in them (collectives/ops/direct.cpp).
   void set_heaps(const HeapPeers* h) { heaps_ = h; }
   const HeapPeers* heaps() const { return config_.direct ? heaps_ : nullptr; }
+  // The pids of the team's ranks, in rank order (made on first use).
+  const std::vector<pid_t>& pids();
   // Whether calls offer their buffers for single copy (OSMP_DIRECT: the
   // same on every rank; the heaps and shared regions may still hold none).
   bool direct() const { return config_.direct; }
@@ -303,6 +305,7 @@ class Engine {
   bool top_in_rank_order_ = false;
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;
   std::unique_ptr<std::byte[]> scratch_;
+  std::vector<pid_t> pids_;  // pids()
   std::uint64_t step_ = 0;
   std::uint64_t flat_step_ = 0;
   bool cma_ = false;

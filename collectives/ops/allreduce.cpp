@@ -61,7 +61,7 @@ struct Allreduce {
     DirectCall d(e, a, local, {input(a), n * es, static_cast<std::byte*>(a.recv), n * es});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    if (e.use_cma(OpKind::allreduce, n * es))
+    if (e.use_cma(OpKind::allreduce, n * es) && cma_reduces(e, a.dtype))
       co_return co_await cma_allreduce(e, input(a), static_cast<std::byte*>(a.recv), n, a.dtype, a.op);
     AllreducePayload p(e, plan.chunk_bytes / es, a.dtype, a.op, input(a), static_cast<std::byte*>(a.recv));
     co_return co_await chunk_steps(e, plan, n * es, -1, p, [&](std::size_t off, std::size_t len) {

@@ -217,14 +217,24 @@ class DirectCall {
 Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
 Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
 Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
-// bcast by single copy with CMA: every receiver reads the root's buffer.
+// Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
+// Engine::use_cma says so: bcast (the root writes the first 1/n of each
+// receiver's buffer while the receivers read the rest), gather (the senders
+// write into the root's buffer), allgather and scatter (the readers read),
+// and slice-parallel reductions (each rank combines its share of every
+// input, read from the peers a piece at a time, in rank order): allreduce
+// (then every rank reads the others' shares of the result) and
+// reduce_scatter_block (each share a rank's block; `in` == `out`: in
+// place). cma_piece: the elements per piece of those reductions, which need
+// at least 1 (Engine::cma_reduces).
 Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
-// Slice-parallel reductions with CMA (each rank combines its share of every
-// rank's input, reading the peers' with process_vm_readv, in rank order):
-// allreduce (then every rank reads the others' shares of the result), and
-// reduce_scatter_block (each share a rank's block; `in` == `out`: in place).
+Task cma_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
+Task cma_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
 Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
 Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
+std::size_t cma_piece(Engine& e, Datatype t);
+inline bool cma_reduces(Engine& e, Datatype t) { return cma_piece(e, t) > 0; }
 
 // Rank r's share of `count` elements: [first, first + len), the shares
 // rounded to cache lines so that no two ranks write one line.

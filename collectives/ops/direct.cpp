@@ -76,7 +76,7 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   const bool root = e.team().rank() == a.root;
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   if (own && heaps_->complete() && !local && e.config().stage &&
-      per_rank >= e.config().stage_from(a.kind, e.cma_usable())) {
+      per_rank >= e.config().stage_from(a.kind, e.use_cma(a.kind, per_rank))) {
     if (!send && mine.send && mine.send_len && staged_send(a.kind, root)) {
       if (std::byte* s = e.stage(Engine::kStagedSend, mine.send_len)) {
         copy_to_shared(s, mine.send, mine.send_len);
@@ -113,9 +113,7 @@ std::uint64_t DirectCall::where(const std::byte* p, std::size_t n) {
   if (regions.empty()) return Heap::kNowhere;
   // Every rank of the team must have the region mapped (its pid among the
   // region's members), so that every reader's at() finds it.
-  std::vector<pid_t> readers(static_cast<std::size_t>(e_.team().size()));
-  for (int q = 0; q < e_.team().size(); ++q) readers[static_cast<std::size_t>(q)] = e_.team().pid_of(q);
-  return regions.locate(p, n, readers);
+  return regions.locate(p, n, e_.pids());
 }
 
 std::byte* DirectCall::mapped(int q, std::uint64_t word, std::size_t n) const {

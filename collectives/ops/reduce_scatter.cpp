@@ -60,7 +60,7 @@ struct ReduceScatterBlock {
                                static_cast<std::byte*>(a.recv), block, a.send == kInPlace});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    if (e.use_cma(OpKind::reduce_scatter_block, block)) {
+    if (e.use_cma(OpKind::reduce_scatter_block, block) && cma_reduces(e, a.dtype)) {
       co_return co_await cma_reduce_scatter(e, input(a), static_cast<std::byte*>(a.recv),
                                             static_cast<std::size_t>(a.count), a.dtype, a.op);
     }

@@ -1,0 +1,254 @@
+// Single copy between the ranks' own buffers with CMA (process_vm_readv /
+// process_vm_writev, shm/cma.hpp), for calls too large for the areas whose
+// buffers the heaps do not carry (Engine::use_cma says where; the same on
+// every rank: the team's probe, its settings and the agreed size).
+//
+// A step (one Cma): every rank whose buffer peers copy from or into says
+// where it is (address and length in its rank line), then publishes
+// `arrive`; the peers copy, then publish `done` with their outcome beside it
+// (the flag's word: 0, or 1 when a copy failed); a rank whose buffer peers
+// read or write waits for every one of them, even after an error, before it
+// returns (its buffer must stay put until then), and takes a peer's failure
+// as its own error. So a failed copy is an error on the ranks it concerns,
+// never a hang; the team stays usable.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "collectives/kernels.hpp"
+#include "collectives/ops/common.hpp"
+#include "collectives/task.hpp"
+#include "shm/cma.hpp"
+
+namespace osmp {
+namespace {
+
+struct Cma {
+  Engine& e;
+  TeamCore& t;
+  std::uint64_t s;
+  explicit Cma(Engine& eng) : e(eng), t(eng.team()), s(eng.next_flat_step()) {}
+  bool sleepy() { return t.waiter().may_sleep(); }
+  void offer(const void* p, std::size_t n) {
+    RankLine& l = t.rank_line(t.rank());
+    l.address.store(reinterpret_cast<std::uint64_t>(p), std::memory_order_relaxed);
+    l.length.store(n, std::memory_order_relaxed);
+    publish(l.arrive, s, sleepy());  // after the address
+  }
+  // Rank q's offered address, once it offered, checked to hold [off, off + n).
+  Task located(int q, std::size_t off, std::size_t n, std::uint64_t& at) {
+    OSMP_CO_RETURN_IF_ERROR(co_await until(e, t.rank_line(q).arrive, s, q));
+    const RankLine& l = t.rank_line(q);  // acquired with `arrive`
+    if (off + n > l.length.load(std::memory_order_relaxed)) {
+      co_return Status(Errc::internal, cat("single copy: rank ", q, " offered fewer bytes than needed"));
+    }
+    at = l.address.load(std::memory_order_relaxed) + off;
+    co_return Status{};
+  }
+  Task read(int q, void* dst, std::size_t off, std::size_t n) {
+    std::uint64_t at = 0;
+    OSMP_CO_RETURN_IF_ERROR(co_await located(q, off, n, at));
+    co_return named(cma_read(t.pid_of(q), dst, at, n), "reading from", q);
+  }
+  Task write(int q, std::size_t off, const void* src, std::size_t n) {
+    std::uint64_t at = 0;
+    OSMP_CO_RETURN_IF_ERROR(co_await located(q, off, n, at));
+    co_return named(cma_write(t.pid_of(q), at, src, n), "writing into", q);
+  }
+  // A copy's error, with the ranks on both sides.
+  Status named(Status st, const char* how, int q) {
+    if (st.ok()) return st;
+    return Status(st.code(), cat("single copy: rank ", t.rank(), " ", how, " rank ", q, "'s buffer: ", st.message()));
+  }
+  // This rank's copies of the step are over, with `st` their outcome. The
+  // word is stored before the release of `done` and read after its acquire
+  // (wait_done): relaxed, through atomic_ref, as a later step may rewrite it.
+  void done(const Status& st) {
+    Flag& f = t.rank_line(t.rank()).done;
+    std::atomic_ref<std::uint32_t>(f.word).store(st.ok() ? 0 : 1, std::memory_order_relaxed);
+    publish(f, s, sleepy());
+  }
+  // Waits for the `done` of rank `only`, or of every peer: all of them, even
+  // after an error. The first error: a wait that failed (a dead peer), or a
+  // peer whose copies failed (it published exactly this step with word 1;
+  // a rank that failed publishes no later step of the call, and the next
+  // call's header step needs this rank).
+  Task wait_done(int only = -1) {
+    Status first;
+    for (int q = 0; q < t.size(); ++q) {
+      if (q == t.rank() || (only >= 0 && q != only)) continue;
+      Flag& f = t.rank_line(q).done;
+      Status st = co_await until(e, f, s, q);
+      if (st.ok() && f.value.load(std::memory_order_acquire) == s &&
+          std::atomic_ref<std::uint32_t>(f.word).load(std::memory_order_relaxed) != 0) {
+        st = Status(Errc::system, cat("single copy: rank ", q, " could not copy its part (CMA)"));
+      }
+      if (!st.ok() && first.ok()) first = std::move(st);
+    }
+    co_return first;
+  }
+};
+
+// The first error of two.
+Status first_of(Status a, Status b) { return a.ok() ? b : a; }
+
+// This rank's share `mine` of the reduction of every rank's input, in rank
+// order, into `out` (element mine.first at out[0]): its own input read where
+// it is, each peer's read a piece at a time into the engine's scratch (n
+// pieces: one per peer and the result, which is copied out, so that `out`
+// may be the input itself). Every peer offers its input at step c.s.
+Task combine_share(Engine& e, Cma& c, const std::byte* in, std::byte* out, Share mine, Datatype t, Op op) {
+  const int me = c.t.rank(), n = c.t.size();
+  const std::size_t es = size_of(t);
+  const std::size_t piece = cma_piece(e, t);
+  std::byte* tmp = e.scratch(0);  // scratch(0..3): one run of 4 * scratch_bytes
+  std::byte* result = tmp + static_cast<std::size_t>(n - 1) * piece * es;
+  const Combiner comb = Combiner::make(t, op);
+  std::vector<const void*> srcs(static_cast<std::size_t>(n));
+  for (std::size_t off = 0; off < mine.len; off += piece) {
+    const std::size_t k = std::min(piece, mine.len - off), at = (mine.first + off) * es;
+    for (int q = 0, slot = 0; q < n; ++q) {
+      if (q == me) {
+        srcs[static_cast<std::size_t>(q)] = in + at;
+        continue;
+      }
+      std::byte* into = tmp + static_cast<std::size_t>(slot++) * piece * es;
+      OSMP_CO_RETURN_IF_ERROR(co_await c.read(q, into, at, k * es));
+      srcs[static_cast<std::size_t>(q)] = into;
+    }
+    comb.all(result, srcs.data(), n, k);
+    std::memcpy(out + off * es, result, k * es);
+  }
+  co_return Status{};
+}
+
+}  // namespace
+
+std::size_t cma_piece(Engine& e, Datatype t) {
+  const std::size_t n = static_cast<std::size_t>(e.team().size()), es = size_of(t);
+  return 4 * e.scratch_bytes() / n / es;
+}
+
+// The root writes the first 1/n of each receiver's buffer while each
+// receiver reads the rest from the root's, in parallel (n = 2: half each).
+Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root) {
+  Cma c(e);
+  const int me = c.t.rank(), n = c.t.size();
+  const std::size_t split = bytes / static_cast<std::size_t>(n) / kCacheLine * kCacheLine;
+  c.offer(buf, bytes);
+  if (me == root) {
+    Status st;
+    for (int i = 1; i < n && split && st.ok(); ++i) st = co_await c.write((me + i) % n, 0, buf, split);
+    c.done(st);
+    Status theirs = co_await c.wait_done();
+    co_return first_of(std::move(st), std::move(theirs));
+  }
+  Status st = co_await c.read(root, buf + split, split, bytes - split);
+  c.done(st);
+  // The root writes into this buffer: wait for it whatever happened here.
+  Status theirs;
+  if (split) theirs = co_await c.wait_done(root);
+  co_return first_of(std::move(st), std::move(theirs));
+}
+
+// The senders write their blocks into the root's buffer, in parallel with
+// each other and with the root's copy of its own.
+Task cma_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+  Cma c(e);
+  const int me = c.t.rank(), n = c.t.size();
+  if (me != root) {
+    Status st = co_await c.write(root, static_cast<std::size_t>(me) * block, send, block);
+    c.done(st);
+    co_return st;
+  }
+  c.offer(recv, block * static_cast<std::size_t>(n));
+  std::byte* dst = recv + static_cast<std::size_t>(me) * block;
+  if (send != dst) std::memmove(dst, send, block);
+  co_return co_await c.wait_done();
+}
+
+// Every rank reads every other's block.
+Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+  Cma c(e);
+  const int me = c.t.rank(), n = c.t.size();
+  c.offer(send, block);
+  Status st;
+  for (int i = 1; i <= n && st.ok(); ++i) {
+    const int q = (me + i) % n;  // start with the next rank: spreads the readers
+    std::byte* dst = recv + static_cast<std::size_t>(q) * block;
+    if (q == me) {
+      if (send != dst) std::memmove(dst, send, block);
+    } else {
+      st = co_await c.read(q, dst, 0, block);
+    }
+  }
+  c.done(st);
+  Status theirs = co_await c.wait_done();
+  co_return first_of(std::move(st), std::move(theirs));
+}
+
+// Every receiver reads its block from the root's buffer.
+Task cma_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+  Cma c(e);
+  const int me = c.t.rank(), n = c.t.size();
+  if (me == root) {
+    c.offer(send, block * static_cast<std::size_t>(n));
+    if (recv) std::memmove(recv, send + static_cast<std::size_t>(me) * block, block);
+    co_return co_await c.wait_done();
+  }
+  Status st = co_await c.read(root, recv, static_cast<std::size_t>(me) * block, block);
+  c.done(st);
+  co_return st;
+}
+
+// Two steps: every rank offers its input and combines its share of the
+// vector into its output; once every rank is done reading (an input in
+// place is the output, whose other shares peers are still reading), every
+// rank offers its output and reads the others' shares of the result. Every
+// rank waits for every other in the first step, so all see a failure there
+// and none starts the second.
+Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op) {
+  const std::size_t es = size_of(t);
+  const int me = e.team().rank(), n = e.team().size();
+  {
+    Cma c(e);
+    c.offer(in, count * es);
+    const Share mine = share_of(count, es, me, n);
+    Status st = co_await combine_share(e, c, in, out + mine.first * es, mine, t, op);
+    c.done(st);
+    Status theirs = co_await c.wait_done();
+    OSMP_CO_RETURN_IF_ERROR(first_of(std::move(st), std::move(theirs)));
+  }
+  Cma c(e);
+  c.offer(out, count * es);
+  Status st;
+  for (int i = 1; i < n && st.ok(); ++i) {
+    const int q = (me + i) % n;
+    const Share s = share_of(count, es, q, n);
+    if (s.len) st = co_await c.read(q, out + s.first * es, s.first * es, s.len * es);
+  }
+  c.done(st);
+  Status theirs = co_await c.wait_done();
+  co_return first_of(std::move(st), std::move(theirs));
+}
+
+// Rank r's share is block r of every input. In place (`in` is `out`, and
+// the result belongs in block 0, which rank 0 reads), rank r builds its
+// result in block r of its own buffer, which no peer reads, and moves it to
+// block 0 once every peer is done.
+Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op) {
+  const std::size_t es = size_of(t), block = count * es;
+  const int me = e.team().rank(), n = e.team().size();
+  std::byte* build = in == out ? out + static_cast<std::size_t>(me) * block : out;
+  Cma c(e);
+  c.offer(in, block * static_cast<std::size_t>(n));
+  Status st = co_await combine_share(e, c, in, build, Share{static_cast<std::size_t>(me) * count, count}, t, op);
+  c.done(st);
+  Status theirs = co_await c.wait_done();
+  OSMP_CO_RETURN_IF_ERROR(first_of(std::move(st), std::move(theirs)));
+  if (build != out) std::memmove(out, build, block);
+  co_return Status{};
+}
+
+}  // namespace osmp
