@@ -11,7 +11,10 @@
 // member's succeeded (two threads of one process registering two windows at
 // once may both pick a number; then one of the windows is not registered on
 // any of its members). A window that is not registered is only not
-// recognised: its collectives take the areas.
+// recognised: its collectives take the areas. The agreement's own MPI calls
+// are assumed not to fail on some members only (the MPI's default error
+// handler aborts the job when they do; under MPI_ERRORS_RETURN a member
+// whose last call failed forgets the window while the others keep it).
 #include <unistd.h>
 
 #include <map>
