@@ -1,5 +1,5 @@
 // The collective engine of one team: a base case run in each group while
-// walking the tree (STYLE.md item 3).
+// walking the tree (docs/design.md, rule 2).
 //
 // Every operation is a sequence of steps; each step has a number that only
 // grows (shared by every rank of the team). What a call's steps are is its

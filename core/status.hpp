@@ -1,4 +1,4 @@
-// Errors in two tiers (STYLE.md item 8). Hot paths return a bare Errc; setup
+// Errors in two tiers (docs/design.md, rule 4). Hot paths return a bare Errc; setup
 // and configuration return Status / Result<T>, which carry a message naming
 // what failed (level, rank, segment, errno) and where it was raised.
 #pragma once

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_layering.sh: every folder includes only itself and the layers below it
-# (DESIGN.md); a bare include of a public header ("osmp.hpp", "osmp.h",
+# (docs/design.md, rule 1); a bare include of a public header ("osmp.hpp", "osmp.h",
 # "osmp_mpi.h") counts as api/; only topology/ includes hwloc and only
 # mpi_glue/ includes MPI. Reads the sources git tracks (never a build
 # folder). The MPI tests and the baseline benchmarks (built against Open MPI

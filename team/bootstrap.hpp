@@ -40,7 +40,7 @@ class Bootstrap {
 
   // Every rank passes its local outcome; all get the same answer: ok, or the
   // first failing rank's error ("rank 3: ..."). Lets a failing rank still take
-  // part, so nobody waits for it forever (STYLE.md item 8).
+  // part, so nobody waits for it forever (docs/design.md, rule 4).
   Status agree(const Status& local);
 };
 
