@@ -250,46 +250,155 @@ class Team {
   Status abstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why);
   Request iabstain(OpKind kind, std::int64_t count, Datatype type, Op op, int root, Errc why);
 
-  // Typed forms: the datatype follows T.
+  // Typed forms, the same for every operation, blocking and not: the
+  // datatype follows T, the count the spans (T may be const for inputs). In
+  // place: one span, as MPI_IN_PLACE would use it (reduce: at the root;
+  // allgather: this rank's block already in it; reduce_scatter_block: the
+  // result lands in its first block). Spans whose sizes do not fit each
+  // other (counted on the ranks that use them: reduce's and gather's output
+  // and scatter's input at the root only) are Errc::invalid_argument on this
+  // rank, which still joins the call, so that the others get an error too
+  // instead of waiting for it.
   template <class T>
   Status bcast(std::span<T> buf, int root) {
-    return bcast(buf.data(), static_cast<std::int64_t>(buf.size()), datatype_of<T>(), root);
-  }
-  template <class T>
-  Status allreduce(std::span<const T> in, std::span<T> out, Op op) {
-    if (in.size() != out.size()) return size_error("allreduce");
-    return allreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>(), op);
-  }
-  template <class T>
-  Status allreduce(std::span<T> inout, Op op) {  // in place
-    return allreduce(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size()), datatype_of<T>(), op);
-  }
-  template <class T>
-  Status reduce(std::span<const T> in, std::span<T> out, Op op, int root) {
-    return reduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>(), op, root);
-  }
-  template <class T>
-  Status allgather(std::span<const T> in, std::span<T> out) {
-    if (size() > 0 && out.size() != in.size() * static_cast<std::size_t>(size())) return size_error("allgather");
-    return allgather(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>());
+    return bcast(buf.data(), count_of(buf), datatype_of<T>(), root);
   }
   template <class T>
   Request ibcast(std::span<T> buf, int root) {
-    return ibcast(buf.data(), static_cast<std::int64_t>(buf.size()), datatype_of<T>(), root);
+    return ibcast(buf.data(), count_of(buf), datatype_of<T>(), root);
+  }
+  template <class T>
+  Status reduce(std::span<const T> in, std::span<T> out, Op op, int root) {
+    if (rank() == root && out.size() != in.size()) return refuse(OpKind::reduce, in.size(), datatype_of<T>(), op, root);
+    return reduce(in.data(), out.data(), count_of(in), datatype_of<T>(), op, root);
+  }
+  template <class T>
+  Request ireduce(std::span<const T> in, std::span<T> out, Op op, int root) {
+    if (rank() == root && out.size() != in.size()) {
+      return irefuse(OpKind::reduce, in.size(), datatype_of<T>(), op, root);
+    }
+    return ireduce(in.data(), out.data(), count_of(in), datatype_of<T>(), op, root);
+  }
+  template <class T>
+  Status reduce(std::span<T> inout, Op op, int root) {  // in place at the root
+    const bool r = rank() == root;
+    return reduce(r ? kInPlace : inout.data(), r ? inout.data() : nullptr, count_of(inout), datatype_of<T>(), op, root);
+  }
+  template <class T>
+  Request ireduce(std::span<T> inout, Op op, int root) {  // in place at the root
+    const bool r = rank() == root;
+    return ireduce(r ? kInPlace : inout.data(), r ? inout.data() : nullptr,
+                   count_of(inout), datatype_of<T>(), op, root);
+  }
+  template <class T>
+  Status allreduce(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size()) return refuse(OpKind::allreduce, in.size(), datatype_of<T>(), op, -1);
+    return allreduce(in.data(), out.data(), count_of(in), datatype_of<T>(), op);
   }
   template <class T>
   Request iallreduce(std::span<const T> in, std::span<T> out, Op op) {
-    if (in.size() != out.size()) return failed(size_error("iallreduce"));
-    return iallreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), datatype_of<T>(), op);
+    if (in.size() != out.size()) return irefuse(OpKind::allreduce, in.size(), datatype_of<T>(), op, -1);
+    return iallreduce(in.data(), out.data(), count_of(in), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status allreduce(std::span<T> inout, Op op) {  // in place
+    return allreduce(kInPlace, inout.data(), count_of(inout), datatype_of<T>(), op);
   }
   template <class T>
   Request iallreduce(std::span<T> inout, Op op) {  // in place
-    return iallreduce(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size()), datatype_of<T>(), op);
+    return iallreduce(kInPlace, inout.data(), count_of(inout), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status gather(std::span<const T> in, std::span<T> out, int root) {
+    if (rank() == root && out.size() != in.size() * ranks()) {
+      return refuse(OpKind::gather, in.size(), datatype_of<T>(), Op::sum, root);
+    }
+    return gather(in.data(), out.data(), count_of(in), datatype_of<T>(), root);
+  }
+  template <class T>
+  Request igather(std::span<const T> in, std::span<T> out, int root) {
+    if (rank() == root && out.size() != in.size() * ranks()) {
+      return irefuse(OpKind::gather, in.size(), datatype_of<T>(), Op::sum, root);
+    }
+    return igather(in.data(), out.data(), count_of(in), datatype_of<T>(), root);
+  }
+  template <class T>
+  Status allgather(std::span<const T> in, std::span<T> out) {
+    if (out.size() != in.size() * ranks()) return refuse(OpKind::allgather, in.size(), datatype_of<T>(), Op::sum, -1);
+    return allgather(in.data(), out.data(), count_of(in), datatype_of<T>());
+  }
+  template <class T>
+  Request iallgather(std::span<const T> in, std::span<T> out) {
+    if (out.size() != in.size() * ranks()) return irefuse(OpKind::allgather, in.size(), datatype_of<T>(), Op::sum, -1);
+    return iallgather(in.data(), out.data(), count_of(in), datatype_of<T>());
+  }
+  template <class T>
+  Status allgather(std::span<T> inout) {  // in place: this rank's block already in inout
+    if (inout.size() % ranks()) return refuse(OpKind::allgather, inout.size() / ranks(), datatype_of<T>(), Op::sum, -1);
+    return allgather(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>());
+  }
+  template <class T>
+  Request iallgather(std::span<T> inout) {  // in place
+    if (inout.size() % ranks()) {
+      return irefuse(OpKind::allgather, inout.size() / ranks(), datatype_of<T>(), Op::sum, -1);
+    }
+    return iallgather(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>());
+  }
+  template <class T>
+  Status scatter(std::span<const T> in, std::span<T> out, int root) {
+    if (rank() == root && in.size() != out.size() * ranks()) {
+      return refuse(OpKind::scatter, out.size(), datatype_of<T>(), Op::sum, root);
+    }
+    return scatter(in.data(), out.data(), count_of(out), datatype_of<T>(), root);
+  }
+  template <class T>
+  Request iscatter(std::span<const T> in, std::span<T> out, int root) {
+    if (rank() == root && in.size() != out.size() * ranks()) {
+      return irefuse(OpKind::scatter, out.size(), datatype_of<T>(), Op::sum, root);
+    }
+    return iscatter(in.data(), out.data(), count_of(out), datatype_of<T>(), root);
+  }
+  template <class T>
+  Status reduce_scatter_block(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size() * ranks()) {
+      return refuse(OpKind::reduce_scatter_block, out.size(), datatype_of<T>(), op, -1);
+    }
+    return reduce_scatter_block(in.data(), out.data(), count_of(out), datatype_of<T>(), op);
+  }
+  template <class T>
+  Request ireduce_scatter_block(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size() * ranks()) {
+      return irefuse(OpKind::reduce_scatter_block, out.size(), datatype_of<T>(), op, -1);
+    }
+    return ireduce_scatter_block(in.data(), out.data(), count_of(out), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status reduce_scatter_block(std::span<T> inout, Op op) {  // in place: the result in the first block
+    if (inout.size() % ranks()) {
+      return refuse(OpKind::reduce_scatter_block, inout.size() / ranks(), datatype_of<T>(), op, -1);
+    }
+    return reduce_scatter_block(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>(), op);
+  }
+  template <class T>
+  Request ireduce_scatter_block(std::span<T> inout, Op op) {  // in place
+    if (inout.size() % ranks()) {
+      return irefuse(OpKind::reduce_scatter_block, inout.size() / ranks(), datatype_of<T>(), op, -1);
+    }
+    return ireduce_scatter_block(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>(), op);
   }
 
  private:
   Team();
-  static Status size_error(const char* op);
+  template <class S>
+  static std::int64_t count_of(const S& span) {
+    return static_cast<std::int64_t>(span.size());
+  }
+  // The team's size as a span size (at least 1: a moved-from team says 0).
+  std::size_t ranks() const { return static_cast<std::size_t>(size() > 0 ? size() : 1); }
+  // This rank's spans do not fit: it joins the call declaring an argument
+  // error (abstain), and says which.
+  Status refuse(OpKind kind, std::size_t count, Datatype type, Op op, int root);
+  Request irefuse(OpKind kind, std::size_t count, Datatype type, Op op, int root);
   static Status moved_from();
   Status run(const CollArgs& args);
   Request start(const CollArgs& args);

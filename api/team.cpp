@@ -229,8 +229,16 @@ Status Team::free_bytes(void* p) {
   return Status(h->free(p)).prefix(cat("free on rank ", rank()));
 }
 
-Status Team::size_error(const char* op) {
-  return Status(Errc::invalid_argument, cat(op, ": the spans' sizes do not match"));
+Status Team::refuse(OpKind kind, std::size_t count, Datatype type, Op op, int root) {
+  // The call's outcome on this rank is its own reason; the others get the
+  // argument error the abstention carries.
+  (void)abstain(kind, static_cast<std::int64_t>(count), type, op, root, Errc::invalid_argument);
+  return Status(Errc::invalid_argument,
+                cat(to_string(kind), ": rank ", rank(), "'s spans' sizes do not fit each other"));
+}
+
+Request Team::irefuse(OpKind kind, std::size_t count, Datatype type, Op op, int root) {
+  return iabstain(kind, static_cast<std::int64_t>(count), type, op, root, Errc::invalid_argument);
 }
 
 Status Team::run(const CollArgs& a) {
