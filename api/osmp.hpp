@@ -253,12 +253,15 @@ class Team {
   // Typed forms, the same for every operation, blocking and not: the
   // datatype follows T, the count the spans (T may be const for inputs). In
   // place: one span, as MPI_IN_PLACE would use it (reduce: at the root;
-  // allgather: this rank's block already in it; reduce_scatter_block: the
-  // result lands in its first block). Spans whose sizes do not fit each
-  // other (counted on the ranks that use them: reduce's and gather's output
-  // and scatter's input at the root only) are Errc::invalid_argument on this
-  // rank, which still joins the call, so that the others get an error too
-  // instead of waiting for it.
+  // gather: the root's whole output, its own block in place; scatter: the
+  // root's whole input, its block left in place; allgather: this rank's
+  // block already in it; reduce_scatter_block: the result lands in its first
+  // block). Spans whose sizes do not fit each other (counted on the ranks
+  // that use them: reduce's and gather's output and scatter's input at the
+  // root only) are Errc::invalid_argument on this rank, which still joins
+  // the call, so that the others get an error too instead of waiting for it
+  // (in the call itself; a small rooted call's senders under OSMP_CHECK=lazy
+  // learn it at their next call on the team, docs/protocol.md).
   template <class T>
   Status bcast(std::span<T> buf, int root) {
     return bcast(buf.data(), count_of(buf), datatype_of<T>(), root);
@@ -323,6 +326,24 @@ class Team {
     return igather(in.data(), out.data(), count_of(in), datatype_of<T>(), root);
   }
   template <class T>
+  Status gather(std::span<T> inout, int root) {  // in place at the root
+    const bool r = rank() == root;
+    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
+    if (r && inout.size() % ranks()) {
+      return refuse(OpKind::gather, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
+    }
+    return gather(r ? kInPlace : inout.data(), r ? inout.data() : nullptr, n, datatype_of<T>(), root);
+  }
+  template <class T>
+  Request igather(std::span<T> inout, int root) {  // in place at the root
+    const bool r = rank() == root;
+    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
+    if (r && inout.size() % ranks()) {
+      return irefuse(OpKind::gather, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
+    }
+    return igather(r ? kInPlace : inout.data(), r ? inout.data() : nullptr, n, datatype_of<T>(), root);
+  }
+  template <class T>
   Status allgather(std::span<const T> in, std::span<T> out) {
     if (out.size() != in.size() * ranks()) return refuse(OpKind::allgather, in.size(), datatype_of<T>(), Op::sum, -1);
     return allgather(in.data(), out.data(), count_of(in), datatype_of<T>());
@@ -335,14 +356,14 @@ class Team {
   template <class T>
   Status allgather(std::span<T> inout) {  // in place: this rank's block already in inout
     if (inout.size() % ranks()) return refuse(OpKind::allgather, inout.size() / ranks(), datatype_of<T>(), Op::sum, -1);
-    return allgather(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>());
+    return allgather(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size() / ranks()), datatype_of<T>());
   }
   template <class T>
   Request iallgather(std::span<T> inout) {  // in place
     if (inout.size() % ranks()) {
       return irefuse(OpKind::allgather, inout.size() / ranks(), datatype_of<T>(), Op::sum, -1);
     }
-    return iallgather(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>());
+    return iallgather(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size() / ranks()), datatype_of<T>());
   }
   template <class T>
   Status scatter(std::span<const T> in, std::span<T> out, int root) {
@@ -357,6 +378,26 @@ class Team {
       return irefuse(OpKind::scatter, out.size(), datatype_of<T>(), Op::sum, root);
     }
     return iscatter(in.data(), out.data(), count_of(out), datatype_of<T>(), root);
+  }
+  template <class T>
+  Status scatter(std::span<T> inout, int root) {  // in place at the root
+    const bool r = rank() == root;
+    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
+    if (r && inout.size() % ranks()) {
+      return refuse(OpKind::scatter, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
+    }
+    void* recv = r ? const_cast<void*>(kInPlace) : inout.data();
+    return scatter(r ? inout.data() : nullptr, recv, n, datatype_of<T>(), root);
+  }
+  template <class T>
+  Request iscatter(std::span<T> inout, int root) {  // in place at the root
+    const bool r = rank() == root;
+    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
+    if (r && inout.size() % ranks()) {
+      return irefuse(OpKind::scatter, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
+    }
+    void* recv = r ? const_cast<void*>(kInPlace) : inout.data();
+    return iscatter(r ? inout.data() : nullptr, recv, n, datatype_of<T>(), root);
   }
   template <class T>
   Status reduce_scatter_block(std::span<const T> in, std::span<T> out, Op op) {
@@ -377,14 +418,16 @@ class Team {
     if (inout.size() % ranks()) {
       return refuse(OpKind::reduce_scatter_block, inout.size() / ranks(), datatype_of<T>(), op, -1);
     }
-    return reduce_scatter_block(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>(), op);
+    const auto n = static_cast<std::int64_t>(inout.size() / ranks());
+    return reduce_scatter_block(kInPlace, inout.data(), n, datatype_of<T>(), op);
   }
   template <class T>
   Request ireduce_scatter_block(std::span<T> inout, Op op) {  // in place
     if (inout.size() % ranks()) {
       return irefuse(OpKind::reduce_scatter_block, inout.size() / ranks(), datatype_of<T>(), op, -1);
     }
-    return ireduce_scatter_block(kInPlace, inout.data(), count_of(inout) / size(), datatype_of<T>(), op);
+    const auto n = static_cast<std::int64_t>(inout.size() / ranks());
+    return ireduce_scatter_block(kInPlace, inout.data(), n, datatype_of<T>(), op);
   }
 
  private:
@@ -393,7 +436,7 @@ class Team {
   static std::int64_t count_of(const S& span) {
     return static_cast<std::int64_t>(span.size());
   }
-  // The team's size as a span size (at least 1: a moved-from team says 0).
+  // The team's size as a span size (at least 1: a moved-from team says -1).
   std::size_t ranks() const { return static_cast<std::size_t>(size() > 0 ? size() : 1); }
   // This rank's spans do not fit: it joins the call declaring an argument
   // error (abstain), and says which.

@@ -230,9 +230,10 @@ Status Team::free_bytes(void* p) {
 }
 
 Status Team::refuse(OpKind kind, std::size_t count, Datatype type, Op op, int root) {
-  // The call's outcome on this rank is its own reason; the others get the
-  // argument error the abstention carries.
-  (void)abstain(kind, static_cast<std::int64_t>(count), type, op, root, Errc::invalid_argument);
+  // The call's outcome on this rank is its own reason (the others get the
+  // argument error the abstention carries), unless the team itself failed.
+  Status st = abstain(kind, static_cast<std::int64_t>(count), type, op, root, Errc::invalid_argument);
+  if (!st.ok() && st.code() != Errc::invalid_argument && st.code() != Errc::mismatch) return st;
   return Status(Errc::invalid_argument,
                 cat(to_string(kind), ": rank ", rank(), "'s spans' sizes do not fit each other"));
 }

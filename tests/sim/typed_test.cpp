@@ -78,6 +78,22 @@ void every_operation(Team& t, bool nb) {
        [&] { return t.iscatter(std::span<const double>(sc), std::span<double>(out), root); });
   EXPECT_EQ(out[1], static_cast<double>(static_cast<std::size_t>(me) * kN + 1));
 
+  std::vector<double> gi(me == root ? kN * un : kN);
+  if (me == root) {
+    std::copy(mine.begin(), mine.end(), gi.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(me) * kN));
+  } else {
+    gi = mine;
+  }
+  done([&] { return t.gather(std::span<double>(gi), root); }, [&] { return t.igather(std::span<double>(gi), root); });
+  if (me == root) {
+    EXPECT_EQ(gi[6], v(0, 6));
+  }
+  std::vector<double> si(me == root ? kN * un : kN, -1.0);
+  for (std::size_t i = 0; me == root && i < si.size(); ++i) si[i] = static_cast<double>(i);
+  done([&] { return t.scatter(std::span<double>(si), root); }, [&] { return t.iscatter(std::span<double>(si), root); });
+  const std::size_t at = me == root ? static_cast<std::size_t>(me) * kN + 3 : 3;  // the root's block stays in place
+  EXPECT_EQ(si[at], static_cast<double>(static_cast<std::size_t>(me) * kN + 3));
+
   std::vector<double> rs(kN * un);
   for (std::size_t i = 0; i < rs.size(); ++i) rs[i] = v(me, i);
   done([&] { return t.reduce_scatter_block(std::span<const double>(rs), std::span<double>(out), Op::sum); },
@@ -117,6 +133,37 @@ TEST(TypedForms, SpansThatDoNotFitOnOneRank) {
     ASSERT_TRUE(after.ok()) << after.to_string();
     EXPECT_EQ(good[0], 3.0);
   });
+}
+
+// A root whose output (reduce, gather) or input (scatter) does not fit, in
+// small calls (the one-pass plans under OSMP_CHECK=lazy, the default here:
+// senders learn of it at their next call) and large ones, lazy and strict:
+// every rank gets an error, in that call or the next, and nobody waits.
+TEST(TypedForms, ARootWhoseSpansDoNotFit) {
+  for (const char* check : {"lazy", "strict"}) {
+    auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", check});
+    ASSERT_TRUE(tt.ok()) << tt.first_error();
+    for (std::size_t count : {std::size_t{16}, std::size_t{40000}}) {
+      test::on_all(tt, [&](Team& t) {
+        const bool root = t.rank() == 0;
+        std::vector<double> in(count, 1.0), out(root ? count - 1 : count), all(root ? 3 * count - 1 : 0);
+        std::vector<Status> got;
+        got.push_back(t.reduce(std::span<const double>(in), std::span<double>(out), Op::sum, 0));
+        got.push_back(t.gather(std::span<const double>(in), std::span<double>(all), 0));
+        got.push_back(t.scatter(std::span<const double>(all), std::span<double>(in), 0));
+        Status next = t.barrier();  // lazy senders learn of the last failure here
+        int errors = 0;
+        for (const Status& st : got) errors += st.ok() ? 0 : 1;
+        if (root) {
+          EXPECT_EQ(errors, 3) << check << " count " << count;
+        } else {
+          EXPECT_TRUE(errors + (next.ok() ? 0 : 1) >= 1) << check << " count " << count;
+        }
+        Status after = t.allreduce(std::span<double>(in), Op::sum);
+        EXPECT_TRUE(after.ok()) << after.to_string();
+      });
+    }
+  }
 }
 
 }  // namespace
