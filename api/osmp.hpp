@@ -327,21 +327,15 @@ class Team {
   }
   template <class T>
   Status gather(std::span<T> inout, int root) {  // in place at the root
-    const bool r = rank() == root;
-    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
-    if (r && inout.size() % ranks()) {
-      return refuse(OpKind::gather, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
-    }
-    return gather(r ? kInPlace : inout.data(), r ? inout.data() : nullptr, n, datatype_of<T>(), root);
+    const RootedInPlace p = rooted_in_place(inout, root);
+    if (!p.fits) return refuse(OpKind::gather, static_cast<std::size_t>(p.count), datatype_of<T>(), Op::sum, root);
+    return gather(p.root ? kInPlace : inout.data(), p.root ? inout.data() : nullptr, p.count, datatype_of<T>(), root);
   }
   template <class T>
   Request igather(std::span<T> inout, int root) {  // in place at the root
-    const bool r = rank() == root;
-    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
-    if (r && inout.size() % ranks()) {
-      return irefuse(OpKind::gather, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
-    }
-    return igather(r ? kInPlace : inout.data(), r ? inout.data() : nullptr, n, datatype_of<T>(), root);
+    const RootedInPlace p = rooted_in_place(inout, root);
+    if (!p.fits) return irefuse(OpKind::gather, static_cast<std::size_t>(p.count), datatype_of<T>(), Op::sum, root);
+    return igather(p.root ? kInPlace : inout.data(), p.root ? inout.data() : nullptr, p.count, datatype_of<T>(), root);
   }
   template <class T>
   Status allgather(std::span<const T> in, std::span<T> out) {
@@ -381,23 +375,17 @@ class Team {
   }
   template <class T>
   Status scatter(std::span<T> inout, int root) {  // in place at the root
-    const bool r = rank() == root;
-    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
-    if (r && inout.size() % ranks()) {
-      return refuse(OpKind::scatter, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
-    }
-    void* recv = r ? const_cast<void*>(kInPlace) : inout.data();
-    return scatter(r ? inout.data() : nullptr, recv, n, datatype_of<T>(), root);
+    const RootedInPlace p = rooted_in_place(inout, root);
+    if (!p.fits) return refuse(OpKind::scatter, static_cast<std::size_t>(p.count), datatype_of<T>(), Op::sum, root);
+    void* recv = p.root ? const_cast<void*>(kInPlace) : inout.data();
+    return scatter(p.root ? inout.data() : nullptr, recv, p.count, datatype_of<T>(), root);
   }
   template <class T>
   Request iscatter(std::span<T> inout, int root) {  // in place at the root
-    const bool r = rank() == root;
-    const std::int64_t n = r ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
-    if (r && inout.size() % ranks()) {
-      return irefuse(OpKind::scatter, inout.size() / ranks(), datatype_of<T>(), Op::sum, root);
-    }
-    void* recv = r ? const_cast<void*>(kInPlace) : inout.data();
-    return iscatter(r ? inout.data() : nullptr, recv, n, datatype_of<T>(), root);
+    const RootedInPlace p = rooted_in_place(inout, root);
+    if (!p.fits) return irefuse(OpKind::scatter, static_cast<std::size_t>(p.count), datatype_of<T>(), Op::sum, root);
+    void* recv = p.root ? const_cast<void*>(kInPlace) : inout.data();
+    return iscatter(p.root ? inout.data() : nullptr, recv, p.count, datatype_of<T>(), root);
   }
   template <class T>
   Status reduce_scatter_block(std::span<const T> in, std::span<T> out, Op op) {
@@ -435,6 +423,20 @@ class Team {
   template <class S>
   static std::int64_t count_of(const S& span) {
     return static_cast<std::int64_t>(span.size());
+  }
+  // A rooted call in place on one span: the root's holds every rank's block
+  // (gather's output, scatter's input), the others' their own block.
+  struct RootedInPlace {
+    bool root = false, fits = true;
+    std::int64_t count = 0;
+  };
+  template <class T>
+  RootedInPlace rooted_in_place(std::span<T> inout, int root) const {
+    RootedInPlace p;
+    p.root = rank() == root;
+    p.count = p.root ? static_cast<std::int64_t>(inout.size() / ranks()) : count_of(inout);
+    p.fits = !p.root || inout.size() % ranks() == 0;
+    return p;
   }
   // The team's size as a span size (at least 1: a moved-from team says -1).
   std::size_t ranks() const { return static_cast<std::size_t>(size() > 0 ? size() : 1); }
