@@ -96,7 +96,7 @@ struct CollectiveConfig {
   }
   std::size_t cma_min = kAuto;
   // [cma_from(k), cma_until(k)) bytes per rank (and no more than cma_max):
-  // where operation `k` copies with CMA (collectives/ops/flat.cpp). Set
+  // where operation `k` copies with CMA (collectives/ops/cma.cpp). Set
   // OSMP_CMA_MIN, every operation from there.
   std::size_t cma_from(OpKind k) const {
     if (cma_min != kAuto) return cma_min;
