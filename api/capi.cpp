@@ -32,11 +32,12 @@ static_assert(OSMP_ERR_ARG == static_cast<int>(osmp::Errc::invalid_argument));
 static_assert(OSMP_ERR_MISMATCH == static_cast<int>(osmp::Errc::mismatch));
 static_assert(OSMP_ERR_PEER_DEAD == static_cast<int>(osmp::Errc::peer_dead));
 static_assert(OSMP_ERR_INTERNAL == static_cast<int>(osmp::Errc::internal));
-static_assert(static_cast<int>(OSMP_DOUBLE) == static_cast<int>(osmp::Datatype::float64));
+static_assert(static_cast<int>(OSMP_FLOAT64) == static_cast<int>(osmp::Datatype::float64));
 static_assert(static_cast<int>(OSMP_LOR) == static_cast<int>(osmp::Op::lor));
-static_assert(static_cast<int>(OSMP_COLL_BARRIER) == static_cast<int>(osmp::OpKind::barrier));
-static_assert(static_cast<int>(OSMP_COLL_REDUCE_SCATTER_BLOCK) ==
-              static_cast<int>(osmp::OpKind::reduce_scatter_block));
+// osmp_coll and OpKind are both numbered by osmp_ops.h.
+
+// `which` names an operation or OSMP_COLL_ALL.
+bool known_coll(osmp_coll which) { return which >= OSMP_COLL_ALL && which <= OSMP_COLL_COUNT; }
 
 // The message of this thread's last failed call, whatever its team handle.
 thread_local std::string t_last_error;
@@ -83,7 +84,7 @@ int guarded(osmp_team* h, const char* fn, F&& f) {
 int set_one(osmp_team* t, const char* fn, osmp_coll which, const char* name, const char* value) {
   return guarded(t, fn, [&](osmp::Team& team) -> osmp::Status {
     if (!name || !value) return osmp::Status(osmp::Errc::invalid_argument, osmp::cat(fn, ": null name or value"));
-    if (which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK)
+    if (!known_coll(which))
       return osmp::Status(osmp::Errc::invalid_argument, osmp::cat(fn, ": unknown operation ", static_cast<int>(which)));
     if (which == OSMP_COLL_ALL) return team.configure({{name, value}});
     return team.configure({}, {{static_cast<osmp::OpKind>(which), {{name, value}}}});
@@ -336,7 +337,7 @@ int osmp_set_vh(osmp_team* t, osmp_coll which, const char* spec) {
 int osmp_get_vh(const osmp_team* t, osmp_coll which, char* buf, size_t len) {
   TeamEntry* e = entry(t, "osmp_get_vh");
   if (!e) return -1;
-  if (which < OSMP_COLL_ALL || which > OSMP_COLL_REDUCE_SCATTER_BLOCK) {
+  if (!known_coll(which)) {
     return fail(-1, osmp::cat("osmp_get_vh: unknown operation ", static_cast<int>(which)));
   }
   std::string vh = e->team.vh(which == OSMP_COLL_ALL ? osmp::OpKind::barrier : static_cast<osmp::OpKind>(which));

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "osmp_ops.h" /* the operations: osmp_coll, OSMP_COLLECTIVES */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,10 +40,13 @@ enum osmp_error {
   OSMP_ERR_INTERNAL = 11
 };
 
+/* The same names as C++'s osmp::Datatype (int8 ... float32, float64). */
 typedef enum {
   OSMP_INT8, OSMP_INT16, OSMP_INT32, OSMP_INT64,
   OSMP_UINT8, OSMP_UINT16, OSMP_UINT32, OSMP_UINT64,
-  OSMP_FLOAT, OSMP_DOUBLE
+  OSMP_FLOAT32, OSMP_FLOAT64,
+  OSMP_FLOAT = OSMP_FLOAT32, /* older spellings, kept as aliases */
+  OSMP_DOUBLE = OSMP_FLOAT64
 } osmp_datatype;
 
 typedef enum { OSMP_SUM, OSMP_PROD, OSMP_MIN, OSMP_MAX, OSMP_BAND, OSMP_BOR, OSMP_BXOR, OSMP_LAND, OSMP_LOR } osmp_op;
@@ -139,11 +144,8 @@ int osmp_free(osmp_team* team, void* ptr);
 /* Runtime tuning. Each call is collective over the team: every rank passes
  * the same values, and all switch between the same two collectives; a bad or
  * different value on any rank is an error on every rank and changes nothing.
- * `which` names one operation, or OSMP_COLL_ALL for every one. */
-typedef enum {
-  OSMP_COLL_ALL = 0, OSMP_COLL_BARRIER, OSMP_COLL_BCAST, OSMP_COLL_REDUCE, OSMP_COLL_ALLREDUCE,
-  OSMP_COLL_GATHER, OSMP_COLL_ALLGATHER, OSMP_COLL_SCATTER, OSMP_COLL_REDUCE_SCATTER_BLOCK
-} osmp_coll;
+ * `which` names one operation (OSMP_COLL_BARRIER, OSMP_COLL_BCAST, ...,
+ * OSMP_COLL_REDUCE_SCATTER_BLOCK: osmp_ops.h), or OSMP_COLL_ALL for every one. */
 /* The virtual hierarchy, e.g. "Package:7" (the OSMP_VH syntax; "" for none). */
 int osmp_set_vh(osmp_team* team, osmp_coll which, const char* spec);
 /* Any setting by its variable's name: OSMP_VH, OSMP_BASE_CASE, OSMP_FLAT_MAX,

@@ -11,62 +11,42 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
-#include "collectives/config.hpp"
-#include "collectives/types.hpp"
-#include "core/status.hpp"
-#include "team/bootstrap.hpp"
-#include "team/options.hpp"
+#include "osmp_base.hpp"  // Status, Result, Datatype, Op, OpKind, Bootstrap, Settings
 
 namespace osmp {
 
-class TeamCore;
+// Internal types a Team holds by pointer only.
 class Views;
 class Heap;
 struct CollArgs;
 struct CallState;
+struct TeamAccess;
 
-// Settings by the names of their environment variables: {"OSMP_VH", "Package:7"}.
-using Settings = std::map<std::string, std::string>;
-
+// How a team is made: settings by the names and in the syntax of the OSMP_*
+// environment variables (docs/settings.md lists them), e.g.
+// {"OSMP_VH", "Package:7"}, {"OSMP_WAIT", "spin"}, {"OSMP_HEAP_SIZE", "0"}.
+// A default Options is osmp's defaults, without a tuning file. An unknown
+// name or a bad value is Errc::invalid_argument from Team::create, naming it.
 struct Options {
-  TeamOptions team;
-  CollectiveConfig collectives;
+  Settings settings;
   // Settings for single operations, over the team-wide ones: OSMP_VH,
-  // OSMP_BASE_CASE, OSMP_FLAT_MAX, OSMP_KNOMIAL_RADIX (from the environment:
-  // OSMP_VH_REDUCE, OSMP_BASE_CASE_BCAST, ...).
+  // OSMP_BASE_CASE, OSMP_FLAT_MAX, OSMP_KNOMIAL_RADIX.
   std::map<OpKind, Settings> per_op;
   // A tuning file (osmp-tune) to apply when it was made for this machine and
-  // placement; "" for none. It fills in every setting not named in `given`.
+  // placement; "" for none. It fills in every setting the two maps above do
+  // not name.
   std::string tuning_file;
-  std::set<std::string> given;
-  // Defaults overridden by the OSMP_* environment variables (see README);
-  // tuning_file from OSMP_TUNING_FILE or the default location, `given` the
-  // variables that are set.
+  // Every setting the environment sets (OSMP_VH_REDUCE, OSMP_BASE_CASE_BCAST,
+  // ... into per_op), checked, and the tuning file of OSMP_TUNING_FILE or the
+  // default location.
   static Result<Options> from_env();
 };
-
-template <class T>
-constexpr Datatype datatype_of() {
-  if constexpr (std::is_same_v<T, std::int8_t>) return Datatype::int8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return Datatype::int16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return Datatype::int32;
-  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return Datatype::int64;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return Datatype::uint8;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return Datatype::uint16;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return Datatype::uint32;
-  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return Datatype::uint64;
-  else if constexpr (std::is_same_v<T, float>) return Datatype::float32;
-  else if constexpr (std::is_same_v<T, double>) return Datatype::float64;
-  else static_assert(sizeof(T) == 0, "osmp: no datatype for this type");
-}
 
 // A non-blocking call (Team::ibarrier() and the others; docs/nonblocking.md).
 // The call is started when the request is made and completes in test() or
@@ -177,10 +157,6 @@ class Team {
 
   int rank() const;
   int size() const;
-  // The team every operation runs on unless configured otherwise (throws
-  // std::logic_error on a team that was moved from).
-  TeamCore& core();
-  const TeamCore& core() const;
 
   // Runtime tuning, collective over the team: every rank passes the same
   // settings; all switch between the same two collectives. A bad or
@@ -226,11 +202,9 @@ class Team {
   // (OSMP_HEAP_SIZE; a process with OSMP_HEAP_SIZE=0 has no heap).
   template <class T>
   Result<HeapArray<T>> allocate(std::size_t n) {
-    if (n > (std::size_t{1} << 62) / sizeof(T)) {
-      return Status(Errc::no_space, cat("allocate: ", n, " elements of ", sizeof(T), " bytes overflow a size"));
-    }
-    OSMP_ASSIGN_OR_RETURN(void* p, allocate_bytes(n * sizeof(T)));
-    return HeapArray<T>(heap_owner(), static_cast<T*>(p), n);
+    Result<void*> p = allocate_elements(n, sizeof(T));
+    if (!p.ok()) return p.status();
+    return HeapArray<T>(heap_owner(), static_cast<T*>(*p), n);
   }
   Result<void*> allocate_bytes(std::size_t bytes);
   // Frees what allocate_bytes() returned. Not a block of this process's
@@ -419,6 +393,7 @@ class Team {
   }
 
  private:
+  friend struct TeamAccess;  // osmp's own layers (api/access.hpp)
   Team();
   template <class S>
   static std::int64_t count_of(const S& span) {
@@ -451,6 +426,8 @@ class Team {
   static Request failed(Status st);
   Status apply_initial(const Options& options);
   std::shared_ptr<Heap> heap_owner() const;
+  // n elements of `size` bytes (Errc::no_space when that overflows).
+  Result<void*> allocate_elements(std::size_t n, std::size_t size);
   std::unique_ptr<Views> views_;
 };
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "api/access.hpp"
 #include "api/views.hpp"
 #include "collectives/engine.hpp"
 #include "core/env.hpp"
@@ -18,18 +19,11 @@ namespace {
 
 constexpr const char* kPerOpNames[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX"};
 
-std::string upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-
 // OSMP_VH_REDUCE=..., OSMP_BASE_CASE_BCAST=...: settings for one operation.
 Status per_op_from_env(Options& o) {
-  for (int i = 0; i < kOpKinds; ++i) {
-    OpKind k = op_kind_at(i);
+  for (OpKind k : kOpKinds) {
     for (const char* name : kPerOpNames) {
-      std::string var = cat(name, "_", upper(to_string(k)));
+      std::string var = cat(name, "_", upper_name(k));
       auto v = env_get(var.c_str());
       if (!v) continue;
       Profile probe;
@@ -45,6 +39,7 @@ Status per_op_from_env(Options& o) {
 // (its environment wins over the file), in a text every rank can parse:
 // "op\tname\tvalue\n" lines, op "*" for every operation.
 std::string tuning_from_file(const Options& o, const TeamCore& core) {
+  auto given = [&](const std::string& name) { return o.settings.count(name) != 0; };
   auto look = load_for(o.tuning_file, fingerprint(core.machine(), core.tree().places()));
   if (!look.ok()) {
     log(LogLevel::warn, look.status().message(), "; running without it");
@@ -55,12 +50,12 @@ std::string tuning_from_file(const Options& o, const TeamCore& core) {
   const TuningFile& f = *look->file;
   std::string text;
   for (const auto& [name, value] : f.settings)
-    if (!o.given.count(name)) text += cat("*\t", name, "\t", value, "\n");
+    if (!given(name)) text += cat("*\t", name, "\t", value, "\n");
   for (const auto& [op, settings] : f.ops) {
     for (const auto& [name, value] : settings) {
       bool mine = false;
       for (const auto& [k, s] : o.per_op) mine = mine || (to_string(k) == op && s.count(name));
-      if (!o.given.count(name) && !mine) text += cat(op, "\t", name, "\t", value, "\n");
+      if (!given(name) && !mine) text += cat(op, "\t", name, "\t", value, "\n");
     }
   }
   log(LogLevel::info, "tuning file ", o.tuning_file, " (", f.created, ", ", f.machine, ")");
@@ -83,17 +78,38 @@ Status parse_tuning_text(const std::string& text, Settings& all, std::map<OpKind
   return {};
 }
 
+// What Team::create makes of Options::settings.
+struct Resolved {
+  TeamOptions team;
+  CollectiveConfig collectives;
+};
+
+Result<Resolved> resolve(const Settings& settings) {
+  Resolved r;
+  for (const auto& [name, value] : settings) {
+    if (TeamOptions::known(name)) {
+      OSMP_RETURN_IF_ERROR(r.team.set(name, value));
+    } else if (CollectiveConfig::known(name)) {
+      OSMP_RETURN_IF_ERROR(r.collectives.set(name, value));
+    } else {
+      return Status(Errc::invalid_argument, cat("Options: unknown setting '", name, "' (docs/settings.md lists them)"));
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 Result<Options> Options::from_env() {
+  // Parsed once here, so that a bad value names its environment variable.
+  OSMP_RETURN_IF_ERROR(TeamOptions::from_env().status());
+  OSMP_RETURN_IF_ERROR(CollectiveConfig::from_env().status());
   Options o;
-  OSMP_ASSIGN_OR_RETURN(o.team, TeamOptions::from_env());
-  OSMP_ASSIGN_OR_RETURN(o.collectives, CollectiveConfig::from_env());
-  OSMP_RETURN_IF_ERROR(per_op_from_env(o));
-  // What the environment sets wins over a tuning file.
-  if (env_get("OSMP_VH")) o.given.insert("OSMP_VH");
+  for (std::string_view name : TeamOptions::names())
+    if (auto v = env_get(std::string(name).c_str())) o.settings[std::string(name)] = *v;
   for (std::string_view name : CollectiveConfig::names())
-    if (env_get(std::string(name).c_str())) o.given.insert(std::string(name));
+    if (auto v = env_get(std::string(name).c_str())) o.settings[std::string(name)] = *v;
+  OSMP_RETURN_IF_ERROR(per_op_from_env(o));
   o.tuning_file = default_tuning_path();
   return o;
 }
@@ -121,9 +137,10 @@ Result<Team> Team::create(const Options& options) {
 }
 
 Result<Team> Team::create(Bootstrap& bootstrap, const Options& options) {
-  Profile base{options.team.vh, options.collectives};
+  OSMP_ASSIGN_OR_RETURN(Resolved r, resolve(options.settings));
+  Profile base{r.team.vh, r.collectives};
   Team t;
-  OSMP_ASSIGN_OR_RETURN(t.views_, Views::create(bootstrap, options.team, base));
+  OSMP_ASSIGN_OR_RETURN(t.views_, Views::create(bootstrap, r.team, base));
   if (t.size() > 1) OSMP_RETURN_IF_ERROR(t.apply_initial(options));
   return t;
 }
@@ -134,7 +151,7 @@ Status Team::apply_initial(const Options& options) {
   Settings all;
   std::map<OpKind, Settings> per_op;
   if (!options.tuning_file.empty()) {
-    std::string text = rank() == 0 ? tuning_from_file(options, core()) : "";
+    std::string text = rank() == 0 ? tuning_from_file(options, views_->base_core()) : "";
     EngineBootstrap boot(views_->base_engine());
     OSMP_RETURN_IF_ERROR(boot.broadcast_string(text, 0));
     OSMP_RETURN_IF_ERROR(parse_tuning_text(text, all, per_op));
@@ -158,11 +175,11 @@ Status Team::moved_from() {
 
 int Team::rank() const { return views_ ? views_->base_core().rank() : -1; }
 int Team::size() const { return views_ ? views_->base_core().size() : -1; }
-TeamCore& Team::core() {
-  if (!views_) throw std::logic_error(moved_from().message());
-  return views_->base_core();
+TeamCore& TeamAccess::core(Team& t) {
+  if (!t.views_) throw std::logic_error(Team::moved_from().message());
+  return t.views_->base_core();
 }
-const TeamCore& Team::core() const { return const_cast<Team*>(this)->core(); }
+const TeamCore& TeamAccess::core(const Team& t) { return core(const_cast<Team&>(t)); }
 
 Status Team::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
   if (!views_) return moved_from();
@@ -195,6 +212,13 @@ Status free_heap_memory(Heap& h, void* p) { return h.free(p); }
 std::uint64_t Team::single_copies() const { return views_ ? views_->single_copies() : 0; }
 
 std::shared_ptr<Heap> Team::heap_owner() const { return views_ ? views_->heap() : nullptr; }
+
+Result<void*> Team::allocate_elements(std::size_t n, std::size_t size) {
+  if (size && n > (std::size_t{1} << 62) / size) {
+    return Status(Errc::no_space, cat("allocate: ", n, " elements of ", size, " bytes overflow a size"));
+  }
+  return allocate_bytes(n * size);
+}
 
 Result<void*> Team::allocate_bytes(std::size_t bytes) {
   if (!views_) return moved_from();

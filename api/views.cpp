@@ -61,16 +61,14 @@ std::string asked_text(const Settings& all, const std::map<OpKind, Settings>& pe
 }
 
 // The whole table as text: what the ranks must agree on.
-std::string table_text(const std::array<Profile, kOpKinds>& table, const Profile& base) {
+std::string table_text(const std::array<Profile, kOpKindCount>& table, const Profile& base) {
   std::string s = cat("*=", base.key());
-  for (int i = 0; i < kOpKinds; ++i) s += cat(";", to_string(op_kind_at(i)), "=", table[static_cast<std::size_t>(i)].key());
+  for (OpKind k : kOpKinds) s += cat(";", to_string(k), "=", table[static_cast<std::size_t>(op_index(k))].key());
   return s;
 }
 
 }  // namespace
 
-OpKind op_kind_at(int i) { return static_cast<OpKind>(static_cast<int>(OpKind::barrier) + i); }
-int op_index(OpKind k) { return static_cast<int>(k) - static_cast<int>(OpKind::barrier); }
 
 Status Profile::set(const std::string& name, const std::string& value, bool per_op_only) {
   if (name == "OSMP_VH") {
@@ -152,7 +150,7 @@ Result<std::unique_ptr<Views::View>> Views::build(const Profile& p) {
   return v;
 }
 
-Status Views::agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local,
+Status Views::agree_on_table(const std::array<Profile, kOpKindCount>& table, const Profile& base, const Status& local,
                              const std::string& asked) {
   EngineBootstrap boot(base_engine());
   OSMP_RETURN_IF_ERROR(boot.agree(local));
@@ -171,7 +169,7 @@ Status Views::agree_on_table(const std::array<Profile, kOpKinds>& table, const P
 }
 
 Status Views::next_table(const Settings& all, const std::map<OpKind, Settings>& per_op, Profile& base,
-                         std::array<Profile, kOpKinds>& table) const {
+                         std::array<Profile, kOpKindCount>& table) const {
   base = base_profile();
   table = profiles_;
   for (const auto& [name, value] : all) {
@@ -179,7 +177,7 @@ Status Views::next_table(const Settings& all, const std::map<OpKind, Settings>& 
     for (auto& p : table) OSMP_RETURN_IF_ERROR(p.set(name, value, false));
   }
   for (const auto& [kind, settings] : per_op) {
-    if (op_index(kind) < 0 || op_index(kind) >= kOpKinds)
+    if (op_index(kind) < 0)
       return Status(Errc::invalid_argument, cat("configure: unknown operation ", static_cast<int>(kind)));
     for (const auto& [name, value] : settings) {
       Status st = table[static_cast<std::size_t>(op_index(kind))].set(name, value, true);
@@ -197,7 +195,7 @@ Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& p
   OSMP_RETURN_IF_ERROR(base_core().usable());
   kill_point(KillPoint::reconfigure_begin, base_core().rank());
   Profile base;
-  std::array<Profile, kOpKinds> table;
+  std::array<Profile, kOpKindCount> table;
   Status local = next_table(all, per_op, base, table);  // checked here, then agreed
   OSMP_RETURN_IF_ERROR(agree_on_table(table, base, local, asked_text(all, per_op)));
   OSMP_RETURN_IF_ERROR(install(base, table));
@@ -211,14 +209,14 @@ Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& p
 // The views an agreed table needs: the current one of each profile it keeps,
 // new ones for the rest (built in the same order on every rank: same history,
 // same table). A failed build drops what was built and changes nothing.
-Status Views::install(const Profile& base, const std::array<Profile, kOpKinds>& table) {
+Status Views::install(const Profile& base, const std::array<Profile, kOpKindCount>& table) {
   std::vector<const Profile*> needed{&base};  // each profile once, base first
   auto index_of = [&](const Profile& p) {
     for (std::size_t i = 0; i < needed.size(); ++i)
       if (needed[i]->key() == p.key()) return static_cast<int>(i);
     return -1;
   };
-  std::array<int, kOpKinds> of_op{};
+  std::array<int, kOpKindCount> of_op{};
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (index_of(table[i]) < 0) needed.push_back(&table[i]);
     of_op[i] = index_of(table[i]);

@@ -29,9 +29,6 @@
 
 namespace osmp {
 
-// Settings by the names of their environment variables: {"OSMP_VH", "Package:7"}.
-using Settings = std::map<std::string, std::string>;
-
 // What may differ between operations.
 struct Profile {
   std::string vh;         // virtual-hierarchy spec text
@@ -42,13 +39,6 @@ struct Profile {
   // team-wide thresholds (they cannot differ per operation).
   Status set(const std::string& name, const std::string& value, bool per_op_only);
 };
-
-// Operation names as the settings spell them: "reduce", "bcast", ...
-inline constexpr int kOpKinds = 8;
-static_assert(static_cast<int>(OpKind::reduce_scatter_block) - static_cast<int>(OpKind::barrier) + 1 == kOpKinds,
-              "the operation kinds are contiguous from barrier");
-OpKind op_kind_at(int i);  // i in 0..kOpKinds-1
-int op_index(OpKind k);
 
 // A Bootstrap over a running team's own collectives.
 class EngineBootstrap final : public Bootstrap {
@@ -115,9 +105,9 @@ class Views {
   };
   Result<std::unique_ptr<View>> build(const Profile& p);
   Status next_table(const Settings& all, const std::map<OpKind, Settings>& per_op, Profile& base,
-                    std::array<Profile, kOpKinds>& table) const;
-  Status install(const Profile& base, const std::array<Profile, kOpKinds>& table);
-  Status agree_on_table(const std::array<Profile, kOpKinds>& table, const Profile& base, const Status& local,
+                    std::array<Profile, kOpKindCount>& table) const;
+  Status install(const Profile& base, const std::array<Profile, kOpKindCount>& table);
+  Status agree_on_table(const std::array<Profile, kOpKindCount>& table, const Profile& base, const Status& local,
                         const std::string& asked);
 
   void bind_calls();
@@ -127,8 +117,8 @@ class Views {
   std::shared_ptr<const HeapPeers> heaps_;
   std::vector<std::unique_ptr<View>> views_;  // [0]: the base view
   std::unique_ptr<Calls> numbered_;           // the team's calls (teams of more than one rank)
-  std::array<Profile, kOpKinds> profiles_;
-  std::array<int, kOpKinds> of_op_{};         // index into views_
+  std::array<Profile, kOpKindCount> profiles_;
+  std::array<int, kOpKindCount> of_op_{};         // index into views_
   bool cma_ = false;
   std::uint64_t generation_ = 0, calls_ = 0, switched_after_ = 0;
   // Freed first (~Views): its calls' frames belong to the views' engines.

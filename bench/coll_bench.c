@@ -108,12 +108,12 @@ static void be_op(int op, void* s, void* r, long n, int root) {
   switch (op) {
     case OP_BARRIER: rc = osmp_barrier(g_team); break;
     case OP_BCAST: rc = osmp_bcast(g_team, s, n, OSMP_UINT8, root); break;
-    case OP_REDUCE: rc = osmp_reduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, root); break;
-    case OP_ALLREDUCE: rc = osmp_allreduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM); break;
+    case OP_REDUCE: rc = osmp_reduce(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, root); break;
+    case OP_ALLREDUCE: rc = osmp_allreduce(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
     case OP_GATHER: rc = osmp_gather(g_team, s, r, n, OSMP_UINT8, root); break;
     case OP_ALLGATHER: rc = osmp_allgather(g_team, s, r, n, OSMP_UINT8); break;
     case OP_SCATTER: rc = osmp_scatter(g_team, s, r, n, OSMP_UINT8, root); break;
-    case OP_RSB: rc = osmp_reduce_scatter_block(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM); break;
+    case OP_RSB: rc = osmp_reduce_scatter_block(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
   }
   if (rc) {
     fprintf(stderr, "%s\n", osmp_last_error(g_team));
@@ -126,12 +126,12 @@ static void be_start(int op, void* s, void* r, long n, int root) {
   switch (op) {
     case OP_BARRIER: rc = osmp_ibarrier(g_team, &g_req); break;
     case OP_BCAST: rc = osmp_ibcast(g_team, s, n, OSMP_UINT8, root, &g_req); break;
-    case OP_REDUCE: rc = osmp_ireduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, root, &g_req); break;
-    case OP_ALLREDUCE: rc = osmp_iallreduce(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, &g_req); break;
+    case OP_REDUCE: rc = osmp_ireduce(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, root, &g_req); break;
+    case OP_ALLREDUCE: rc = osmp_iallreduce(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
     case OP_GATHER: rc = osmp_igather(g_team, s, r, n, OSMP_UINT8, root, &g_req); break;
     case OP_ALLGATHER: rc = osmp_iallgather(g_team, s, r, n, OSMP_UINT8, &g_req); break;
     case OP_SCATTER: rc = osmp_iscatter(g_team, s, r, n, OSMP_UINT8, root, &g_req); break;
-    case OP_RSB: rc = osmp_ireduce_scatter_block(g_team, s, r, n, OSMP_FLOAT, OSMP_SUM, &g_req); break;
+    case OP_RSB: rc = osmp_ireduce_scatter_block(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
   }
   if (rc) fail(kOpNames[op], rc);
 }
@@ -156,7 +156,7 @@ static void be_free(void* p) {
   if (rc) fail("osmp_free", rc);
 }
 static void be_gather_double(double v, double* all) {
-  int rc = osmp_gather(g_team, &v, all, 1, OSMP_DOUBLE, 0);
+  int rc = osmp_gather(g_team, &v, all, 1, OSMP_FLOAT64, 0);
   if (rc) fail("gather of timings", rc);
 }
 #else

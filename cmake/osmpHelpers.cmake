@@ -25,21 +25,24 @@ target_compile_options(osmp_runtime_flags INTERFACE $<$<CONFIG:RelWithDebInfo>:-
 
 # osmp_add_library(<folder-name> SOURCES ... DEPENDS ... PRIVATE_DEPENDS ...)
 # One static archive per folder, aliased osmp::<name>. Its objects are compiled
-# once (position-independent) and also go into the umbrella libosmp.so.
+# once (position-independent) and also go into the umbrella libosmp.so. Its
+# headers are internal: only api/'s public headers are installed (api/).
 function(osmp_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS;PRIVATE_DEPENDS" ${ARGN})
   add_library(osmp_${name}_objects OBJECT ${ARG_SOURCES})
-  target_include_directories(osmp_${name}_objects PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+  # Sources include "layer/file.hpp" from the root, the public headers
+  # (api/osmp_base.hpp, api/osmp_ops.h, ...) by their bare names.
+  target_include_directories(osmp_${name}_objects PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                             $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/api>)
   target_link_libraries(osmp_${name}_objects PUBLIC ${ARG_DEPENDS}
                         PRIVATE osmp_build_flags osmp_runtime_flags ${ARG_PRIVATE_DEPENDS})
   add_library(osmp_${name} STATIC $<TARGET_OBJECTS:osmp_${name}_objects>)
   add_library(osmp::${name} ALIAS osmp_${name})
-  target_include_directories(osmp_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+  target_include_directories(osmp_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                             $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/api>)
   target_link_libraries(osmp_${name} PUBLIC ${ARG_DEPENDS} PRIVATE ${ARG_PRIVATE_DEPENDS})
   set_property(GLOBAL APPEND PROPERTY OSMP_LAYER_OBJECTS $<TARGET_OBJECTS:osmp_${name}_objects>)
   set_property(GLOBAL APPEND PROPERTY OSMP_LAYER_PRIVATE_DEPENDS ${ARG_PRIVATE_DEPENDS})
-  install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/osmp/${name}
-          COMPONENT dev FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 endfunction()
 
 # osmp_add_tool(<name> SOURCES ... DEPENDS ...)

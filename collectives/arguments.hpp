@@ -26,25 +26,17 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
   return alen && blen && x < y + blen && y < x + alen;
 }
 
-inline bool rooted(OpKind k) {
-  return k == OpKind::bcast || k == OpKind::reduce || k == OpKind::gather || k == OpKind::scatter;
-}
-
-inline bool reduction(OpKind k) {
-  return k == OpKind::reduce || k == OpKind::allreduce || k == OpKind::reduce_scatter_block;
-}
-
 [[gnu::always_inline]] inline Status check_arguments(const CollArgs& a, OpKind kind, int me, int n) {
   const OpName op{kind, me};  // formatted only on the error paths: this runs on every call
   if (a.count < 0) return Status(Errc::invalid_argument, cat(op, ": negative count ", a.count));
   if (static_cast<int>(a.dtype) >= kDatatypeCount) {
     return Status(Errc::invalid_argument, cat(op, ": invalid datatype ", static_cast<int>(a.dtype)));
   }
-  if (reduction(kind) && !defined_for(a.op, a.dtype)) {
+  if (is_reduction(kind) && !defined_for(a.op, a.dtype)) {
     return Status(Errc::invalid_argument, cat(op, ": the reduction '", to_string(a.op),
                                               "' is not defined for ", to_string(a.dtype)));
   }
-  if (rooted(kind) && (a.root < 0 || a.root >= n)) {
+  if (is_rooted(kind) && (a.root < 0 || a.root >= n)) {
     return Status(Errc::invalid_argument, cat(op, ": root ", a.root, " is not a rank of this team (0..", n - 1, ")"));
   }
   const std::size_t es = size_of(a.dtype);
@@ -71,7 +63,7 @@ inline bool reduction(OpKind k) {
   }
   if (in_place_send && !may_send_in_place) {
     return Status(Errc::invalid_argument, cat(op, ": in-place send is not allowed",
-                                              rooted(kind) ? " (only the root may use it)" : ""));
+                                              is_rooted(kind) ? " (only the root may use it)" : ""));
   }
   if (in_place_recv && !may_recv_in_place) {
     return Status(Errc::invalid_argument, cat(op, ": in-place receive is not allowed",

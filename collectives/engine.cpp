@@ -170,7 +170,7 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
   const CollArgs& u = a;
   if (u.abstain != Errc::ok) {
     if (team_.size() == 1) return c.ends(Status(u.abstain, cat(OpName{u.kind, team_.rank()}, ": abstained")));
-    const int root = !rooted(u.kind) ? -1 : u.root >= 0 && u.root < team_.size() ? u.root : 0;
+    const int root = !is_rooted(u.kind) ? -1 : u.root >= 0 && u.root < team_.size() ? u.root : 0;
     c.args = CollArgs{u.kind, nullptr, nullptr, u.count, u.dtype, u.op, root};
     c.args.earlier = earlier;
     c.local = make_status(u.abstain, Field::none, team_.rank());
@@ -344,17 +344,13 @@ Status Engine::explain_mismatch(const CollArgs& a, Status verdict) {
 
 namespace {
 
-// Every operation's entries, by OpKind (the one list of them).
+// Every operation's entries, by OpKind, in osmp_ops.h's order.
 const OpEntry* entry(OpKind k) {
-  static const OpEntry* const table[] = {&kBarrierOp, &kBcastOp, &kReduceOp, &kAllreduceOp,
-                                         &kGatherOp, &kAllgatherOp, &kScatterOp, &kReduceScatterBlockOp};
-  constexpr auto at = [](OpKind x) { return static_cast<int>(x) - static_cast<int>(OpKind::barrier); };
-  static_assert(at(OpKind::bcast) == 1 && at(OpKind::reduce) == 2 && at(OpKind::allreduce) == 3 &&
-                    at(OpKind::gather) == 4 && at(OpKind::allgather) == 5 && at(OpKind::scatter) == 6 &&
-                    at(OpKind::reduce_scatter_block) == 7 && std::size(table) == 8,
-                "the table follows OpKind");
-  const auto i = static_cast<std::size_t>(at(k));  // a kind below barrier wraps: out of range
-  return i < std::size(table) ? table[i] : nullptr;
+#define OSMP_ENTRY_OF_(name, NAME, key, rooted, reduces) &Ops<OpKind::name>::entry,
+  static const OpEntry* const table[] = {OSMP_COLLECTIVES(OSMP_ENTRY_OF_)};
+#undef OSMP_ENTRY_OF_
+  const int i = op_index(k);
+  return i >= 0 ? table[i] : nullptr;
 }
 
 }  // namespace

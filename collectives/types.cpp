@@ -5,8 +5,14 @@
 namespace osmp {
 namespace {
 constexpr const char* kTypeNames[] = {"int8",  "int16",  "int32",  "int64",  "uint8",
-                                      "uint16", "uint32", "uint64", "float", "double"};
+                                      "uint16", "uint32", "uint64", "float32", "float64"};
 constexpr const char* kOpNames[] = {"sum", "prod", "min", "max", "band", "bor", "bxor", "land", "lor"};
+#define OSMP_KIND_NAME_(name, NAME, key, rooted, reduces) #name,
+constexpr const char* kKindNames[] = {OSMP_COLLECTIVES(OSMP_KIND_NAME_)};
+#undef OSMP_KIND_NAME_
+#define OSMP_KIND_UPPER_(name, NAME, key, rooted, reduces) #NAME,
+constexpr const char* kKindUpper[] = {OSMP_COLLECTIVES(OSMP_KIND_UPPER_)};
+#undef OSMP_KIND_UPPER_
 }  // namespace
 
 const char* to_string(Datatype t) {
@@ -20,24 +26,20 @@ const char* to_string(Op op) {
 }
 
 const char* to_string(OpKind k) {
-  switch (k) {
-    case OpKind::barrier: return "barrier";
-    case OpKind::bcast: return "bcast";
-    case OpKind::reduce: return "reduce";
-    case OpKind::allreduce: return "allreduce";
-    case OpKind::gather: return "gather";
-    case OpKind::allgather: return "allgather";
-    case OpKind::scatter: return "scatter";
-    case OpKind::reduce_scatter_block: return "reduce_scatter_block";
-  }
-  return "invalid operation";
+  const int i = op_index(k);
+  return i >= 0 ? kKindNames[i] : "invalid operation";
+}
+
+const char* upper_name(OpKind k) {
+  const int i = op_index(k);
+  return i >= 0 ? kKindUpper[i] : "INVALID";
 }
 
 Result<Datatype> parse_datatype(std::string_view s) {
   for (std::size_t i = 0; i < std::size(kTypeNames); ++i)
     if (iequals(s, kTypeNames[i])) return static_cast<Datatype>(i);
-  if (iequals(s, "float32")) return Datatype::float32;
-  if (iequals(s, "float64")) return Datatype::float64;
+  if (iequals(s, "float")) return Datatype::float32;  // C's float, double
+  if (iequals(s, "double")) return Datatype::float64;
   return Status(Errc::invalid_argument, cat("unknown datatype '", s, "'"));
 }
 
@@ -48,8 +50,8 @@ Result<Op> parse_op(std::string_view s) {
 }
 
 Result<OpKind> parse_op_kind(std::string_view s) {
-  for (int k = static_cast<int>(OpKind::barrier); k <= static_cast<int>(OpKind::reduce_scatter_block); ++k)
-    if (iequals(s, to_string(static_cast<OpKind>(k)))) return static_cast<OpKind>(k);
+  for (OpKind k : kOpKinds)
+    if (iequals(s, to_string(k))) return k;
   return Status(Errc::invalid_argument, cat("unknown operation '", s, "'"));
 }
 

@@ -1,4 +1,5 @@
-// Datatypes, reduction operations and operation kinds of the collectives.
+// What the collectives need to know of datatypes and reduction ops, beyond
+// the public vocabulary (osmp_base.hpp).
 #pragma once
 
 #include <cstddef>
@@ -6,18 +7,9 @@
 #include <string_view>
 
 #include "core/status.hpp"
+#include "osmp_base.hpp"  // Datatype, Op, OpKind, kInPlace, to_string, parse_*
 
 namespace osmp {
-
-enum class Datatype : std::uint8_t { int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64 };
-inline constexpr int kDatatypeCount = 10;
-
-enum class Op : std::uint8_t { sum, prod, min, max, band, bor, bxor, land, lor };
-inline constexpr int kOpCount = 9;
-
-enum class OpKind : std::uint8_t {
-  barrier = 1, bcast, reduce, allreduce, gather, allgather, scatter, reduce_scatter_block,
-};
 
 constexpr std::size_t size_of(Datatype t) {
   constexpr std::size_t kSizes[kDatatypeCount] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
@@ -29,16 +21,9 @@ constexpr bool defined_for(Op op, Datatype t) {
   if (static_cast<int>(op) >= kOpCount || static_cast<int>(t) >= kDatatypeCount) return false;
   return op <= Op::max || is_integer(t);
 }
-const char* to_string(Datatype t);
-const char* to_string(Op op);
-const char* to_string(OpKind k);
-Result<Datatype> parse_datatype(std::string_view s);
-Result<Op> parse_op(std::string_view s);
-// "reduce", "reduce_scatter_block", ...: the names to_string(OpKind) gives.
-Result<OpKind> parse_op_kind(std::string_view s);
 
-// The MPI_IN_PLACE of osmp: pass it as the send (or, for scatter, receive)
-// buffer where the data is already in the other buffer.
-inline const void* const kInPlace = reinterpret_cast<const void*>(std::uintptr_t{1});
+// The operation's name in capitals, as variables end: "REDUCE_SCATTER_BLOCK"
+// (OSMP_VH_REDUCE_SCATTER_BLOCK).
+const char* upper_name(OpKind k);
 
 }  // namespace osmp

@@ -7,7 +7,7 @@ int main(void) {
   if (osmp_init(&team) != OSMP_SUCCESS) return 1; /* osmp_init printed why */
   int rank = osmp_rank(team), size = osmp_size(team);
   double x = rank, sum = 0;
-  int rc = osmp_allreduce(team, &x, &sum, 1, OSMP_DOUBLE, OSMP_SUM);
+  int rc = osmp_allreduce(team, &x, &sum, 1, OSMP_FLOAT64, OSMP_SUM);
   if (rc != OSMP_SUCCESS) {
     fprintf(stderr, "rank %d: %s: %s\n", rank, osmp_strerror(rc), osmp_last_error(team));
     osmp_finalize(team);

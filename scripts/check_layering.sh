@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # check_layering.sh: every folder includes only itself and the layers below it
-# (docs/design.md, rule 1); a bare include of a public header counts as its
-# folder ("osmp.hpp", "osmp.h": api/; "osmp_mpi.h": mpi_glue/); outside
-# mpi_glue/ nothing includes MPI, outside topology/ nothing includes hwloc
-# (the MPI tests and the baseline benchmarks, built against Open MPI and
-# MPICH for side-by-side runs, sit above every layer). Reads the sources git
-# tracks (never a build folder); fails when it finds none.
+# (docs/design.md, rule 1). The public headers live in api/; a bare include
+# of one counts as the layer that implements it ("osmp.hpp", "osmp.h": api/;
+# "osmp_mpi.h": mpi_glue/), except the vocabulary (osmp_ops.h,
+# osmp_base.hpp), which sits below core/ and every layer may include. A public
+# header includes only public headers (and the system's, MPI's for
+# osmp_mpi.h). Outside mpi_glue/ nothing includes MPI, outside topology/
+# nothing includes hwloc (the MPI tests and the baseline benchmarks, built
+# against Open MPI and MPICH for side-by-side runs, sit above every layer).
+# Reads the sources git tracks (never a build folder); fails when it finds none.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -24,7 +27,8 @@ declare -A allowed=(
   [tools]="core topology virtual_hier shm team collectives tuning launcher api mpi_glue"
 )
 layers=" core topology virtual_hier shm team collectives tuning launcher api mpi_glue tools "
-declare -A public=([osmp.h]=api [osmp.hpp]=api [osmp_mpi.h]=mpi_glue)
+declare -A public=([osmp.h]=api [osmp.hpp]=api [osmp_mpi.h]=mpi_glue [osmp_ops.h]=vocabulary
+                   [osmp_base.hpp]=vocabulary)
 if ! files=$(git ls-files -- '*.hpp' '*.cpp' '*.h' '*.c') || [ -z "$files" ]; then
   echo "layering: no tracked sources (not a git checkout?)"
   exit 1
@@ -37,6 +41,16 @@ while IFS= read -r line; do
   inc=$(sed -nE 's/^[^#]*#[[:space:]]*include[[:space:]]*[<"]([^>"]+)[>"].*/\1/p' <<<"${line#*:}")
   [ -n "$inc" ] || continue
   while [[ $inc == ../* ]]; do inc=${inc#../}; done
+  base=${file##*/}
+  if [[ $dir == api && -n "${public[$base]+x}" ]]; then  # a public header
+    case "$inc" in
+      mpi.h) [ "$base" = osmp_mpi.h ] || say "$file includes $inc (a public header includes MPI only in osmp_mpi.h)" ;;
+      */*) say "$file includes $inc (a public header includes only public and system headers)" ;;
+      *) [[ $line == *'#'*include*'"'* && -z "${public[$inc]+x}" ]] &&
+           say "$file includes \"$inc\" (a public header includes only public and system headers)" ;;
+    esac
+    continue
+  fi
   case "$inc" in
     hwloc.h | hwloc/*)
       case "$file" in topology/* | tests/mpi/* | bench/*) ;; *) say "$file includes $inc (only topology/ may include hwloc)" ;; esac
@@ -50,6 +64,7 @@ while IFS= read -r line; do
     folder=${inc%%/*}
   elif [ -n "${public[$inc]+x}" ]; then
     folder=${public[$inc]}  # a bare include of a public header
+    [ "$folder" = vocabulary ] && continue
   else
     continue  # the folder's own file or a system/external header
   fi

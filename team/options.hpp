@@ -20,7 +20,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "core/status.hpp"
 #include "shm/layout.hpp"
@@ -44,6 +46,13 @@ struct TeamOptions {
   // compared as text at team creation.
   std::string protocol;
 
+  // Sets one of the OSMP_* settings above by name, from its text (the
+  // environment variable's syntax; empty: the default). Errors name
+  // `source` and the setting: "environment variable OSMP_WAIT: ...".
+  Status set(std::string_view name, std::string_view value, std::string_view source = "setting");
+  // Every name set() knows, in a fixed order.
+  static std::span<const std::string_view> names();
+  static bool known(std::string_view name);
   // Defaults overridden by the OSMP_* variables above; errors name the variable.
   static Result<TeamOptions> from_env();
 };

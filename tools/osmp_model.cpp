@@ -103,16 +103,13 @@ osmp::Result<double> number(std::string_view text, const std::string& option, bo
 osmp::Result<std::vector<osmp::OpKind>> parse_ops(const std::string& list) {
   std::vector<osmp::OpKind> ops;
   for (std::string_view item : osmp::split(list, ',')) {
-    bool found = false;
-    for (int k = 1; k <= static_cast<int>(osmp::OpKind::reduce_scatter_block) && !found; ++k) {
-      auto kind = static_cast<osmp::OpKind>(k);
-      if (osmp::iequals(osmp::trim(item), osmp::to_string(kind))) ops.push_back(kind), found = true;
+    auto kind = osmp::parse_op_kind(osmp::trim(item));
+    if (!kind.ok()) {
+      std::string known;
+      for (osmp::OpKind k : osmp::kOpKinds) known += osmp::cat(known.empty() ? "" : ", ", osmp::to_string(k));
+      return bad("--op", osmp::cat("unknown operation '", osmp::trim(item), "' (expected ", known, ")"));
     }
-    if (!found) {
-      return bad("--op", osmp::cat("unknown operation '", osmp::trim(item),
-                                   "' (expected barrier, bcast, reduce, allreduce, gather, allgather, "
-                                   "scatter, reduce_scatter_block)"));
-    }
+    ops.push_back(*kind);
   }
   return ops;
 }

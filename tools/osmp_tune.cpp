@@ -23,6 +23,7 @@
 #include "tools/tune/report.hpp"
 #include "tools/tune/sweep.hpp"
 #include "tuning/tuning_file.hpp"
+#include "api/access.hpp"
 
 namespace {
 
@@ -102,7 +103,7 @@ int parse(int argc, char** argv, Options& o) {
     }
   }
   if (o.plan.ops.empty())
-    for (int k = 1; k <= 8; ++k) o.plan.ops.push_back(static_cast<osmp::OpKind>(k));
+    o.plan.ops.assign(std::begin(osmp::kOpKinds), std::end(osmp::kOpKinds));
   if (!sizes_given) o.plan.sizes = o.plan.thresholds ? std::vector<std::size_t>{8, 4096, 65536, 1 << 20}
                                                        : std::vector<std::size_t>{8, 65536};
   if (o.np == 0) o.np = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
@@ -156,16 +157,16 @@ int work(Options& o) {
   const bool lead = t.rank() == 0;
   if (lead) {
     std::printf("osmp-tune: %d processes (%s) on %s\n", t.size(), o.placement.c_str(),
-                t.core().topology_description().c_str());
+                core_of(t).topology_description().c_str());
     std::printf("  virtual hierarchies to try: ");
-    for (const auto& s : osmp::tune::vh_candidates(t.core())) std::printf("%s ", s.empty() ? "none" : s.c_str());
+    for (const auto& s : osmp::tune::vh_candidates(core_of(t))) std::printf("%s ", s.empty() ? "none" : s.c_str());
     std::printf("\n");
     std::fflush(stdout);
   }
   auto cal = osmp::tune::calibrate(t);
   if (!cal.ok()) return fail(cal.status().to_string());
   cal->source = osmp::cat("measured by osmp-tune (alpha, beta: flag and 64 KiB copy ping-pong per level; gamma: "
-                          "float sum)", t.core().oversubscribed() ? ", oversubscribed: scheduling included" : "",
+                          "float sum)", core_of(t).oversubscribed() ? ", oversubscribed: scheduling included" : "",
                           "; contention: typical");
   if (lead) osmp::tune::print_calibration(stdout, *cal), std::fflush(stdout);
   osmp::tune::ProgressBar bar(stderr);
@@ -175,7 +176,7 @@ int work(Options& o) {
   if (!outcome.ok()) return fail(outcome.status().to_string());
   if (!lead) return 0;
   bar.finish();
-  osmp::TuningFile file = osmp::tune::make_file(t.core(), *outcome, *cal, o.placement);
+  osmp::TuningFile file = osmp::tune::make_file(core_of(t), *outcome, *cal, o.placement);
   osmp::tune::print_results(stdout, *outcome, file);
   if (auto st = osmp::save_tuning(file, o.output); !st.ok()) return fail(st.to_string());
   std::printf("\nwrote %s (fingerprint %s): osmp programs with %d processes placed %s load it\n", o.output.c_str(),

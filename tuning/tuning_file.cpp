@@ -318,9 +318,8 @@ std::span<const std::string_view> op_setting_names() { return kOpSettings; }
 
 std::span<const std::string_view> tuning_op_names() {
   static const auto names = [] {
-    constexpr int kFirst = static_cast<int>(OpKind::barrier), kLast = static_cast<int>(OpKind::reduce_scatter_block);
-    std::array<std::string_view, kLast - kFirst + 1> out{};
-    for (int k = kFirst; k <= kLast; ++k) out[k - kFirst] = to_string(static_cast<OpKind>(k));
+    std::array<std::string_view, kOpKindCount> out{};
+    for (OpKind k : kOpKinds) out[static_cast<std::size_t>(op_index(k))] = to_string(k);
     return out;
   }();
   return names;

@@ -53,6 +53,7 @@ struct Allgather {
 
 }  // namespace
 
-const OpEntry kAllgatherOp = entry_of<Allgather>();
+template <>
+const OpEntry Ops<OpKind::allgather>::entry = entry_of<Allgather>();
 
 }  // namespace osmp

@@ -72,6 +72,7 @@ struct Allreduce {
 
 }  // namespace
 
-const OpEntry kAllreduceOp = entry_of<Allreduce>();
+template <>
+const OpEntry Ops<OpKind::allreduce>::entry = entry_of<Allreduce>();
 
 }  // namespace osmp

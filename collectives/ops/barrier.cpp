@@ -17,7 +17,8 @@ struct Barrier {
 
 }  // namespace
 
-const OpEntry kBarrierOp = entry_of<Barrier>();
+template <>
+const OpEntry Ops<OpKind::barrier>::entry = entry_of<Barrier>();
 
 Task header_step(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan) {
   NoPayload none;

@@ -66,6 +66,7 @@ struct Bcast {
 
 }  // namespace
 
-const OpEntry kBcastOp = entry_of<Bcast>();
+template <>
+const OpEntry Ops<OpKind::bcast>::entry = entry_of<Bcast>();
 
 }  // namespace osmp

@@ -139,8 +139,17 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
   c.numbered = true;
   return e.end(c, std::move(st));
 }
-extern const OpEntry kBarrierOp, kBcastOp, kReduceOp, kAllreduceOp, kGatherOp, kAllgatherOp, kScatterOp,
-    kReduceScatterBlockOp;
+// Each operation's entries, defined by its unit (collectives/ops/<op>.cpp:
+// `template <> const OpEntry Ops<OpKind::bcast>::entry = entry_of<Bcast>();`);
+// one declared here for every row of osmp_ops.h, so that an operation
+// without its unit does not link.
+template <OpKind K>
+struct Ops {
+  static const OpEntry entry;
+};
+#define OSMP_OP_ENTRY_(name, NAME, key, rooted, reduces) template <> const OpEntry Ops<OpKind::name>::entry;
+OSMP_COLLECTIVES(OSMP_OP_ENTRY_)
+#undef OSMP_OP_ENTRY_
 
 // Single copy through the shared heap (collectives/ops/direct.cpp): a call
 // whose data follows its header step says where its buffers are before that

@@ -52,6 +52,7 @@ struct Gather {
 
 }  // namespace
 
-const OpEntry kGatherOp = entry_of<Gather>();
+template <>
+const OpEntry Ops<OpKind::gather>::entry = entry_of<Gather>();
 
 }  // namespace osmp

@@ -59,6 +59,7 @@ struct Reduce {
 
 }  // namespace
 
-const OpEntry kReduceOp = entry_of<Reduce>();
+template <>
+const OpEntry Ops<OpKind::reduce>::entry = entry_of<Reduce>();
 
 }  // namespace osmp

@@ -71,6 +71,7 @@ struct ReduceScatterBlock {
 
 }  // namespace
 
-const OpEntry kReduceScatterBlockOp = entry_of<ReduceScatterBlock>();
+template <>
+const OpEntry Ops<OpKind::reduce_scatter_block>::entry = entry_of<ReduceScatterBlock>();
 
 }  // namespace osmp

@@ -63,6 +63,7 @@ struct Scatter {
 
 }  // namespace
 
-const OpEntry kScatterOp = entry_of<Scatter>();
+template <>
+const OpEntry Ops<OpKind::scatter>::entry = entry_of<Scatter>();
 
 }  // namespace osmp

@@ -11,7 +11,7 @@
 #include "mpi_glue/hierarchy/network.hpp"
 #include "mpi_glue/mpi/context.hpp"
 #include "mpi_glue/mpi/grid.hpp"
-#include "mpi_glue/mpi/osmp_mpi.h"
+#include "osmp_mpi.h"
 
 extern "C" const double osmp_mpix_weights_equal[1] = {0.0};
 

@@ -3,7 +3,7 @@
 #include "core/strings.hpp"
 #include "mpi_glue/cart/coords.hpp"
 #include "mpi_glue/mpi/blocks.hpp"
-#include "mpi_glue/mpi/osmp_mpi.h"
+#include "osmp_mpi.h"
 
 namespace osmp::mpi {
 namespace {

@@ -5,7 +5,7 @@
 #include "core/strings.hpp"
 #include "mpi_glue/hierarchy/network.hpp"
 #include "mpi_glue/mpi/context.hpp"
-#include "mpi_glue/mpi/osmp_mpi.h"
+#include "osmp_mpi.h"
 
 namespace osmp::mpi {
 namespace {

@@ -32,6 +32,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/info_subscriber.h"
 #include "mpi_glue/pmpi/logic.h"
+#include "osmp_ops.h"
 
 /* ---- parameters ------------------------------------------------------- */
 /* 1: per rank at MPI_Finalize, how many calls ran where, and why osmp
@@ -45,21 +46,15 @@ static char* osmp_base_case = NULL;
 static char* osmp_cma_min = NULL;
 static char* osmp_slot_size = NULL;
 static char* osmp_tuning_file = NULL;
-/* Per operation (as OSMP_VH_<OP>): barrier, bcast, reduce, allreduce, gather,
- * allgather, scatter, reduce_scatter_block. */
-static const char* const osmp_ops[8] = {"barrier", "bcast", "reduce", "allreduce",
-                                        "gather", "allgather", "scatter", "reduce_scatter_block"};
-static char* osmp_vh_op[8] = {NULL};
-
+/* Per operation (coll_osmp_vh_<op>, as OSMP_VH_<OP>), in osmp_ops.h's order. */
+#define OSMP_OP_NAME_(name, NAME, key, rooted, reduces) #name,
+static const char* const osmp_ops[OSMP_COLL_COUNT] = {OSMP_COLLECTIVES(OSMP_OP_NAME_)};
+#undef OSMP_OP_NAME_
 /* "OSMP_VH_REDUCE_SCATTER_BLOCK": the variable the engine reads for op i. */
-static const char* vh_env_name(int i) {
-  static char names[8][48];
-  if (!names[i][0]) {
-    snprintf(names[i], sizeof names[i], "OSMP_VH_%s", osmp_ops[i]);
-    for (char* c = names[i]; *c; ++c) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-  }
-  return names[i];
-}
+#define OSMP_OP_VH_ENV_(name, NAME, key, rooted, reduces) "OSMP_VH_" #NAME,
+static const char* const osmp_vh_env[OSMP_COLL_COUNT] = {OSMP_COLLECTIVES(OSMP_OP_VH_ENV_)};
+#undef OSMP_OP_VH_ENV_
+static char* osmp_vh_op[OSMP_COLL_COUNT] = {NULL};
 
 typedef struct {
   mca_coll_base_module_t super;
@@ -67,22 +62,10 @@ typedef struct {
 #define OSMP_PREV(name)                              \
   mca_coll_base_module_##name##_fn_t prev_##name;    \
   mca_coll_base_module_t* prev_##name##_module;
-  OSMP_PREV(barrier)
-  OSMP_PREV(bcast)
-  OSMP_PREV(reduce)
-  OSMP_PREV(allreduce)
-  OSMP_PREV(gather)
-  OSMP_PREV(allgather)
-  OSMP_PREV(scatter)
-  OSMP_PREV(reduce_scatter_block)
-  OSMP_PREV(ibarrier)
-  OSMP_PREV(ibcast)
-  OSMP_PREV(ireduce)
-  OSMP_PREV(iallreduce)
-  OSMP_PREV(igather)
-  OSMP_PREV(iallgather)
-  OSMP_PREV(iscatter)
-  OSMP_PREV(ireduce_scatter_block)
+  /* every operation of osmp_ops.h, blocking and non-blocking */
+#define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_PREV(name) OSMP_PREV(i##name)
+  OSMP_COLLECTIVES(OSMP_BOTH_)
+#undef OSMP_BOTH_
 #undef OSMP_PREV
 } mca_coll_osmp_module_t;
 
@@ -93,22 +76,10 @@ static void module_construct(mca_coll_osmp_module_t* m) { m->comm = NULL; }
 static void module_destruct(mca_coll_osmp_module_t* m) {
 #define OSMP_RELEASE(name) \
   if (m->prev_##name##_module) OBJ_RELEASE(m->prev_##name##_module);
-  OSMP_RELEASE(barrier)
-  OSMP_RELEASE(bcast)
-  OSMP_RELEASE(reduce)
-  OSMP_RELEASE(allreduce)
-  OSMP_RELEASE(gather)
-  OSMP_RELEASE(allgather)
-  OSMP_RELEASE(scatter)
-  OSMP_RELEASE(reduce_scatter_block)
-  OSMP_RELEASE(ibarrier)
-  OSMP_RELEASE(ibcast)
-  OSMP_RELEASE(ireduce)
-  OSMP_RELEASE(iallreduce)
-  OSMP_RELEASE(igather)
-  OSMP_RELEASE(iallgather)
-  OSMP_RELEASE(iscatter)
-  OSMP_RELEASE(ireduce_scatter_block)
+  /* every operation of osmp_ops.h, blocking and non-blocking */
+#define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_RELEASE(name) OSMP_RELEASE(i##name)
+  OSMP_COLLECTIVES(OSMP_BOTH_)
+#undef OSMP_BOTH_
 #undef OSMP_RELEASE
 }
 
@@ -289,22 +260,10 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
     return OMPI_ERROR;                                                        \
   }                                                                           \
   OBJ_RETAIN(m->prev_##name##_module);
-  OSMP_SAVE(barrier)
-  OSMP_SAVE(bcast)
-  OSMP_SAVE(reduce)
-  OSMP_SAVE(allreduce)
-  OSMP_SAVE(gather)
-  OSMP_SAVE(allgather)
-  OSMP_SAVE(scatter)
-  OSMP_SAVE(reduce_scatter_block)
-  OSMP_SAVE(ibarrier)
-  OSMP_SAVE(ibcast)
-  OSMP_SAVE(ireduce)
-  OSMP_SAVE(iallreduce)
-  OSMP_SAVE(igather)
-  OSMP_SAVE(iallgather)
-  OSMP_SAVE(iscatter)
-  OSMP_SAVE(ireduce_scatter_block)
+  /* every operation of osmp_ops.h, blocking and non-blocking */
+#define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_SAVE(name) OSMP_SAVE(i##name)
+  OSMP_COLLECTIVES(OSMP_BOTH_)
+#undef OSMP_BOTH_
 #undef OSMP_SAVE
   if (!progress_registered) {
     opal_progress_register(progress);
@@ -334,7 +293,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   setting("OSMP_CMA_MIN", osmp_cma_min);
   setting("OSMP_SLOT_SIZE", osmp_slot_size);
   setting("OSMP_TUNING_FILE", osmp_tuning_file);
-  for (int i = 0; i < 8; ++i) setting(vh_env_name(i), osmp_vh_op[i]);
+  for (int i = 0; i < OSMP_COLL_COUNT; ++i) setting(osmp_vh_env[i], osmp_vh_op[i]);
   if (osmp_verbose >= 1) setenv("OSMP_PMPI_STATS", "1", 1);
   osmp_pmpi_set_verbose(osmp_verbose);
   osmp_pmpi_set_undescribed_test(undescribed);
@@ -350,22 +309,11 @@ static mca_coll_base_module_t* comm_query(struct ompi_communicator_t* comm, int*
   if (!m) return NULL;
   *priority = osmp_priority;
   m->super.coll_module_enable = module_enable;
-  m->super.coll_barrier = coll_barrier_fn;
-  m->super.coll_bcast = coll_bcast_fn;
-  m->super.coll_reduce = coll_reduce_fn;
-  m->super.coll_allreduce = coll_allreduce_fn;
-  m->super.coll_gather = coll_gather_fn;
-  m->super.coll_allgather = coll_allgather_fn;
-  m->super.coll_scatter = coll_scatter_fn;
-  m->super.coll_reduce_scatter_block = coll_reduce_scatter_block_fn;
-  m->super.coll_ibarrier = coll_ibarrier_fn;
-  m->super.coll_ibcast = coll_ibcast_fn;
-  m->super.coll_ireduce = coll_ireduce_fn;
-  m->super.coll_iallreduce = coll_iallreduce_fn;
-  m->super.coll_igather = coll_igather_fn;
-  m->super.coll_iallgather = coll_iallgather_fn;
-  m->super.coll_iscatter = coll_iscatter_fn;
-  m->super.coll_ireduce_scatter_block = coll_ireduce_scatter_block_fn;
+#define OSMP_SET_(name, NAME, key, rooted, reduces) \
+  m->super.coll_##name = coll_##name##_fn;            \
+  m->super.coll_i##name = coll_i##name##_fn;
+  OSMP_COLLECTIVES(OSMP_SET_)
+#undef OSMP_SET_
   return &m->super;
 }
 
@@ -411,10 +359,10 @@ static int register_params(void) {
   string_param("slot_size", "Bytes per member data slot (as OSMP_SLOT_SIZE)", &osmp_slot_size);
   string_param("tuning_file", "Tuning file written by osmp-tune (as OSMP_TUNING_FILE; empty: the default location)",
                &osmp_tuning_file);
-  for (int i = 0; i < 8; ++i) {
-    static char names[8][40], helps[8][96];
+  for (int i = 0; i < OSMP_COLL_COUNT; ++i) {
+    static char names[OSMP_COLL_COUNT][40], helps[OSMP_COLL_COUNT][96];
     snprintf(names[i], sizeof names[i], "vh_%s", osmp_ops[i]);
-    snprintf(helps[i], sizeof helps[i], "Virtual hierarchy of %s only (as %s)", osmp_ops[i], vh_env_name(i));
+    snprintf(helps[i], sizeof helps[i], "Virtual hierarchy of %s only (as %s)", osmp_ops[i], osmp_vh_env[i]);
     string_param(names[i], helps[i], &osmp_vh_op[i]);
   }
   return OMPI_SUCCESS;

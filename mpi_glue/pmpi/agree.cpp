@@ -28,10 +28,7 @@ struct Block {
 };
 static_assert(sizeof(Block) == kBlock);
 
-bool reduction(std::int32_t kind) {
-  return kind == static_cast<std::int32_t>(OpKind::reduce) || kind == static_cast<std::int32_t>(OpKind::allreduce) ||
-         kind == static_cast<std::int32_t>(OpKind::reduce_scatter_block);
-}
+bool reduction(std::int32_t kind) { return is_reduction(static_cast<OpKind>(kind)); }
 
 // Both blocks come from nodes that ran the call on osmp with the same arguments.
 bool both_fine(const Header& a, const Header& b) {

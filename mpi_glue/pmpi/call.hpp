@@ -9,25 +9,23 @@
 #include <functional>
 #include <string>
 
+#include "collectives/types.hpp"
 #include "mpi_glue/pmpi/state.hpp"
 #include "mpi_glue/pmpi/types.hpp"
 #include "osmp.hpp"
 
 namespace osmp::pmpi {
 
-enum OpBit : unsigned { kBarrier = 1, kBcast = 2, kReduce = 4, kAllreduce = 8, kGather = 16, kAllgather = 32,
-                        kScatter = 64, kReduceScatter = 128 };
-
 struct Call {
   MPI_Comm comm;
   const char* name;  // "MPI_Allreduce"
-  unsigned bit;
+  OpKind kind;
   CommState* st = nullptr;
   bool take = false;  // the communicator runs this operation on osmp (agreed when its state was built)
   int me = 0, n = 0;
   // `nonblocking`: a non-blocking call, which builds the communicator's state
   // only where set_nonblocking_builds() allows (logic.h).
-  Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking = false);
+  Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking = false);
   bool nodes() const { return st->kind == CommState::Kind::nodes; }
   bool alone() const { return st->kind == CommState::Kind::alone; }
   Team& team() const { return *st->team; }

@@ -3,8 +3,9 @@
 //   osmp_vh            the virtual hierarchy of every collective ("Package:7",
 //                      "none" for no virtual levels)
 //   osmp_vh_<op>       of one: osmp_vh_reduce, osmp_vh_bcast, ... (after osmp_vh;
-//                      reduce_scatter_block is osmp_vh_reduce_scatter: Open MPI
-//                      keeps keys it tells components about under 28 characters)
+//                      the keys come from osmp_ops.h, where reduce_scatter_block's
+//                      is osmp_vh_reduce_scatter: Open MPI keeps keys it tells
+//                      components about under 28 characters)
 //
 // Set with MPI_Comm_set_info (collective) or given at creation
 // (MPI_Comm_dup_with_info, MPI_Comm_split_type with info): read when the
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "core/log.hpp"
@@ -26,10 +28,13 @@
 namespace osmp::pmpi {
 namespace {
 
-const char* const kKeys[] = {"osmp_vh",           "osmp_vh_barrier", "osmp_vh_bcast",
-                             "osmp_vh_reduce",    "osmp_vh_allreduce", "osmp_vh_gather",
-                             "osmp_vh_allgather", "osmp_vh_scatter", "osmp_vh_reduce_scatter",
-                             nullptr};
+// "osmp_vh", then one key per operation, in osmp_ops.h's order; null-ended.
+#define OSMP_HINT_KEY_(name, NAME, key, rooted, reduces) "osmp_vh_" #key,
+const char* const kKeys[] = {"osmp_vh", OSMP_COLLECTIVES(OSMP_HINT_KEY_) nullptr};
+#undef OSMP_HINT_KEY_
+static_assert(std::size(kKeys) == kOpKindCount + 2);
+// The key of one operation.
+const char* key_of(OpKind k) { return kKeys[op_index(k) + 1]; }
 
 struct Hints {
   osmp::Settings all;
@@ -45,9 +50,9 @@ bool add_hint(const char* key, const char* value, Hints& h) {
     h.all["OSMP_VH"] = v;
     return true;
   }
-  for (int i = 0; i < 8; ++i) {
-    if (std::strcmp(key, kKeys[i + 1]) == 0) {
-      h.per_op[static_cast<OpKind>(i + 1)]["OSMP_VH"] = v;
+  for (OpKind k : kOpKinds) {
+    if (std::strcmp(key, key_of(k)) == 0) {
+      h.per_op[k]["OSMP_VH"] = v;
       return true;
     }
   }
@@ -87,7 +92,7 @@ bool same_everywhere(const Hints& h, MPI_Comm comm) {
 Hints current(const Team& team) {
   Hints h;
   h.all["OSMP_VH"] = team.vh(OpKind::barrier);
-  for (int i = 0; i < 8; ++i) h.per_op[static_cast<OpKind>(i + 1)]["OSMP_VH"] = team.vh(static_cast<OpKind>(i + 1));
+  for (OpKind k : kOpKinds) h.per_op[k]["OSMP_VH"] = team.vh(k);
   return h;
 }
 
@@ -180,9 +185,9 @@ void osmp_pmpi_get_info(MPI_Comm comm, MPI_Info info) {
   if (!st || !st->team || info == MPI_INFO_NULL) return;
   const std::string all = st->team->vh(OpKind::barrier);
   PMPI_Info_set(info, "osmp_vh", all.empty() ? "none" : all.c_str());
-  for (int i = 0; i < 8; ++i) {
-    const std::string v = st->team->vh(static_cast<OpKind>(i + 1));
-    if (v != all) PMPI_Info_set(info, kKeys[i + 1], v.empty() ? "none" : v.c_str());
+  for (OpKind k : kOpKinds) {
+    const std::string v = st->team->vh(k);
+    if (v != all) PMPI_Info_set(info, key_of(k), v.empty() ? "none" : v.c_str());
   }
 }
 

@@ -48,7 +48,7 @@ namespace {
 bool g_nonblocking_builds = true;
 }  // namespace
 
-Call::Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking) : comm(c), name(function), bit(op) {
+Call::Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking) : comm(c), name(function), kind(op) {
   if (comm == MPI_COMM_NULL) return;
   // A state this thread used and nobody released since, before MPI_Finalize
   // began (known_state): MPI works, no need to ask PMPI_Finalized.
@@ -68,7 +68,7 @@ Call::Call(MPI_Comm c, unsigned op, const char* function, bool nonblocking) : co
   } else {
     st = &state_of(comm);
   }
-  take = st->kind != CommState::Kind::declined && (st->ops & op);
+  take = st->kind != CommState::Kind::declined && (st->ops & op_bit(op));
   if (!take) {
     count(false);
     return;
@@ -117,14 +117,6 @@ void* block_of(void* buf, int index, int count, MPI_Datatype t) {
   return element(buf, static_cast<std::int64_t>(index) * count, describe(t));
 }
 
-const char* op_text(unsigned bit) {
-  static const char* kNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
-                                 "reduce_scatter_block"};
-  for (unsigned i = 0; i < 8; ++i)
-    if (bit == 1u << i) return kNames[i];
-  return "?";
-}
-
 // The end of a call on this rank: its own error first, then the common route.
 template <class F>
 int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
@@ -133,10 +125,10 @@ int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
     case Outcome::Route::osmp:
       count(true);
       // OSMP_VERBOSE=3 (coll_osmp_verbose 2): the path of every call.
-      log(LogLevel::debug, "osmp_pmpi: ", op_text(c.bit), c.nodes() ? ": osmp per node + the MPI among leaders" : ": osmp");
+      log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind), c.nodes() ? ": osmp per node + the MPI among leaders" : ": osmp");
       return MPI_SUCCESS;
     case Outcome::Route::mpi:
-      declined(cat(op_text(c.bit), ": ", p.refuses() ? p.what : "another rank hands the call to the MPI"));
+      declined(cat(to_string(c.kind), ": ", p.refuses() ? p.what : "another rank hands the call to the MPI"));
       count(false);
       return mpi();
     case Outcome::Route::error: break;
@@ -259,7 +251,7 @@ using namespace osmp::pmpi;
 extern "C" {
 
 int osmp_pmpi_barrier(MPI_Comm comm) {
-  Call c(comm, kBarrier, "MPI_Barrier");
+  Call c(comm, OpKind::barrier, "MPI_Barrier");
   auto mpi = [&] { return PMPI_Barrier(comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_barrier(c);
@@ -267,7 +259,7 @@ int osmp_pmpi_barrier(MPI_Comm comm) {
 }
 
 int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  Call c(comm, kBcast, "MPI_Bcast");
+  Call c(comm, OpKind::bcast, "MPI_Bcast");
   auto mpi = [&] { return PMPI_Bcast(buf, count, t, root, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_bcast(c, buf, count, t, root);
@@ -275,7 +267,7 @@ int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm com
 }
 
 int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  Call c(comm, kAllreduce, "MPI_Allreduce");
+  Call c(comm, OpKind::allreduce, "MPI_Allreduce");
   auto mpi = [&] { return PMPI_Allreduce(s, r, count, t, op, comm); };
   if (!c.take) return mpi();
   Prepared x = reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true);
@@ -283,7 +275,7 @@ int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_O
 }
 
 int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
-  Call c(comm, kReduce, "MPI_Reduce");
+  Call c(comm, OpKind::reduce, "MPI_Reduce");
   auto mpi = [&] { return PMPI_Reduce(s, r, count, t, op, root, comm); };
   if (!c.take) return mpi();
   Prepared x = reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root);
@@ -291,7 +283,7 @@ int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op o
 }
 
 int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  Call c(comm, kReduceScatter, "MPI_Reduce_scatter_block");
+  Call c(comm, OpKind::reduce_scatter_block, "MPI_Reduce_scatter_block");
   auto mpi = [&] { return PMPI_Reduce_scatter_block(s, r, rc, t, op, comm); };
   if (!c.take) return mpi();
   Prepared x = reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true);
@@ -299,7 +291,7 @@ int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype 
 }
 
 int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
-  Call c(comm, kGather, "MPI_Gather");
+  Call c(comm, OpKind::gather, "MPI_Gather");
   auto mpi = [&] { return PMPI_Gather(s, sc, st, r, rc, rt, root, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root);
@@ -307,7 +299,7 @@ int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MP
 }
 
 int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  Call c(comm, kAllgather, "MPI_Allgather");
+  Call c(comm, OpKind::allgather, "MPI_Allgather");
   auto mpi = [&] { return PMPI_Allgather(s, sc, st, r, rc, rt, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1);
@@ -315,7 +307,7 @@ int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc,
 }
 
 int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
-  Call c(comm, kScatter, "MPI_Scatter");
+  Call c(comm, OpKind::scatter, "MPI_Scatter");
   auto mpi = [&] { return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_scatter(c, s, sc, st, r, rc, rt, root);
@@ -323,14 +315,14 @@ int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
 }
 
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kBarrier, "MPI_Ibarrier", /*nonblocking=*/true);
+  Call c(comm, OpKind::barrier, "MPI_Ibarrier", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ibarrier(comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_barrier(c), req, mpi);
 }
 
 int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kBcast, "MPI_Ibcast", /*nonblocking=*/true);
+  Call c(comm, OpKind::bcast, "MPI_Ibcast", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ibcast(buf, count, t, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_bcast(c, buf, count, t, root), req, mpi);
@@ -338,7 +330,7 @@ int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm co
 
 int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                          MPI_Request* req) {
-  Call c(comm, kAllreduce, "MPI_Iallreduce", /*nonblocking=*/true);
+  Call c(comm, OpKind::allreduce, "MPI_Iallreduce", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iallreduce(s, r, count, t, op, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true), req, mpi);
@@ -346,7 +338,7 @@ int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_
 
 int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
                       MPI_Request* req) {
-  Call c(comm, kReduce, "MPI_Ireduce", /*nonblocking=*/true);
+  Call c(comm, OpKind::reduce, "MPI_Ireduce", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce(s, r, count, t, op, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root), req, mpi);
@@ -354,7 +346,7 @@ int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op 
 
 int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                                     MPI_Request* req) {
-  Call c(comm, kReduceScatter, "MPI_Ireduce_scatter_block", /*nonblocking=*/true);
+  Call c(comm, OpKind::reduce_scatter_block, "MPI_Ireduce_scatter_block", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce_scatter_block(s, r, rc, t, op, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true), req, mpi);
@@ -362,7 +354,7 @@ int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype
 
 int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                       MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kGather, "MPI_Igather", /*nonblocking=*/true);
+  Call c(comm, OpKind::gather, "MPI_Igather", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root), req, mpi);
@@ -370,7 +362,7 @@ int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
 
 int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
                          MPI_Request* req) {
-  Call c(comm, kAllgather, "MPI_Iallgather", /*nonblocking=*/true);
+  Call c(comm, OpKind::allgather, "MPI_Iallgather", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iallgather(s, sc, st, r, rc, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1), req, mpi);
@@ -378,7 +370,7 @@ int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc
 
 int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                        MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, kScatter, "MPI_Iscatter", /*nonblocking=*/true);
+  Call c(comm, OpKind::scatter, "MPI_Iscatter", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_scatter(c, s, sc, st, r, rc, rt, root), req, mpi);

@@ -14,6 +14,7 @@
 #include "mpi_glue/pmpi/call.hpp"
 #include "shm/segment.hpp"
 #include "team/team.hpp"
+#include "api/access.hpp"
 
 namespace osmp::pmpi {
 namespace {
@@ -101,21 +102,21 @@ MPI_Comm node_comm(MPI_Comm comm, int& node_id) {
 
 Result<Team> make_team(MPI_Comm node) {
   OSMP_ASSIGN_OR_RETURN(Options options, Options::from_env());
-  options.team.topology = TopologySource::native();  // simulated nodes are only about grouping
-  options.team.place.reset();
+  options.settings["OSMP_TOPOLOGY"] = "native";  // simulated nodes are only about grouping
+  options.settings.erase("OSMP_PLACE");
   // Every call agrees first (OSMP_CHECK=strict, whatever the environment
   // says): an erroneous MPI program gets its error from the faulty call on
   // every rank, and the node verdicts that cross nodes (agree.hpp) stay in
   // step. One-pass calls would report a rank's error one call late, which
   // the leaders' exchange does not carry.
-  OSMP_RETURN_IF_ERROR(options.collectives.set("OSMP_CHECK", "strict"));
+  options.settings["OSMP_CHECK"] = "strict";
   MpiBootstrap boot(node);
   return Team::create(boot, options);
 }
 
 // The operations every rank lets osmp run (OSMP_PMPI, OSMP_PMPI_OPS).
 unsigned agreed_ops(MPI_Comm comm) {
-  unsigned mine = settings().enabled ? (settings().ops & 0xffu) : 0u, all = 0;
+  unsigned mine = settings().enabled ? (settings().ops & kAllOps) : 0u, all = 0;
   PMPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED, MPI_BAND, comm);
   return all;
 }
@@ -124,7 +125,7 @@ unsigned agreed_ops(MPI_Comm comm) {
 Result<Team> node_team(MPI_Comm node) {
   Result<Team> team = make_team(node);
   if (!team.ok()) return team;
-  const std::uint64_t bytes = team->core().shm_bytes(), max = settings().shm_max;
+  const std::uint64_t bytes = core_of(*team).shm_bytes(), max = settings().shm_max;
   if (max && shm_use().bytes + bytes > max)
     return Status(Errc::no_space, cat("its team would take this process's teams to ", format_bytes(shm_use().bytes + bytes),
                                       " of shared memory, over OSMP_PMPI_SHM_MAX (", format_bytes(max), ")"));
@@ -187,7 +188,7 @@ void build(CommState& st, MPI_Comm comm) {
     return;
   }
   st.team.emplace(std::move(*team));
-  st.shm_bytes = st.team->core().shm_bytes();
+  st.shm_bytes = core_of(*st.team).shm_bytes();
   note_team(st.shm_bytes, true);
   map_nodes(st, node_id, local, size);
   st.my_node = st.node_of[static_cast<std::size_t>(rank)];
@@ -271,12 +272,11 @@ const Settings& settings() {
     v.shm_max = shm_max.ok() ? *shm_max : (1ull << 30);
     v.stats = (stats.ok() && *stats) || (verbose.ok() && *verbose >= 2);
     if (auto ops = env_get("OSMP_PMPI_OPS")) {
-      static const char* kNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather",
-                                     "allgather", "scatter", "reduce_scatter_block"};
       v.ops = 0;
-      for (auto item : split(*ops, ','))
-        for (unsigned i = 0; i < 8; ++i)
-          if (iequals(trim(item), kNames[i]) || iequals(trim(item), "all")) v.ops |= 1u << i;
+      for (auto item : split(*ops, ',')) {
+        if (iequals(trim(item), "all")) v.ops = kAllOps;
+        if (auto k = parse_op_kind(trim(item)); k.ok()) v.ops |= op_bit(*k);
+      }
     }
     return v;
   }();

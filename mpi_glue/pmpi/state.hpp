@@ -49,9 +49,14 @@ void release_all();
 // together; a communicator whose team would pass it runs on the MPI).
 // Each rank reads its own environment; a communicator runs on osmp only
 // what every rank's settings allow (agreed when its state is built).
+// The bit of an operation in the masks below (1 << its place in osmp_ops.h).
+constexpr unsigned op_bit(OpKind k) { return 1u << op_index(k); }
+inline constexpr unsigned kAllOps = (1u << kOpKindCount) - 1;
+static_assert(kOpKindCount < 32, "the operation masks are unsigned ints");
+
 struct Settings {
   bool enabled = true;
-  unsigned ops = ~0u;
+  unsigned ops = kAllOps;
   bool stats = false;
   std::uint64_t shm_max = 0;
 };

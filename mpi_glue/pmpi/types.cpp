@@ -1,3 +1,4 @@
+#include "collectives/types.hpp"
 #include "mpi_glue/pmpi/types.hpp"
 
 #include <atomic>

@@ -22,7 +22,7 @@ case $compdir in /*) ;; *) compdir=/usr/$compdir ;; esac
 declare -A want=(
   [libosmp0]="usr/lib/libosmp.so.0"
   [osmp-tools]="usr/bin/osmprun usr/bin/osmp-topo usr/bin/osmp-clean"
-  [libosmp-dev]="usr/include/osmp.h usr/include/osmp.hpp usr/include/osmp_mpi.h usr/lib/libosmp.so
+  [libosmp-dev]="usr/include/osmp.h usr/include/osmp_ops.h usr/include/osmp_base.hpp usr/include/osmp.hpp usr/include/osmp_mpi.h usr/lib/libosmp.so
                  usr/lib/pkgconfig/osmp.pc usr/lib/cmake/osmp/osmpConfig.cmake
                  usr/lib/cmake/osmp/osmpConfigVersion.cmake"
   [osmp-openmpi]="${compdir#/}/mca_coll_osmp.so usr/lib/libosmp_mpi.so.0 usr/lib/libosmp_pmpi.so.0

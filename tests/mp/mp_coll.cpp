@@ -34,6 +34,7 @@
 #include <random>
 #include <string>
 
+#include "collectives/types.hpp"
 #include "osmp.hpp"
 #include "core/strings.hpp"
 #include "support/collective_suite.hpp"
@@ -126,7 +127,7 @@ void reconfigure(osmp::Team& t, std::uint32_t seed, int count, const std::string
     if (rng() % 16 == 0) {
       const std::string& spec = specs[rng() % specs.size()];
       osmp::Status st = rng() % 2 ? t.set_vh(spec)
-                                  : t.set_vh(static_cast<osmp::OpKind>(1 + rng() % 8), spec);
+                                  : t.set_vh(osmp::kOpKinds[rng() % osmp::kOpKindCount], spec);
       if (!st.ok()) die(osmp::cat("change ", changes, " to '", spec, "': ", st.to_string()));
       ++changes;
     }
@@ -205,9 +206,8 @@ int main(int argc, char** argv) {
                 argc > 4 ? argv[4] : "");
   } else if (mode == "settings") {  // what each operation runs with (tuning file tests)
     if (g_rank == 0)
-      for (int k = 1; k <= 8; ++k)
-        line(osmp::cat("op ", osmp::to_string(static_cast<osmp::OpKind>(k)), " vh '",
-                       t.vh(static_cast<osmp::OpKind>(k)), "' views ", t.views()));
+      for (osmp::OpKind k : osmp::kOpKinds)
+        line(osmp::cat("op ", osmp::to_string(k), " vh '", t.vh(k), "' views ", t.views()));
     run(t, random_cases(t.size(), 5, 300), 5);
   } else if (mode == "vhloop") {  // changes of the tree until an error (for kill tests)
     std::vector<double> in(1000, 1.0), out(1000);

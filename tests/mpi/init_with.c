@@ -35,7 +35,7 @@ static void collectives(osmp_team* t, int size, int round) {
   enum { n = 4099 };
   static double in[n], out[n];
   for (int i = 0; i < n; ++i) in[i] = rank + i + round;
-  check(osmp_allreduce(t, in, out, n, OSMP_DOUBLE, OSMP_SUM), t, "allreduce");
+  check(osmp_allreduce(t, in, out, n, OSMP_FLOAT64, OSMP_SUM), t, "allreduce");
   for (int i = 0; i < n; i += 101) {
     double want = (double)size * (i + round) + size * (size - 1) / 2.0;
     if (out[i] != want) {

@@ -84,7 +84,7 @@ TEST_F(BadInput, OpNotDefinedForType) {
   expect_all_fail([](Team& t) {
     double x = 1, y = 0;
     return t.allreduce(&x, &y, 1, Datatype::float64, Op::bxor);
-  }, Errc::invalid_argument, "'bxor' is not defined for double");
+  }, Errc::invalid_argument, "'bxor' is not defined for float64");
 }
 
 TEST_F(BadInput, UnequalCounts) {

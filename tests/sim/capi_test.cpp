@@ -12,6 +12,7 @@
 #include "osmp.h"
 #include "osmp.hpp"
 #include "team/thread_bootstrap.hpp"
+#include "api/access.hpp"
 
 namespace {
 
@@ -169,7 +170,7 @@ TEST(CppApi, AMovedFromTeamAnswersWithAnError) {
   EXPECT_EQ(a.size(), -1);
   EXPECT_EQ(a.vh(osmp::OpKind::barrier), "");
   EXPECT_EQ(a.views(), 0);
-  EXPECT_THROW(a.core(), std::logic_error);
+  EXPECT_THROW(core_of(a), std::logic_error);
   a = std::move(b);  // a moved-from team takes a live one again
   EXPECT_TRUE(a.barrier().ok());
 }
@@ -185,13 +186,13 @@ TEST(CapiRequests, EveryOperationStartedThenWaitedOrTested) {
     osmp_request q[8];
     ASSERT_EQ(osmp_ibarrier(t, &q[0]), OSMP_SUCCESS);
     ASSERT_EQ(osmp_ibcast(t, &b, 1, OSMP_INT32, 2, &q[1]), OSMP_SUCCESS);
-    ASSERT_EQ(osmp_iallreduce(t, &x, &sum, 1, OSMP_DOUBLE, OSMP_SUM, &q[2]), OSMP_SUCCESS);
-    ASSERT_EQ(osmp_iallgather(t, &x, all, 1, OSMP_DOUBLE, &q[3]), OSMP_SUCCESS);
-    ASSERT_EQ(osmp_iscatter(t, part, &mine, 1, OSMP_DOUBLE, 0, &q[4]), OSMP_SUCCESS);
-    ASSERT_EQ(osmp_ireduce_scatter_block(t, rs, &rsout, 1, OSMP_DOUBLE, OSMP_SUM, &q[5]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_iallreduce(t, &x, &sum, 1, OSMP_FLOAT64, OSMP_SUM, &q[2]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_iallgather(t, &x, all, 1, OSMP_FLOAT64, &q[3]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_iscatter(t, part, &mine, 1, OSMP_FLOAT64, 0, &q[4]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_ireduce_scatter_block(t, rs, &rsout, 1, OSMP_FLOAT64, OSMP_SUM, &q[5]), OSMP_SUCCESS);
     double red = 0, gat[3] = {};
-    ASSERT_EQ(osmp_ireduce(t, &x, &red, 1, OSMP_DOUBLE, OSMP_MAX, 1, &q[6]), OSMP_SUCCESS);
-    ASSERT_EQ(osmp_igather(t, &x, gat, 1, OSMP_DOUBLE, 0, &q[7]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_ireduce(t, &x, &red, 1, OSMP_FLOAT64, OSMP_MAX, 1, &q[6]), OSMP_SUCCESS);
+    ASSERT_EQ(osmp_igather(t, &x, gat, 1, OSMP_FLOAT64, 0, &q[7]), OSMP_SUCCESS);
     int flag = 0;
     while (!flag) ASSERT_EQ(osmp_test(&q[7], &flag), OSMP_SUCCESS);
     EXPECT_EQ(q[7], OSMP_REQUEST_NULL);

@@ -17,7 +17,7 @@ namespace osmp {
 namespace {
 
 // Plain buffers only: with heaps, staging would carry some of these calls.
-auto no_heap = [](Options& o) { o.team.heap_bytes = 0; };
+auto no_heap = [](Options& o) { o.settings["OSMP_HEAP_SIZE"] = "0"; };
 
 std::vector<test::CollCase> cma_cases(int n, std::int64_t bytes) {
   std::vector<test::CollCase> out;

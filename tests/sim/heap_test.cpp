@@ -180,7 +180,7 @@ TEST(HeapPath, PathsAgreeAfterAMismatchOfPlans) {
 // collectives work.
 TEST(HeapPath, NoHeapWhenItCannotBeMapped) {
   auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""},
-                             [](Options& o) { o.team.heap_bytes = std::size_t{1} << 62; });
+                             [](Options& o) { o.settings["OSMP_HEAP_SIZE"] = std::to_string(std::size_t{1} << 62); });
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   auto p = tt.teams[0]->allocate_bytes(4096);
   EXPECT_EQ(p.status().code(), Errc::no_space);
@@ -238,7 +238,7 @@ class RegionSource final : public test::SharedSource {
 TEST(RegionPath, SharedRegionsTakeSingleCopyWhenEveryRankHasThem) {
   for (bool heaps : {false, true}) {
     auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""},
-                               [&](Options& o) { if (!heaps) o.team.heap_bytes = 0; });
+                               [&](Options& o) { if (!heaps) o.settings["OSMP_HEAP_SIZE"] = "0"; });
     ASSERT_TRUE(tt.ok()) << tt.first_error();
     // Staging would make plain buffers single copy too: off, so that the
     // counts below are the regions' alone.

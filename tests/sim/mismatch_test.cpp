@@ -12,6 +12,7 @@
 #include "collectives/config.hpp"
 #include "team/team.hpp"
 #include "team_api_harness.hpp"
+#include "api/access.hpp"
 
 namespace osmp {
 namespace {
@@ -70,7 +71,7 @@ class Mismatch : public ::testing::TestWithParam<Config> {
 
   bool one_group() const {
     int groups = 0;
-    for (const Domain& d : tt_->teams[0]->core().tree().domains()) groups += d.has_group() ? 1 : 0;
+    for (const Domain& d : core_of(*tt_->teams[0]).tree().domains()) groups += d.has_group() ? 1 : 0;
     return groups == 1;
   }
 

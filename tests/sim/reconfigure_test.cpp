@@ -13,6 +13,8 @@
 #include "support/shm_probe.hpp"
 #include "team/team.hpp"
 #include "team_api_harness.hpp"
+#include "api/access.hpp"
+#include "collectives/types.hpp"
 
 namespace osmp {
 namespace {
@@ -43,7 +45,7 @@ std::vector<test::CollCase> some_cases(int n, const std::vector<std::int64_t>& s
 // The level names of the team's tree, top-down.
 std::vector<std::string> level_names(const Team& t) {
   std::vector<std::string> out;
-  for (const auto& l : t.core().tree().levels()) out.push_back(l.name);
+  for (const auto& l : core_of(t).tree().levels()) out.push_back(l.name);
   return out;
 }
 
@@ -58,7 +60,7 @@ TEST(Reconfigure, DegreeChangeRebuildsTheTreeOnEveryRank) {
     for (auto& t : tt.teams) {
       EXPECT_EQ(t->vh(OpKind::allreduce), spec);
       EXPECT_EQ(level_names(*t), level_names(*tt.teams[0]));
-      EXPECT_TRUE(t->core().tree().check().ok());
+      EXPECT_TRUE(core_of(*t).tree().check().ok());
     }
     EXPECT_EQ(test::run_cases(tt, cases, 2), "") << "after set_vh(" << spec << ")";
   }
@@ -66,7 +68,7 @@ TEST(Reconfigure, DegreeChangeRebuildsTheTreeOnEveryRank) {
   // 16 processes by core fill part of package 0 (Package = Machine): Package:7
   // gives 7 virtual domains of 2-3 processes.
   on_all_status(tt, [](Team& t) { return t.set_vh("Package:7"); });
-  const auto* v = tt.teams[0]->core().tree().level("Machine-v1");
+  const auto* v = core_of(*tt.teams[0]).tree().level("Machine-v1");
   ASSERT_NE(v, nullptr);
   EXPECT_TRUE(v->is_virtual);
   EXPECT_EQ(v->domains, 7);
@@ -162,7 +164,7 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
   auto tt = test::make_teams({"rome7", "rome", n, MapBy::scatter, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   const int mappings_before = test::osmp_mappings();
-  const std::string job = cat(std::hex, tt.teams[0]->core().job_id());
+  const std::string job = cat(std::hex, core_of(*tt.teams[0]).job_id());
   std::mt19937 rng(2026);
   const char* specs[] = {"", "?2", "?3", "auto", "Package:2", "NUMANode:2", "Machine:3"};
   const char* bases[] = {"auto", "flat", "knomial:2", "knomial:3"};

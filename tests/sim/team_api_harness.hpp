@@ -12,6 +12,7 @@
 #include "support/collective_suite.hpp"
 #include "team/thread_bootstrap.hpp"
 #include "topology/placement.hpp"
+#include "topology/topology.hpp"
 
 namespace osmp::test {
 
@@ -58,12 +59,12 @@ inline ThreadTeams make_teams(const Config& c, const std::function<void(Options&
       ThreadBootstrap boot(job, r);
       Options o;
       if (!c.topology.empty()) {
-        o.team.topology = TopologySource::parse(c.topology);
-        o.team.place = places[static_cast<std::size_t>(r)];
+        o.settings["OSMP_TOPOLOGY"] = c.topology;
+        o.settings["OSMP_PLACE"] = places[static_cast<std::size_t>(r)].to_string();
       }
-      o.team.vh = c.vh;
-      if (!c.base_case.empty()) (void)o.collectives.set_base_cases(c.base_case);
-      if (!c.check.empty()) (void)o.collectives.set("OSMP_CHECK", c.check);
+      o.settings["OSMP_VH"] = c.vh;
+      if (!c.base_case.empty()) o.settings["OSMP_BASE_CASE"] = c.base_case;
+      if (!c.check.empty()) o.settings["OSMP_CHECK"] = c.check;
       if (adjust) adjust(o);
       auto t = Team::create(boot, o);
       out.status[static_cast<std::size_t>(r)] = t.status();

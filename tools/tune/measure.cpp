@@ -7,16 +7,13 @@
 #include "collectives/kernels.hpp"
 #include "shm/flag.hpp"
 #include "team/team.hpp"
+#include "api/access.hpp"
 
 namespace osmp::tune {
 namespace {
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-bool reduction(OpKind k) {
-  return k == OpKind::reduce || k == OpKind::allreduce || k == OpKind::reduce_scatter_block;
 }
 
 // The slowest rank's value: every rank gets it.
@@ -31,7 +28,7 @@ Result<double> max_over_ranks(Team& t, double v) {
 class Pair {
  public:
   // `base`: the same on every rank, above every flag's value (agreed).
-  Pair(Team& t, int a, int b, std::uint64_t base) : core_(t.core()), a_(a), b_(b), base_(base) {}
+  Pair(Team& t, int a, int b, std::uint64_t base) : core_(core_of(t)), a_(a), b_(b), base_(base) {}
   bool in() const { return core_.rank() == a_ || core_.rank() == b_; }
   // Microseconds per round trip of `rounds`, copying `bytes` each way when > 0.
   Result<double> round_trips(int rounds, std::size_t bytes, std::vector<std::byte>& scratch);
@@ -118,8 +115,8 @@ Buffers::Buffers(int ranks, std::size_t max_bytes)
 }
 
 Status call(Team& t, OpKind op, std::size_t bytes, Buffers& b) {
-  const Datatype type = reduction(op) ? Datatype::float32 : Datatype::uint8;
-  const auto count = static_cast<std::int64_t>(reduction(op) ? bytes / 4 : bytes);
+  const Datatype type = is_reduction(op) ? Datatype::float32 : Datatype::uint8;
+  const auto count = static_cast<std::int64_t>(is_reduction(op) ? bytes / 4 : bytes);
   switch (op) {
     case OpKind::barrier: return t.barrier();
     case OpKind::bcast: return t.bcast(b.recv(), count, type, 0);
@@ -154,12 +151,12 @@ Result<double> time_op(Team& t, OpKind op, std::size_t bytes, Buffers& b, double
 
 Result<Calibration> calibrate(Team& t) {
   Calibration cal;
-  const std::size_t bytes = std::min<std::size_t>(t.core().outbox_bytes(), 64 * 1024);
+  const std::size_t bytes = std::min<std::size_t>(core_of(t).outbox_bytes(), 64 * 1024);
   std::vector<std::byte> scratch(bytes, std::byte{7});
-  for (const auto& lp : pairs_per_level(t.core().tree())) {
+  for (const auto& lp : pairs_per_level(core_of(t).tree())) {
     // Only its owner writes a flag, so the max of each rank's own is agreed
     // before anyone of the pair publishes again.
-    double own = static_cast<double>(t.core().rank_flag(t.rank()).value.load(std::memory_order_relaxed));
+    double own = static_cast<double>(core_of(t).rank_flag(t.rank()).value.load(std::memory_order_relaxed));
     OSMP_ASSIGN_OR_RETURN(double base, max_over_ranks(t, own));
     Pair pair(t, lp.a, lp.b, static_cast<std::uint64_t>(base));
     double rt = 0, copy = 0;

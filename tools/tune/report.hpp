@@ -6,6 +6,7 @@
 #include <string>
 
 #include "osmp.hpp"
+#include "team/team.hpp"
 #include "tools/tune/sweep.hpp"
 #include "tuning/tuning_file.hpp"
 

@@ -6,6 +6,8 @@
 
 #include "core/strings.hpp"
 #include "team/team.hpp"
+#include "api/access.hpp"
+#include "collectives/config.hpp"
 
 namespace osmp::tune {
 namespace {
@@ -148,7 +150,7 @@ Result<Settings> tune_op(Runner& r, OpKind op, const std::vector<std::string>& s
     // Every level alike, then level by level (LEVEL=CASE, the others as
     // chosen so far): the levels of the tree this operation now runs on.
     const int n = static_cast<int>(sizes_of(r.plan(), op).size());
-    const auto levels = split_levels(r.team().core(), best["OSMP_VH"]);
+    const auto levels = split_levels(core_of(r.team()), best["OSMP_VH"]);
     r.skip(-3 * n * static_cast<int>(levels.size()));  // the plan counted the all-levels round only
     for (const char* b : kBaseCases) {
       Settings cand = profile(best["OSMP_VH"], b);
@@ -297,8 +299,8 @@ std::vector<std::string> vh_candidates(const TeamCore& core) {
 
 Result<Outcome> sweep(Team& t, const Plan& plan, const Progress& progress) {
   OSMP_RETURN_IF_ERROR(t.configure(defaults()));
-  const auto specs = vh_candidates(t.core());
-  const bool bases = max_group(t.core()) > 2;
+  const auto specs = vh_candidates(core_of(t));
+  const bool bases = max_group(core_of(t)) > 2;
   Runner r(t, plan, progress, count_points(plan, static_cast<int>(specs.size()), bases));
   Outcome chosen;
   for (OpKind op : plan.ops) {

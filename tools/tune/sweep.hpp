@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "osmp.hpp"
+#include "team/team.hpp"
 #include "tools/tune/measure.hpp"
 
 namespace osmp::tune {

@@ -1,22 +1,41 @@
-// Builds a communication tree through the installed headers and library.
+// Builds against the installed public headers only: a team of one process
+// over a Bootstrap of the program's own (no launcher), typed calls, settings
+// by name.
+#include <osmp.hpp>
+
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 
-#include "topology/build.hpp"
-#include "topology/placement.hpp"
-#include "topology/topology.hpp"
+namespace {
 
-int main(int argc, char** argv) {
-  if (argc != 3) return 2;
-  auto topo = osmp::Topology::load(osmp::TopologySource::parse(argv[1]));
-  if (!topo.ok()) return std::fprintf(stderr, "%s\n", topo.status().to_string().c_str()), 1;
-  osmp::PlacementRequest req;
-  req.nprocs = std::atoi(argv[2]);
-  auto places = osmp::place_ranks(topo->machine(), req);
-  if (!places.ok()) return 1;
-  auto tree = osmp::build_tree(topo->machine(), *places);
-  if (!tree.ok() || !tree->check().ok()) return 1;
-  std::printf("consumer: %d ranks, %zu domains, %zu levels\n", tree->size(), tree->domains().size(),
-              tree->levels().size());
-  return 0;
+class Solo final : public osmp::Bootstrap {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::uint64_t job_id() const override { return static_cast<std::uint64_t>(getpid()); }
+  osmp::Status allgather(const void* in, std::size_t len, void* out) override {
+    if (len) std::memcpy(out, in, len);
+    return {};
+  }
+  osmp::Status broadcast(void*, std::size_t, int) override { return {}; }
+};
+
+}  // namespace
+
+int main() {
+  Solo solo;
+  osmp::Options options;
+  options.settings["OSMP_WAIT"] = "spin";
+  auto team = osmp::Team::create(solo, options);
+  if (!team.ok()) return std::fprintf(stderr, "%s\n", team.status().to_string().c_str()), 1;
+  double in[3] = {1, 2, 3}, out[3] = {};
+  osmp::Status st = team->allreduce(std::span<const double>(in), std::span<double>(out), osmp::Op::sum);
+  if (!st.ok()) return std::fprintf(stderr, "%s\n", st.to_string().c_str()), 1;
+  options.settings["OSMP_NO_SUCH_SETTING"] = "1";
+  auto refused = osmp::Team::create(solo, options);
+  if (refused.ok() || refused.status().code() != osmp::Errc::invalid_argument) return 1;
+  std::printf("consumer: %d rank, allreduce %g %g %g, %d operations, %s refused\n", team->size(), out[0], out[1],
+              out[2], osmp::kOpKindCount, osmp::to_string(osmp::OpKind::reduce_scatter_block));
+  return team->finish().ok() ? 0 : 1;
 }

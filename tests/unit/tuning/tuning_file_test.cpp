@@ -184,8 +184,7 @@ TEST(TuningFile, NoPredictionIsLeftOut) {
 
 TEST(TuningFile, NamesAreThoseOfTheRuntime) {
   std::vector<std::string> ops;
-  for (auto k = static_cast<int>(OpKind::barrier); k <= static_cast<int>(OpKind::reduce_scatter_block); ++k)
-    ops.push_back(to_string(static_cast<OpKind>(k)));
+  for (OpKind k : kOpKinds) ops.push_back(to_string(k));
   EXPECT_EQ(std::vector<std::string>(tuning_op_names().begin(), tuning_op_names().end()), ops);
   // Every name is one the runtime sets (collectives/config.hpp), per operation
   // exactly where the runtime allows it.
