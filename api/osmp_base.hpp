@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <source_location>
 #include <string>
@@ -131,7 +132,6 @@ T& Result<T>::checked() {
   if (!ok()) die_on_bad_access(std::get<Status>(v_));
   return std::get<T>(v_);
 }
-
 
 // ---- datatypes and reduction ops ----------------------------------------
 

@@ -17,12 +17,20 @@
 namespace osmp {
 namespace {
 
-constexpr const char* kPerOpNames[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX"};
+// The settings one operation may have of its own: OSMP_VH and those
+// CollectiveConfig marks per-operation (collectives/config.cpp).
+std::vector<std::string> per_op_names() {
+  std::vector<std::string> out{"OSMP_VH"};
+  for (std::string_view name : CollectiveConfig::names())
+    if (CollectiveConfig::per_op(name)) out.emplace_back(name);
+  return out;
+}
 
 // OSMP_VH_REDUCE=..., OSMP_BASE_CASE_BCAST=...: settings for one operation.
 Status per_op_from_env(Options& o) {
+  static const std::vector<std::string> kNames = per_op_names();
   for (OpKind k : kOpKinds) {
-    for (const char* name : kPerOpNames) {
+    for (const std::string& name : kNames) {
       std::string var = cat(name, "_", upper_name(k));
       auto v = env_get(var.c_str());
       if (!v) continue;
