@@ -1,7 +1,7 @@
 # Spack recipe for osmp. osmp has no public release location yet: put this
 # file in a Spack repository (spack repo create; packages/osmp/package.py)
-# and build a checkout with `spack dev-build osmp@0.1.0` from its root, or
-# `spack develop osmp@0.1.0` in an environment. docs/install.md has more.
+# and build a checkout with `spack dev-build osmp@1.0.0` from its root, or
+# `spack develop osmp@1.0.0` in an environment. docs/install.md has more.
 
 from spack.package import *
 
@@ -13,7 +13,7 @@ class Osmp(CMakePackage):
     Cartesian communicators, an Open MPI coll component, a PMPI
     interposer)."""
 
-    version("0.1.0")
+    version("1.0.0")
 
     variant("openmpi", default=True, description="MPI glue for Open MPI (libosmp_mpi, libosmp_pmpi)")
     variant("mpich", default=False, description="MPI glue for MPICH (libosmp_mpi_mpich, libosmp_pmpi_mpich)")

@@ -1,4 +1,4 @@
-# Sourced by the consumer scripts: runs the README's examples, built against
+# Sourced by the consumer scripts: runs the examples (examples/), built against
 # an installed osmp, as osmp jobs and checks what they print.
 set -euo pipefail
 # expect TEXT COMMAND...: runs COMMAND, shows its output, fails unless TEXT is in it.

@@ -20,14 +20,14 @@ root=$work/root
 case $compdir in /*) ;; *) compdir=/usr/$compdir ;; esac
 # package: files it must hold
 declare -A want=(
-  [libosmp0]="usr/lib/libosmp.so.0"
+  [libosmp1]="usr/lib/libosmp.so.1"
   [osmp-tools]="usr/bin/osmprun usr/bin/osmp-topo usr/bin/osmp-clean"
   [libosmp-dev]="usr/include/osmp.h usr/include/osmp_ops.h usr/include/osmp_base.hpp usr/include/osmp.hpp usr/include/osmp_mpi.h usr/lib/libosmp.so
                  usr/lib/pkgconfig/osmp.pc usr/lib/cmake/osmp/osmpConfig.cmake
                  usr/lib/cmake/osmp/osmpConfigVersion.cmake"
-  [osmp-openmpi]="${compdir#/}/mca_coll_osmp.so usr/lib/libosmp_mpi.so.0 usr/lib/libosmp_pmpi.so.0
+  [osmp-openmpi]="${compdir#/}/mca_coll_osmp.so usr/lib/libosmp_mpi.so.1 usr/lib/libosmp_pmpi.so.1
                   usr/lib/pkgconfig/osmp-mpi-ompi.pc usr/lib/cmake/osmp/osmp-mpi-ompiTargets.cmake"
-  [osmp-mpich]="usr/lib/libosmp_mpi_mpich.so.0 usr/lib/pkgconfig/osmp-mpi-mpich.pc")
+  [osmp-mpich]="usr/lib/libosmp_mpi_mpich.so.1 usr/lib/pkgconfig/osmp-mpi-mpich.pc")
 for pkg in "${!want[@]}"; do
   deb=("$work"/packages/"${pkg}"_*.deb)
   [ ${#deb[@]} -eq 1 ] || { echo "no package $pkg among: ${debs[*]##*/}" >&2; exit 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pkgconfig.sh PREFIX PROJECT_DIR EXAMPLES_DIR WORK_DIR [static]: the README's
+# pkgconfig.sh PREFIX PROJECT_DIR EXAMPLES_DIR WORK_DIR [static]: the examples'
 # `cc app.c $(pkg-config --cflags --libs osmp)` from an installed PREFIX,
 # for C (warnings as errors: no C++ flag may reach it) and C++, then runs
 # them. With `static`: against a copy of PREFIX without libosmp.so, through

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "core/strings.hpp"
+#include "osmp/build_info.hpp"
 #include "team/team.hpp"
 #include "tuning/model.hpp"
 
@@ -107,7 +108,7 @@ TuningFile make_file(const TeamCore& core, const Outcome& o, const Calibration& 
   f.machine = cat(core.topology_description(), ", ", core.size(), " processes, ", placement);
   f.processes = core.size();
   f.created = utc_now();
-  f.osmp_version = "0.1.0";
+  f.osmp_version = build_info::kVersion;
   f.calibration = cal;
   f.settings = o.team;
   for (const auto& [op, s] : o.per_op) {
