@@ -76,7 +76,7 @@ constexpr Known kSettings[] = {
 
 std::vector<std::string_view> CollectiveConfig::names() {
   std::vector<std::string_view> out;
-  for (const auto& k : kSettings) out.push_back(k.name);
+  for (const auto& k : kSettings) out.emplace_back(k.name);
   return out;
 }
 

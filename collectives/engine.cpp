@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <ostream>
+#include <utility>
 
 #include "collectives/arguments.hpp"
 #include "collectives/calls.hpp"
@@ -339,7 +340,7 @@ Status Engine::explain_mismatch(const CollArgs& a, Status verdict) {
   blocking_ = was;
   OSMP_RETURN_IF_ERROR(std::move(st));
   std::string m = mismatch_message(mine, all);
-  return m.empty() ? verdict : Status(Errc::mismatch, std::move(m));
+  return m.empty() ? std::move(verdict) : Status(Errc::mismatch, std::move(m));
 }
 
 namespace {

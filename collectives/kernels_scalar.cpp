@@ -7,8 +7,15 @@
 namespace osmp {
 namespace {
 
+// GCC's attribute; other compilers (and clang-tidy) leave the loop as is.
+#if defined(__GNUC__) && !defined(__clang__)
+#define OSMP_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define OSMP_NO_VECTORIZE
+#endif
+
 template <class T>
-__attribute__((optimize("no-tree-vectorize"))) void scalar(T* d, const T* s, std::size_t n, Op op) {
+OSMP_NO_VECTORIZE void scalar(T* d, const T* s, std::size_t n, Op op) {
   for (std::size_t i = 0; i < n; ++i) {
     T a = d[i], b = s[i];
     switch (op) {

@@ -1,6 +1,6 @@
 #include "core/killpoint.hpp"
 
-#include <signal.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <vector>

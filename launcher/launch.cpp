@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <signal.h>
+#include <csignal>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "core/clock.hpp"
 #include "core/killpoint.hpp"
@@ -60,7 +61,7 @@ int exit_code_of(int status) {
 
 class Launcher {
  public:
-  Launcher(const LaunchOptions& o, const sigset_t& ranks_mask) : o_(o), saved_mask_(ranks_mask) {}
+  Launcher(LaunchOptions  o, const sigset_t& ranks_mask) : o_(std::move(o)), saved_mask_(ranks_mask) {}
 
   int run() {
     // The order matters: signals are handled (blocked since main() began,

@@ -1,7 +1,7 @@
 #include "launcher/watchdog.hpp"
 
 #include <poll.h>
-#include <signal.h>
+#include <csignal>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>

@@ -1,7 +1,7 @@
 #include "shm/peers.hpp"
 
 #include <poll.h>
-#include <signal.h>
+#include <csignal>
 #include <sys/syscall.h>
 #include <unistd.h>
 

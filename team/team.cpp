@@ -276,8 +276,11 @@ struct TeamCore::Builder {
     Status local;
     if (t.rank_ == 0) {
       auto c = Segment::create(dir, t.control_layout_.total, control_header());
-      if (c.ok()) t.control_ = std::move(c).value();
-      local = c.status();
+      if (c.ok()) {
+        t.control_ = std::move(c).value();
+      } else {
+        local = c.status();
+      }
     }
     for (int d : t.tree_.group_path(t.rank_)) {
       const Domain& dom = t.tree_.domain(d);
@@ -291,8 +294,11 @@ struct TeamCore::Builder {
       g.layout = layouts.at(d);
       if (local.ok() && dom.leader == t.rank_) {
         auto s = Segment::create(dir, g.layout.total, group_header(d, g.layout), numa_plan(dom, g.layout));
-        if (s.ok()) g.segment = std::move(s).value();
-        local = s.status();
+        if (s.ok()) {
+          g.segment = std::move(s).value();
+        } else {
+          local = s.status();
+        }
       }
       t.groups_.push_back(std::move(g));
     }
@@ -309,8 +315,8 @@ struct TeamCore::Builder {
       SegmentHandle handle;
     };
     std::map<int, std::size_t> led;  // rank -> groups it creates
-    for (std::size_t d = 0; d < t.tree_.domains().size(); ++d)
-      if (t.tree_.domains()[d].has_group()) ++led[t.tree_.domains()[d].leader];
+    for (const auto & d : t.tree_.domains())
+      if (d.has_group()) ++led[d.leader];
     std::size_t per_rank = 1;
     for (const auto& [r, n] : led) per_rank = std::max(per_rank, n + (r == 0 ? 1 : 0));
     std::vector<Entry> mine(per_rank);
@@ -332,14 +338,20 @@ struct TeamCore::Builder {
     Status local;
     if (t.rank_ != 0) {
       auto c = Segment::attach(handle(-1), control_header());
-      if (c.ok()) t.control_ = std::move(c).value();
-      local = c.status();
+      if (c.ok()) {
+        t.control_ = std::move(c).value();
+      } else {
+        local = c.status();
+      }
     }
     for (auto& g : t.groups_) {
       if (!local.ok() || t.tree_.domain(g.domain).leader == t.rank_) continue;
       auto s = Segment::attach(handle(g.domain), group_header(g.domain, g.layout));
-      if (s.ok()) g.segment = std::move(s).value();
-      local = s.status();
+      if (s.ok()) {
+        g.segment = std::move(s).value();
+      } else {
+        local = s.status();
+      }
     }
     kill_point(KillPoint::team_attached, t.rank_);
     OSMP_RETURN_IF_ERROR(boot.agree(local));

@@ -263,7 +263,7 @@ int multi_level(const Options& o) {
   std::printf("\n");
   std::vector<std::vector<std::string>> rows = {
       {"level", "N(l)", "n_i(l)", "w_i * prod_{k<=l} n_i(k)", "sum"}};
-  if (o.model.refined) rows[0].push_back("refined");
+  if (o.model.refined) rows[0].emplace_back("refined");
   std::vector<int> reached(o.ndims, 1);
   for (std::size_t l = 0; l < ml->levels.size(); ++l) {
     for (int i = 0; i < o.ndims; ++i) reached[i] *= ml->levels[l][i];

@@ -27,6 +27,7 @@
 
 #include "shm/rendezvous.hpp"
 #include "shm/segment.hpp"
+#include "core/main.hpp"
 
 namespace {
 
@@ -134,7 +135,8 @@ void list_mappers(const std::vector<std::string>& dirs, const std::map<int, std:
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+int run(int argc, char** argv) {
   bool dry = false;
   std::vector<std::string> dirs{osmp::shm_dir()};
   for (int i = 1; i < argc; ++i) {
@@ -142,7 +144,7 @@ int main(int argc, char** argv) {
     if (a == "--dry-run") {
       dry = true;
     } else if (a == "--dir" && i + 1 < argc) {
-      dirs.push_back(argv[++i]);
+      dirs.emplace_back(argv[++i]);
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
       return 0;
@@ -151,7 +153,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (dirs.front() != "/dev/shm") dirs.push_back("/dev/shm");
+  if (dirs.front() != "/dev/shm") dirs.emplace_back("/dev/shm");
   std::set<std::string> seen;
   auto files = open_files(my_processes());
   int names = 0;
@@ -167,4 +169,9 @@ int main(int argc, char** argv) {
   list_mappers(std::vector<std::string>(seen.begin(), seen.end()), files);
   if (!names) std::printf("no osmp names found\n");
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  return osmp::guarded_main("osmp-clean", [&] { return run(argc, argv); });
 }

@@ -15,6 +15,7 @@
 #include "topology/placed.hpp"
 #include "tuning/tuning_file.hpp"
 #include "virtual_hier/split.hpp"
+#include "core/main.hpp"
 
 namespace {
 
@@ -434,7 +435,8 @@ int run_predict(const Setup& s, const osmp::VhSpec& spec, bool json) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+int run(int argc, char** argv) {
   Options o;
   if (int rc = parse(argc, argv, o)) return rc == 1 ? 0 : rc;
   Setup s;
@@ -446,4 +448,9 @@ int main(int argc, char** argv) {
   auto spec = o.vh_given ? osmp::parse_spec(o.vh) : osmp::spec_from_env();
   if (!spec.ok()) return fail(spec.status().message());
   return run_predict(s, *spec, o.json);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  return osmp::guarded_main("osmp-model", [&] { return run(argc, argv); });
 }

@@ -21,6 +21,7 @@
 #include "topology/render.hpp"
 #include "topology/topology.hpp"
 #include "virtual_hier/split.hpp"
+#include "core/main.hpp"
 
 namespace {
 
@@ -77,7 +78,8 @@ int parse(int argc, char** argv, Options& o) {
       o.where.oversubscribe = true;
     } else if (a == "--topology" || a == "--map-by" || a == "--bind-to" || a == "--vh" ||
                a == "-n" || a == "--np" || a == "--svg" || a == "--png") {
-      if ((v = value(a.c_str())) == nullptr) return fail(a + " needs a value"), 2;
+      v = value(a.c_str());
+      if (v == nullptr) return fail(a + " needs a value"), 2;
       if (a == "--topology") o.where.topology = v, o.where.topology_given = true;
       if (a == "--map-by") o.where.map_by = v;
       if (a == "--bind-to") o.where.bind_to = v;
@@ -91,7 +93,7 @@ int parse(int argc, char** argv, Options& o) {
         o.where.np = static_cast<int>(*n);
       }
     } else {
-      return fail("unknown option '" + a + "'\n" + kUsage), 2;
+      return fail(osmp::cat("unknown option '", a, "'\n", kUsage)), 2;
     }
   }
   if (o.svg == "-" && o.png == "-")
@@ -154,7 +156,8 @@ std::string write_png(const std::string& path, const std::string& svg) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+int run(int argc, char** argv) {
   Options o;
   if (int rc = parse(argc, argv, o)) return rc == 1 ? 0 : rc;
 
@@ -186,4 +189,9 @@ int main(int argc, char** argv) {
   std::string out = o.json ? osmp::render_json(*tree, ctx) : osmp::render_text(*tree, ctx);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  return osmp::guarded_main("osmp-topo", [&] { return run(argc, argv); });
 }

@@ -24,6 +24,7 @@
 #include "tools/tune/sweep.hpp"
 #include "tuning/tuning_file.hpp"
 #include "api/access.hpp"
+#include "core/main.hpp"
 
 namespace {
 
@@ -85,7 +86,8 @@ int parse(int argc, char** argv, Options& o) {
     else if (a == "--oversubscribe") oversubscribe = true;
     else if (a == "-n" || a == "--np" || a == "--map-by" || a == "--bind-to" || a == "--ops" || a == "--sizes" ||
              a == "-o" || a == "--output" || a == "--plot") {
-      if (!(v = value())) return fail(a + " needs a value");
+      v = value();
+      if (!v) return fail(a + " needs a value");
       osmp::Status st;
       if (a == "-n" || a == "--np") {
         auto n = osmp::parse_int(v, 1, 4096, "-n");
@@ -109,7 +111,7 @@ int parse(int argc, char** argv, Options& o) {
   if (o.np == 0) o.np = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   if (o.np > ::sysconf(_SC_NPROCESSORS_ONLN)) oversubscribe = true;
   o.launch = {"-n", std::to_string(o.np), "--map-by", map_by, "--bind-to", bind_to};
-  if (oversubscribe) o.launch.push_back("--oversubscribe");
+  if (oversubscribe) o.launch.emplace_back("--oversubscribe");
   if (o.placement.empty()) o.placement = osmp::cat("map-by ", map_by, ", bind-to ", bind_to);
   return 0;
 }
@@ -189,7 +191,8 @@ int work(Options& o) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+int run(int argc, char** argv) {
   Options o;
   // The worker's own arguments: --placement-text comes from the command.
   std::vector<char*> args;
@@ -204,4 +207,9 @@ int main(int argc, char** argv) {
   if (!o.worker) return launch(o, argc, argv);
   if (!osmp::env_get("OSMP_JOB_ID")) return fail("--worker runs under osmprun only");
   return work(o);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  return osmp::guarded_main("osmp-tune", [&] { return run(argc, argv); });
 }

@@ -5,8 +5,10 @@
 
 #include "launcher/launch.hpp"
 #include "osmp/build_info.hpp"
+#include "core/main.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+int run(int argc, char** argv) {
   const sigset_t ranks_mask = osmp::block_launcher_signals();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto opts = osmp::parse_launch_options(args);
@@ -23,4 +25,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   return osmp::run_launcher(*opts, ranks_mask);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  return osmp::guarded_main("osmprun", [&] { return run(argc, argv); });
 }

@@ -78,7 +78,10 @@ TopologySize synthetic_size(std::string_view text) {
   const std::string s(text);  // strtoul reads a terminated string
   TopologySize out;
   const char* p = s.c_str();
-  if (*p == '(' && !(p = past_attributes(p))) return out;  // the Machine's attributes
+  if (*p == '(') {  // the Machine's attributes
+    p = past_attributes(p);
+    if (!p) return out;
+  }
   while (*p) {
     while (*p == ' ' || *p == '\n') ++p;
     if (!*p) break;
@@ -100,7 +103,10 @@ TopologySize synthetic_size(std::string_view text) {
     out.pus = times(out.pus, n);
     ++out.depth;
     p = end;
-    if (*p == '(' && !(p = past_attributes(p))) break;
+    if (*p == '(') {
+      p = past_attributes(p);
+      if (!p) break;
+    }
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ranges>
 
 namespace osmp {
 
@@ -13,8 +14,8 @@ std::vector<int> MachineTree::nodes_of_level(std::string_view level) const {
     int n = stack.back();
     stack.pop_back();
     if (nodes[n].level == level) out.push_back(n);
-    for (auto it = nodes[n].children.rbegin(); it != nodes[n].children.rend(); ++it)
-      stack.push_back(*it);
+    for (int child : std::ranges::reverse_view(nodes[n].children))
+      stack.push_back(child);
   }
   return out;
 }

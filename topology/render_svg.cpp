@@ -8,6 +8,7 @@
 // closest to kAspect, so Rome's 128 processes come out about 1550 px wide.
 #include <algorithm>
 #include <cmath>
+#include <ranges>
 
 #include "core/strings.hpp"
 #include "topology/render.hpp"
@@ -352,8 +353,8 @@ std::vector<std::vector<int>> led_groups(const Tree& t) {
   std::vector<std::vector<int>> led(static_cast<std::size_t>(t.size()));
   for (int r = 0; r < t.size(); ++r) {
     auto path = t.group_path(r);
-    for (auto it = path.rbegin(); it != path.rend(); ++it)
-      if (t.domain(*it).leader == r) led[static_cast<std::size_t>(r)].push_back(*it);
+    for (int d : std::ranges::reverse_view(path))
+      if (t.domain(d).leader == r) led[static_cast<std::size_t>(r)].push_back(d);
   }
   return led;
 }

@@ -184,7 +184,7 @@ Result<std::string> read_xml_file(const std::string& path) {
   return text;
 }
 
-Status hwloc_error(std::string what) {
+Status hwloc_error(const std::string& what) {
   int e = errno;
   return Status(Errc::topology, cat(what, e ? cat(": ", std::strerror(e)) : std::string()));
 }

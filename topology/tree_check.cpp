@@ -13,7 +13,7 @@ std::string name_of(const Tree& t, int id) {
   return cat("domain ", id, " (", d.level, " #", d.logical_index, ")");
 }
 
-Status fail(std::string what) { return Status(Errc::internal, cat("tree check: ", what)); }
+Status fail(const std::string& what) { return Status(Errc::internal, cat("tree check: ", what)); }
 
 Status check_domain(const Tree& t, int id) {
   const Domain& d = t.domain(id);

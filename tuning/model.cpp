@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <ranges>
 #include <set>
 
 #include "collectives/base/knomial.hpp"
@@ -348,9 +349,9 @@ Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& ca
   for (; d >= 0; d = tree.domain(d).parent) {
     const auto& aliases = tree.domain(d).aliases;  // top-down
     for (int pass = 0; pass < 2; ++pass) {
-      for (auto it = aliases.rbegin(); it != aliases.rend(); ++it) {
-        if (is_cache(it->name) != (pass == 0)) continue;
-        if (const LevelCost* c = cal.find(it->name)) return *c;
+      for (const auto& alias : std::ranges::reverse_view(aliases)) {
+        if (is_cache(alias.name) != (pass == 0)) continue;
+        if (const LevelCost* c = cal.find(alias.name)) return *c;
       }
     }
   }

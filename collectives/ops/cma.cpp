@@ -91,7 +91,7 @@ struct Cma {
 };
 
 // The first error of two.
-Status first_of(Status a, Status b) { return a.ok() ? b : a; }
+Status first_of(Status a, Status b) { return a.ok() ? std::move(b) : std::move(a); }
 
 // This rank's share `mine` of the reduction of every rank's input, in rank
 // order, into `out` (element mine.first at out[0]): its own input read where

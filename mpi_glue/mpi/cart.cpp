@@ -146,6 +146,16 @@ Status make_cart(MPI_Comm comm, const Levels& lv, int ndims, const CartArgs& a, 
 using namespace osmp;
 using namespace osmp::mpi;
 
+namespace {
+Result<std::vector<std::vector<int>>> levels_of(int nlevels, int ndims, const int* level_dims) {
+  if (nlevels < 1 || ndims < 1 || !level_dims)
+    return Status(Errc::invalid_argument, cat("nlevels = ", nlevels, ", ndims = ", ndims, " or level_dims NULL"));
+  std::vector<std::vector<int>> levels;
+  for (int l = 0; l < nlevels; ++l) levels.emplace_back(level_dims + l * ndims, level_dims + (l + 1) * ndims);
+  return levels;
+}
+}  // namespace
+
 extern "C" {
 
 int MPIX_Dims_create_weighted(int nnodes, int ndims, const double weights[], int dims[]) {
@@ -189,16 +199,6 @@ int MPIX_Dims_create_ml(int nlevels, const int level_sizes[], int ndims, const d
     return {};
   });
 }
-
-namespace {
-Result<std::vector<std::vector<int>>> levels_of(int nlevels, int ndims, const int* level_dims) {
-  if (nlevels < 1 || ndims < 1 || !level_dims)
-    return Status(Errc::invalid_argument, cat("nlevels = ", nlevels, ", ndims = ", ndims, " or level_dims NULL"));
-  std::vector<std::vector<int>> levels;
-  for (int l = 0; l < nlevels; ++l) levels.emplace_back(level_dims + l * ndims, level_dims + (l + 1) * ndims);
-  return levels;
-}
-}  // namespace
 
 int MPIX_Cart_ml_coords(int nlevels, int ndims, const int level_dims[], const int level_index[], int coords[],
                         int* rank) {

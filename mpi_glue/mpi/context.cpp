@@ -293,7 +293,7 @@ ErrorKinds& kinds() {
 
 int standard_for(Errc e) {
   switch (e) {
-    case Errc::invalid_argument: return MPI_ERR_ARG;
+    case Errc::invalid_argument:
     case Errc::mismatch: return MPI_ERR_ARG;
     case Errc::not_found: return MPI_ERR_INFO_VALUE;
     case Errc::topology: return MPI_ERR_OTHER;

@@ -97,7 +97,7 @@ Request start_joined(Team& team, const Prepared& x);
 // run alone or across nodes; and, inside the same generalized request, when
 // this rank declines the call (osmp's exchange then checks that every rank
 // did).
-int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, std::function<int(MPI_Request*)> mpi);
+int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, const std::function<int(MPI_Request*)>& mpi);
 // Moves the pending calls on until none on `comm` still needs its team (its
 // state is going: MPI_Comm_free), or until none is pending at all (the
 // teams are going: MPI_Finalize).

@@ -400,7 +400,7 @@ void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype)) {
 
 void osmp_pmpi_set_nonblocking_builds(int on) { g_nonblocking_builds = on != 0; }
 
-void osmp_pmpi_set_progress_hook(void (*hook)(void)) { osmp::set_progress_hook(hook); }
+void osmp_pmpi_set_progress_hook(void (*hook)()) { osmp::set_progress_hook(hook); }
 
 void osmp_pmpi_set_verbose(int level) {
   if (level >= 2) set_log_level(LogLevel::debug);

@@ -126,7 +126,7 @@ bool advance(NbCall& n) {
 
 }  // namespace
 
-int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, std::function<int(MPI_Request*)> mpi) {
+int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, const std::function<int(MPI_Request*)>& mpi) {
   if (!req) return deliver(c.comm, c.name, MPI_ERR_REQUEST, "the request pointer is NULL");
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);

@@ -66,7 +66,7 @@ std::map<std::pair<OpKind, std::size_t>, double> final_times(const Outcome& o, c
 ProgressBar::ProgressBar(std::FILE* out) : out_(out), tty_(::isatty(::fileno(out)) != 0), start_us_(now_us()) {}
 
 std::string format_duration(double s) {
-  if (s < 60) return cat(static_cast<int>(s + 0.5), " s");
+  if (s < 60) return cat(std::lround(s), " s");
   const int m = static_cast<int>(s / 60);
   return cat(m, " min ", static_cast<int>(s - m * 60), " s");
 }

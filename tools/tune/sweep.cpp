@@ -293,7 +293,7 @@ std::vector<std::string> vh_candidates(const TeamCore& core) {
       if (seen.insert(shape(core, spec)).second) out.push_back(spec);
     }
   }
-  if (seen.insert(shape(core, "auto")).second) out.push_back("auto");
+  if (seen.insert(shape(core, "auto")).second) out.emplace_back("auto");
   return out;
 }
 
