@@ -21,7 +21,7 @@ extern "C" {
  * walk down the hierarchy; with info key MPI_HW_DOMAIN_TYPE (directed) the
  * named level, or "MPI_HW_LEVELn" (level n as MPIX_Get_hw_topology_info lists
  * them on each process's node). Network levels above the nodes (switches,
- * islands) come from OSMP_SIM_NETWORK or OSMP_NETWORK_FILE (README). */
+ * islands) come from OSMP_SIM_NETWORK or OSMP_NETWORK_FILE (docs/mpi.md). */
 #define MPIX_COMM_TYPE_HW_DOMAIN 0x6f6d
 #define MPIX_HW_DOMAIN_TYPE_KEY "MPI_HW_DOMAIN_TYPE"
 
@@ -126,8 +126,9 @@ int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]);
  * then package, NUMA node, L3, then the processes below; info key
  * "osmp_cart_levels" = "Machine,Package" names the levels instead) and whose
  * ranks are reordered so that each node (and each package in it) holds one
- * box of the grid. Levels where the hardware is not symmetric: see README
- * (compact blocks by recursive bisection instead of plain MPI_Cart_create).
+ * box of the grid. Levels where the hardware is not symmetric: docs/mpi.md,
+ * "Weighted, hardware-aware Cartesian grids" (compact blocks by recursive
+ * bisection instead of plain MPI_Cart_create).
  * Info osmp_cart_cost = "refined" as for MPIX_Dims_create_weighted_info (with
  * these periods). The dims chosen are read back with MPI_Cart_get. */
 int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights[], const int periods[],

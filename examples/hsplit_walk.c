@@ -1,7 +1,7 @@
 /* hsplit_walk.c: walk down the hardware hierarchy with MPIX_Comm_split_type
  * and print every rank's path. Run:
  *   mpirun -np 8 --bind-to core ./hsplit_walk
- * or, on simulated nodes (see README):
+ * or, on simulated nodes (see docs/mpi.md):
  *   OSMP_SIM_RANKS_PER_NODE=8 OSMP_TOPOLOGY=rome mpirun -np 16 ./hsplit_walk */
 #include <osmp_mpi.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #   ompi.txt, mpich.txt   the Table 3-like tables of each run
 #   halo.csv     every measurement; summary.txt: all of the above
 #
-# Simulated nodes (README, "MPI: communicators that follow the hardware"):
+# Simulated nodes (docs/mpi.md, "Communicators that follow the hardware"):
 # HALO_NODES nodes (default 4) of HALO_RANKS_PER_NODE ranks (default 6), each
 # node the machine HALO_TOPOLOGY (default "Package:2 [NUMANode] Core:3 PU:1",
 # the paper's 2 x 12-core nodes scaled down) -> 24 ranks on this machine's

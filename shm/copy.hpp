@@ -30,7 +30,7 @@ std::size_t direct_nt_threshold();
 // large come from memory, not the cache, and writing around the cache saves
 // reading every destination line first: 1.2-1.6x faster at 1-4 MiB here;
 // below, where source and destination may stay in the caches, plain memcpy
-// (streaming at 256-512 KiB was up to 2x slower; README, docs/heap.md).
+// (streaming at 256-512 KiB was up to 2x slower; docs/heap.md).
 void copy_direct(void* dst, const void* src, std::size_t n);
 
 inline void copy_to_shared(void* dst, const void* src, std::size_t n) {
