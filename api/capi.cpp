@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <mutex>
 #include <new>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 
-#include "osmp.h"
-#include "osmp.hpp"
 #include "api/handles.hpp"
 #include "core/log.hpp"
+#include "osmp.h"
+#include "osmp.hpp"
 
 namespace osmp::capi {
 struct TeamEntry {
@@ -198,11 +198,13 @@ class CallbackBootstrap final : public osmp::Bootstrap {
   int size() const override { return size_; }
   std::uint64_t job_id() const override { return job_; }
   osmp::Status allgather(const void* in, std::size_t len, void* out) override {
-    if (failed_ || ag_(in, len, out, ctx_) != 0) return osmp::Status(osmp::Errc::system, "the caller's allgather failed");
+    if (failed_ || ag_(in, len, out, ctx_) != 0)
+      return osmp::Status(osmp::Errc::system, "the caller's allgather failed");
     return {};
   }
   osmp::Status broadcast(void* buf, std::size_t len, int root) override {
-    if (failed_ || bc_(buf, len, root, ctx_) != 0) return osmp::Status(osmp::Errc::system, "the caller's broadcast failed");
+    if (failed_ || bc_(buf, len, root, ctx_) != 0)
+      return osmp::Status(osmp::Errc::system, "the caller's broadcast failed");
     return {};
   }
 
@@ -219,8 +221,8 @@ class CallbackBootstrap final : public osmp::Bootstrap {
 
 extern "C" {
 
-int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx,
-                   osmp_team** team, char* error, size_t error_len) {
+int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx, osmp_team** team,
+                   char* error, size_t error_len) {
   auto failed = [&](int code, const std::string& msg) {
     if (error && error_len > 0) std::snprintf(error, error_len, "%s", msg.c_str());
     return fail(code, msg);
@@ -319,11 +321,9 @@ int osmp_scatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datat
   return guarded(t, "osmp_scatter", [&](osmp::Team& team) { return team.scatter(s, out(r), count, dt(type), root); });
 }
 
-int osmp_reduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type,
-                              osmp_op op) {
-  return guarded(t, "osmp_reduce_scatter_block", [&](osmp::Team& team) {
-    return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op));
-  });
+int osmp_reduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
+  return guarded(t, "osmp_reduce_scatter_block",
+                 [&](osmp::Team& team) { return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
 }
 
 int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
@@ -365,15 +365,12 @@ int osmp_iallreduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_da
                [&](osmp::Team& team) { return team.iallreduce(in(s), r, count, dt(type), op_of(op)); });
 }
 
-int osmp_igather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root,
-                 osmp_request* req) {
-  return start(t, "osmp_igather", req,
-               [&](osmp::Team& team) { return team.igather(in(s), r, count, dt(type), root); });
+int osmp_igather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root, osmp_request* req) {
+  return start(t, "osmp_igather", req, [&](osmp::Team& team) { return team.igather(in(s), r, count, dt(type), root); });
 }
 
 int osmp_iallgather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_request* req) {
-  return start(t, "osmp_iallgather", req,
-               [&](osmp::Team& team) { return team.iallgather(in(s), r, count, dt(type)); });
+  return start(t, "osmp_iallgather", req, [&](osmp::Team& team) { return team.iallgather(in(s), r, count, dt(type)); });
 }
 
 int osmp_iscatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root,
@@ -384,9 +381,8 @@ int osmp_iscatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_data
 
 int osmp_ireduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op,
                                osmp_request* req) {
-  return start(t, "osmp_ireduce_scatter_block", req, [&](osmp::Team& team) {
-    return team.ireduce_scatter_block(in(s), r, count, dt(type), op_of(op));
-  });
+  return start(t, "osmp_ireduce_scatter_block", req,
+               [&](osmp::Team& team) { return team.ireduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
 }
 
 int osmp_test(osmp_request* req, int* flag) {

@@ -26,8 +26,8 @@ struct Slot {
   // The handle valid here now, 0 when none. Written under the mutex; read
   // without it (find()).
   std::atomic<Handle> live{0};
-  TeamEntry* team = nullptr;      // written before `live` (release), under the mutex
-  std::uint32_t generation = 0;   // the last one issued; under the mutex
+  TeamEntry* team = nullptr;     // written before `live` (release), under the mutex
+  std::uint32_t generation = 0;  // the last one issued; under the mutex
 };
 struct Chunk {
   std::array<Slot, kChunkSlots> slots;

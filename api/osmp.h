@@ -27,14 +27,14 @@ typedef struct osmp_team osmp_team;
 
 enum osmp_error {
   OSMP_SUCCESS = 0,
-  OSMP_ERR_ARG = 1,          /* a bad argument on some rank */
-  OSMP_ERR_NOT_FOUND = 2,    /* not started by osmprun, a missing level, ... */
-  OSMP_ERR_TOPOLOGY = 3,     /* hwloc could not load the topology */
-  OSMP_ERR_SYSTEM = 4,       /* a system call failed */
-  OSMP_ERR_MISMATCH = 5,     /* ranks passed different counts, types, ops or roots */
-  OSMP_ERR_PEER_DEAD = 6,    /* a rank of the team died */
-  OSMP_ERR_ABORTED = 7,      /* the team was stopped */
-  OSMP_ERR_NO_SPACE = 8,     /* not enough shared memory */
+  OSMP_ERR_ARG = 1,       /* a bad argument on some rank */
+  OSMP_ERR_NOT_FOUND = 2, /* not started by osmprun, a missing level, ... */
+  OSMP_ERR_TOPOLOGY = 3,  /* hwloc could not load the topology */
+  OSMP_ERR_SYSTEM = 4,    /* a system call failed */
+  OSMP_ERR_MISMATCH = 5,  /* ranks passed different counts, types, ops or roots */
+  OSMP_ERR_PEER_DEAD = 6, /* a rank of the team died */
+  OSMP_ERR_ABORTED = 7,   /* the team was stopped */
+  OSMP_ERR_NO_SPACE = 8,  /* not enough shared memory */
   OSMP_ERR_UNSUPPORTED = 9,
   OSMP_ERR_TIMEOUT = 10,
   OSMP_ERR_INTERNAL = 11
@@ -42,9 +42,16 @@ enum osmp_error {
 
 /* The same names as C++'s osmp::Datatype (int8 ... float32, float64). */
 typedef enum {
-  OSMP_INT8, OSMP_INT16, OSMP_INT32, OSMP_INT64,
-  OSMP_UINT8, OSMP_UINT16, OSMP_UINT32, OSMP_UINT64,
-  OSMP_FLOAT32, OSMP_FLOAT64,
+  OSMP_INT8,
+  OSMP_INT16,
+  OSMP_INT32,
+  OSMP_INT64,
+  OSMP_UINT8,
+  OSMP_UINT16,
+  OSMP_UINT32,
+  OSMP_UINT64,
+  OSMP_FLOAT32,
+  OSMP_FLOAT64,
   OSMP_FLOAT = OSMP_FLOAT32, /* older spellings, kept as aliases */
   OSMP_DOUBLE = OSMP_FLOAT64
 } osmp_datatype;
@@ -65,8 +72,8 @@ int osmp_init(osmp_team** team);
  * `error` (when not NULL) gets a message of at most error_len bytes. */
 typedef int (*osmp_allgather_fn)(const void* in, size_t len, void* out, void* ctx);
 typedef int (*osmp_bcast_fn)(void* buf, size_t len, int root, void* ctx);
-int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx,
-                   osmp_team** team, char* error, size_t error_len);
+int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_fn bcast, void* ctx, osmp_team** team,
+                   char* error, size_t error_len);
 /* Frees the team. Collective: every rank must call it. In a team that makes
  * one-pass calls (OSMP_CHECK=lazy, docs/protocol.md) it first waits until
  * every rank has reached its own osmp_finalize, so that an error found late
@@ -80,17 +87,14 @@ int osmp_size(const osmp_team* team);
 
 int osmp_barrier(osmp_team* team);
 int osmp_bcast(osmp_team* team, void* buf, int64_t count, osmp_datatype type, int root);
-int osmp_reduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                osmp_op op, int root);
-int osmp_allreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                   osmp_op op);
-int osmp_gather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+int osmp_reduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
                 int root);
+int osmp_allreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
+int osmp_gather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root);
 int osmp_allgather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type);
-int osmp_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                 int root);
-int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count,
-                              osmp_datatype type, osmp_op op);
+int osmp_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root);
+int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                              osmp_op op);
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
  * request completes them. Every rank starts a team's calls, blocking and not,
@@ -105,18 +109,18 @@ typedef struct osmp_request_s* osmp_request;
 #define OSMP_REQUEST_NULL ((osmp_request)0)
 int osmp_ibarrier(osmp_team* team, osmp_request* req);
 int osmp_ibcast(osmp_team* team, void* buf, int64_t count, osmp_datatype type, int root, osmp_request* req);
-int osmp_ireduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                 osmp_op op, int root, osmp_request* req);
-int osmp_iallreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                    osmp_op op, osmp_request* req);
-int osmp_igather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+int osmp_ireduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
                  int root, osmp_request* req);
+int osmp_iallreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
+                    osmp_request* req);
+int osmp_igather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root,
+                 osmp_request* req);
 int osmp_iallgather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
                     osmp_request* req);
-int osmp_iscatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                  int root, osmp_request* req);
-int osmp_ireduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count,
-                               osmp_datatype type, osmp_op op, osmp_request* req);
+int osmp_iscatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root,
+                  osmp_request* req);
+int osmp_ireduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                               osmp_op op, osmp_request* req);
 /* *flag = 1 when the call completed: then returns its status and frees the
  * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
  * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */

@@ -264,8 +264,8 @@ class Team {
   template <class T>
   Request ireduce(std::span<T> inout, Op op, int root) {  // in place at the root
     const bool r = rank() == root;
-    return ireduce(r ? kInPlace : inout.data(), r ? inout.data() : nullptr,
-                   count_of(inout), datatype_of<T>(), op, root);
+    return ireduce(r ? kInPlace : inout.data(), r ? inout.data() : nullptr, count_of(inout), datatype_of<T>(), op,
+                   root);
   }
   template <class T>
   Status allreduce(std::span<const T> in, std::span<T> out, Op op) {

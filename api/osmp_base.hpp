@@ -40,7 +40,7 @@ enum class Errc : int {
   no_space,          // not enough room (shared memory, slots)
   unsupported,       // valid, but not implemented for this case
   timeout,
-  internal,          // a broken invariant: a bug in osmp
+  internal,  // a broken invariant: a bug in osmp
 };
 
 // Stable lower-case name of a code, e.g. "invalid_argument".
@@ -51,8 +51,7 @@ const char* errc_name(Errc code) noexcept;
 class [[nodiscard]] Status {
  public:
   Status() noexcept = default;  // ok
-  Status(Errc code, std::string message,
-         std::source_location where = std::source_location::current())
+  Status(Errc code, std::string message, std::source_location where = std::source_location::current())
       : rep_(code == Errc::ok ? nullptr : new Rep{code, std::move(message), where}) {}
   Status(const Status& o) : rep_(o.rep_ ? new Rep(*o.rep_) : nullptr) {}
   Status(Status&& o) noexcept : rep_(std::exchange(o.rep_, nullptr)) {}
@@ -98,7 +97,7 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     if (std::get<Status>(v_).ok()) {
       v_ = Status(Errc::internal, "Result constructed from an ok Status");
@@ -145,17 +144,28 @@ inline constexpr int kOpCount = 9;
 // The datatype of a C++ element type: datatype_of<double>() is float64.
 template <class T>
 constexpr Datatype datatype_of() {
-  if constexpr (std::is_same_v<T, std::int8_t>) return Datatype::int8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return Datatype::int16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return Datatype::int32;
-  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return Datatype::int64;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return Datatype::uint8;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return Datatype::uint16;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return Datatype::uint32;
-  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return Datatype::uint64;
-  else if constexpr (std::is_same_v<T, float>) return Datatype::float32;
-  else if constexpr (std::is_same_v<T, double>) return Datatype::float64;
-  else static_assert(sizeof(T) == 0, "osmp: no datatype for this type");
+  if constexpr (std::is_same_v<T, std::int8_t>)
+    return Datatype::int8;
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return Datatype::int16;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return Datatype::int32;
+  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>)
+    return Datatype::int64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return Datatype::uint8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>)
+    return Datatype::uint16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return Datatype::uint32;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>)
+    return Datatype::uint64;
+  else if constexpr (std::is_same_v<T, float>)
+    return Datatype::float32;
+  else if constexpr (std::is_same_v<T, double>)
+    return Datatype::float64;
+  else
+    static_assert(sizeof(T) == 0, "osmp: no datatype for this type");
 }
 
 // ---- the operations (osmp_ops.h) -----------------------------------------

@@ -131,8 +131,8 @@ int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]);
  * bisection instead of plain MPI_Cart_create).
  * Info osmp_cart_cost = "refined" as for MPIX_Dims_create_weighted_info (with
  * these periods). The dims chosen are read back with MPI_Cart_get. */
-int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights[], const int periods[],
-                              MPI_Info info, MPI_Comm* comm_cart);
+int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights[], const int periods[], MPI_Info info,
+                              MPI_Comm* comm_cart);
 
 /* Collective over level_comms[0]. The same, with the levels given as a
  * hierarchy of communicators (the paper's Figure 5): level_comms[0] holds

@@ -20,25 +20,21 @@
 #ifndef OSMP_OPS_H
 #define OSMP_OPS_H
 
-#define OSMP_COLLECTIVES(X)                                          \
-  X(barrier, BARRIER, barrier, 0, 0)                                 \
-  X(bcast, BCAST, bcast, 1, 0)                                       \
-  X(reduce, REDUCE, reduce, 1, 1)                                    \
-  X(allreduce, ALLREDUCE, allreduce, 0, 1)                           \
-  X(gather, GATHER, gather, 1, 0)                                    \
-  X(allgather, ALLGATHER, allgather, 0, 0)                           \
-  X(scatter, SCATTER, scatter, 1, 0)                                 \
+#define OSMP_COLLECTIVES(X)                \
+  X(barrier, BARRIER, barrier, 0, 0)       \
+  X(bcast, BCAST, bcast, 1, 0)             \
+  X(reduce, REDUCE, reduce, 1, 1)          \
+  X(allreduce, ALLREDUCE, allreduce, 0, 1) \
+  X(gather, GATHER, gather, 1, 0)          \
+  X(allgather, ALLGATHER, allgather, 0, 0) \
+  X(scatter, SCATTER, scatter, 1, 0)       \
   X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, reduce_scatter, 0, 1)
 
 /* Runtime tuning names one operation, or OSMP_COLL_ALL for every one
  * (osmp_set_vh, osmp_set): OSMP_COLL_BARRIER = 1, OSMP_COLL_BCAST, ... in
  * the table's order; OSMP_COLL_COUNT operations. */
 #define OSMP_COLL_ENUMERATOR_(name, NAME, key, rooted, reduces) OSMP_COLL_##NAME,
-typedef enum {
-  OSMP_COLL_ALL = 0,
-  OSMP_COLLECTIVES(OSMP_COLL_ENUMERATOR_)
-  OSMP_COLL_END_
-} osmp_coll;
+typedef enum { OSMP_COLL_ALL = 0, OSMP_COLLECTIVES(OSMP_COLL_ENUMERATOR_) OSMP_COLL_END_ } osmp_coll;
 #undef OSMP_COLL_ENUMERATOR_
 #define OSMP_COLL_COUNT ((int)OSMP_COLL_END_ - 1)
 

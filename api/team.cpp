@@ -140,7 +140,7 @@ Result<Team> Team::create() {
 }
 
 Result<Team> Team::create(const Options& options) {
-  OSMP_ASSIGN_OR_RETURN(ShmBootstrap* boot, ShmBootstrap::instance());
+  OSMP_ASSIGN_OR_RETURN(ShmBootstrap * boot, ShmBootstrap::instance());
   return create(*boot, options);
 }
 
@@ -232,7 +232,8 @@ Result<void*> Team::allocate_bytes(std::size_t bytes) {
   if (!views_) return moved_from();
   std::shared_ptr<Heap> h = views_->heap();
   if (!h) {
-    return Status(Errc::no_space, cat("allocate: rank ", rank(), " has no shared heap (OSMP_HEAP_SIZE=0, less "
+    return Status(Errc::no_space, cat("allocate: rank ", rank(),
+                                      " has no shared heap (OSMP_HEAP_SIZE=0, less "
                                       "than 4 MiB free per rank in the shared-memory directory, or a heap that "
                                       "could not be mapped: see the warning at team creation)"));
   }
@@ -252,7 +253,8 @@ Status Team::free_bytes(void* p) {
   CallQueue& q = views_->queue();
   q.poll();
   if (!q.empty()) {
-    return Status(Errc::invalid_argument, cat("free on rank ", rank(), ": calls started on this team are still "
+    return Status(Errc::invalid_argument, cat("free on rank ", rank(),
+                                              ": calls started on this team are still "
                                               "pending (complete them before freeing their buffers)"));
   }
   // A team stopped in the middle of a call may leave a live peer still

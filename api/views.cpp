@@ -69,7 +69,6 @@ std::string table_text(const std::array<Profile, kOpKindCount>& table, const Pro
 
 }  // namespace
 
-
 Status Profile::set(const std::string& name, const std::string& value, bool per_op_only) {
   if (name == "OSMP_VH") {
     OSMP_ASSIGN_OR_RETURN(VhSpec spec, parse_spec(value));

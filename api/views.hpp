@@ -62,7 +62,9 @@ class Views {
   // later configure may turn it on (the setting is policy, the probe capability).
   static Result<std::unique_ptr<Views>> create(Bootstrap& boot, const TeamOptions& team, const Profile& base);
 
-  Engine& engine(OpKind k) { return *views_[static_cast<std::size_t>(of_op_[static_cast<std::size_t>(op_index(k))])]->engine; }
+  Engine& engine(OpKind k) {
+    return *views_[static_cast<std::size_t>(of_op_[static_cast<std::size_t>(op_index(k))])]->engine;
+  }
   TeamCore& base_core() { return *views_.front()->core; }
   const TeamCore& base_core() const { return *views_.front()->core; }
   Engine& base_engine() { return *views_.front()->engine; }
@@ -118,7 +120,7 @@ class Views {
   std::vector<std::unique_ptr<View>> views_;  // [0]: the base view
   std::unique_ptr<Calls> numbered_;           // the team's calls (teams of more than one rank)
   std::array<Profile, kOpKindCount> profiles_;
-  std::array<int, kOpKindCount> of_op_{};         // index into views_
+  std::array<int, kOpKindCount> of_op_{};  // index into views_
   bool cma_ = false;
   std::uint64_t generation_ = 0, calls_ = 0, switched_after_ = 0;
   // Freed first (~Views): its calls' frames belong to the views' engines.

@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "osmp.hpp"
 #include "shm/segment.hpp"
 #include "team/shm_bootstrap.hpp"
 #include "team/team.hpp"
-#include "osmp.hpp"
 
 namespace {
 
@@ -163,8 +163,10 @@ void pingpong(std::uint64_t iters) {
     std::printf("# flag ping-pong between 2 processes, %llu round trips x 7 (median; min)\n",
                 static_cast<unsigned long long>(iters));
     std::printf("%-34s %10s %10s\n", "# what", "ns/rtt", "min");
-    std::printf("%-34s %10.1f %10.1f\n", "raw std::atomic, one shared line", median(r1), *std::min_element(r1.begin(), r1.end()));
-    std::printf("%-34s %10.1f %10.1f\n", "raw std::atomic, a line per writer", median(r), *std::min_element(r.begin(), r.end()));
+    std::printf("%-34s %10.1f %10.1f\n", "raw std::atomic, one shared line", median(r1),
+                *std::min_element(r1.begin(), r1.end()));
+    std::printf("%-34s %10.1f %10.1f\n", "raw std::atomic, a line per writer", median(r),
+                *std::min_element(r.begin(), r.end()));
     std::string w = std::string(", wait=") + osmp::to_string(t->waiter().policy());
     std::printf("%-34s %10.1f %10.1f\n", ("osmp flags, one shared line" + w).c_str(), median(f1),
                 *std::min_element(f1.begin(), f1.end()));
@@ -184,8 +186,9 @@ void wakeup() {
   std::uint64_t v = mine.value.load();
   bool wake = t->waiter().may_sleep();
   osmp::Waiter spinner(osmp::WaitPolicy::spin, false);
-  if (t->rank() == 0) std::printf("# wake-up: publish -> waiter answers, wait=%s\n# %-10s %12s\n",
-                                  osmp::to_string(t->waiter().policy()), "idle_us", "wake_us");
+  if (t->rank() == 0)
+    std::printf("# wake-up: publish -> waiter answers, wait=%s\n# %-10s %12s\n", osmp::to_string(t->waiter().policy()),
+                "idle_us", "wake_us");
   for (int idle_us : {0, 10, 100, 1000, 10000}) {
     std::vector<double> samples;
     for (int rep = 0; rep < (idle_us >= 1000 ? 20 : 200); ++rep) {
@@ -217,13 +220,16 @@ void ring(std::uint64_t rounds) {
   for (std::uint64_t r = 1; r <= rounds; ++r) {
     if (t->rank() != 0 || r > 1) {
       std::uint64_t want = t->rank() == 0 ? base + r - 1 : base + r;
-      if (t->waiter().wait(t->rank_flag(prev), want, prev) != osmp::WaitStatus::ok) die(t->fail(osmp::WaitStatus::aborted));
+      if (t->waiter().wait(t->rank_flag(prev), want, prev) != osmp::WaitStatus::ok)
+        die(t->fail(osmp::WaitStatus::aborted));
     }
     osmp::publish(mine, base + r, wake);
   }
   if (t->rank() == 0) {
-    if (t->waiter().wait(t->rank_flag(prev), base + rounds, prev) != osmp::WaitStatus::ok) die(t->fail(osmp::WaitStatus::aborted));
-    double per_hop = static_cast<double>(now_ns() - t0) / 1000.0 / static_cast<double>(rounds * static_cast<std::uint64_t>(t->size()));
+    if (t->waiter().wait(t->rank_flag(prev), base + rounds, prev) != osmp::WaitStatus::ok)
+      die(t->fail(osmp::WaitStatus::aborted));
+    double per_hop = static_cast<double>(now_ns() - t0) / 1000.0 /
+                     static_cast<double>(rounds * static_cast<std::uint64_t>(t->size()));
     std::printf("ring n=%d wait=%s%s: %.2f us per hop\n", t->size(), osmp::to_string(t->waiter().policy()),
                 t->oversubscribed() ? " (oversubscribed)" : "", per_hop);
   }
@@ -260,7 +266,8 @@ void exchange(std::uint64_t iters) {
     coll.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(iters));
   }
   if (t->rank() == 0) {
-    std::printf("# two-process exchange, %llu iterations x 7 (median; min) in ns\n", static_cast<unsigned long long>(iters));
+    std::printf("# two-process exchange, %llu iterations x 7 (median; min) in ns\n",
+                static_cast<unsigned long long>(iters));
     std::printf("raw line exchange (floor)   %8.1f %8.1f\n", median(raw), *std::min_element(raw.begin(), raw.end()));
     std::printf("osmp allreduce, 1 int32     %8.1f %8.1f\n", median(coll), *std::min_element(coll.begin(), coll.end()));
   }
@@ -314,13 +321,20 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   std::string mode = argv[1];
   std::uint64_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
-  if (mode == "pingpong") pingpong(n ? n : 1'000'000);
-  else if (mode == "wakeup") wakeup();
-  else if (mode == "ring") ring(n ? n : 2000);
-  else if (mode == "create") create(n ? static_cast<int>(n) : 20);
-  else if (mode == "exchange") exchange(n ? n : 1'000'000);
-  else if (mode == "memcpy") copies();
-  else return 2;
+  if (mode == "pingpong")
+    pingpong(n ? n : 1'000'000);
+  else if (mode == "wakeup")
+    wakeup();
+  else if (mode == "ring")
+    ring(n ? n : 2000);
+  else if (mode == "create")
+    create(n ? static_cast<int>(n) : 20);
+  else if (mode == "exchange")
+    exchange(n ? n : 1'000'000);
+  else if (mode == "memcpy")
+    copies();
+  else
+    return 2;
   std::fflush(stdout);
   return 0;
 }

@@ -47,8 +47,12 @@
 #endif
 #endif
 #ifndef CALLGRIND_ZERO_STATS
-#define CALLGRIND_ZERO_STATS do { } while (0)
-#define CALLGRIND_DUMP_STATS do { } while (0)
+#define CALLGRIND_ZERO_STATS \
+  do {                       \
+  } while (0)
+#define CALLGRIND_DUMP_STATS \
+  do {                       \
+  } while (0)
 #endif
 
 #ifdef BENCH_OSMP
@@ -67,8 +71,8 @@ static osmp_team* g_team;
 #endif
 
 enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER, OP_RSB, OP_COUNT };
-static const char* kOpNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
-                                 "reduce_scatter"};
+static const char* kOpNames[] = {"barrier", "bcast",     "reduce",  "allreduce",
+                                 "gather",  "allgather", "scatter", "reduce_scatter"};
 
 static int g_rank, g_size;
 
@@ -229,8 +233,10 @@ static double rank_average(double v, double* all) {
 /* ---- the benchmark, the same for everyone ---- */
 
 static void release(int shared_alloc, void* p) {
-  if (shared_alloc) be_free(p);
-  else free(p);
+  if (shared_alloc)
+    be_free(p);
+  else
+    free(p);
 }
 
 static int is_reduction(int op) { return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_RSB; }
@@ -302,11 +308,13 @@ int main(int argc, char** argv) {
     if (g_rank == 0 && overlap) {
       printf("# %s i%s, %d processes, overlap with computation (as osu_i%s)\n", label, kOpNames[op], g_size,
              kOpNames[op]);
-      printf("%-10s %13s %13s %15s %11s %10s\n", "# Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",
-             "Overlap(%)", "Iterations");
+      printf("%-10s %13s %13s %15s %11s %10s\n", "# Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)", "Overlap(%)",
+             "Iterations");
     } else if (g_rank == 0) {
       printf("# %s %s, %d processes, %s timing\n", label, kOpNames[op], g_size,
-             tight ? "tight loop {op}" : loop_mode ? "loop {op; barrier}" : "per call (OSU)");
+             tight       ? "tight loop {op}"
+             : loop_mode ? "loop {op; barrier}"
+                         : "per call (OSU)");
       printf("%-10s %13s %13s %13s %10s\n", "# Size", "Avg Latency(us)", "Min(us)", "Max(us)", "Iterations");
     }
     for (size_t bytes = min; bytes <= max; bytes *= 2) {
@@ -406,7 +414,10 @@ int main(int argc, char** argv) {
         printf("%-10zu %13.2f %13.2f %13.2f %10ld\n", op == OP_BARRIER ? 0 : bytes, avg, lo, hi, iters);
         if (out) {
           fprintf(out, "%s,%s,%d,%zu,%.4f,%.4f,%.4f,%ld,%s\n", label, kOpNames[op], g_size,
-                  op == OP_BARRIER ? (size_t)0 : bytes, avg, lo, hi, iters, tight ? "tight" : loop_mode ? "loop" : "osu");
+                  op == OP_BARRIER ? (size_t)0 : bytes, avg, lo, hi, iters,
+                  tight       ? "tight"
+                  : loop_mode ? "loop"
+                              : "osu");
         }
         fflush(stdout);
       }

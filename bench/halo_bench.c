@@ -79,9 +79,7 @@ static void extents(const long long g[NDIMS], const int d[NDIMS], long long e[ND
 
 /* Halo bytes per process and repetition: floats (4 bytes), width 1, both
  * directions of every dimension: 4 * 2 * (ab + ac + bc). */
-static long long halo_bytes(const long long e[NDIMS]) {
-  return 4LL * 2LL * (e[0] * e[1] + e[0] * e[2] + e[1] * e[2]);
-}
+static long long halo_bytes(const long long e[NDIMS]) { return 4LL * 2LL * (e[0] * e[1] + e[0] * e[2] + e[1] * e[2]); }
 
 /* Floats in the face sent along dimension i. */
 static long long face(const long long e[NDIMS], int i) {
@@ -109,13 +107,13 @@ static void dims_str(const int d[NDIMS], char* buf, size_t n) { snprintf(buf, n,
 /* ---- --table2: the paper's Table 2, no MPI ---- */
 
 static int table2(void) {
-  static const long long mesh[10][NDIMS] = {
-      {8, 12, 24},       {12, 24, 48},       {24, 48, 96},         {48, 96, 184},         {92, 186, 376},
-      {184, 372, 744},   {372, 738, 1480},   {740, 1476, 2960},    {1476, 2958, 5912},    {2956, 5910, 11816}};
+  static const long long mesh[10][NDIMS] = {{8, 12, 24},        {12, 24, 48},       {24, 48, 96},     {48, 96, 184},
+                                            {92, 186, 376},     {184, 372, 744},    {372, 738, 1480}, {740, 1476, 2960},
+                                            {1476, 2958, 5912}, {2956, 5910, 11816}};
   /* The paper's published figures (Table 2), only to compare against. */
-  static const long long paper[10][2] = {
-      {160, 128},         {640, 432},           {2216, 1728},         {8864, 6688},         {34968, 26008},
-      {137208, 103168},   {548088, 411192},     {2187192, 1639840},   {8740888, 6551480},   {34936960, 26194104}};
+  static const long long paper[10][2] = {{160, 128},         {640, 432},          {2216, 1728},     {8864, 6688},
+                                         {34968, 26008},     {137208, 103168},    {548088, 411192}, {2187192, 1639840},
+                                         {8740888, 6551480}, {34936960, 26194104}};
   static const int orig[NDIMS] = {8, 6, 4}, meshd[NDIMS] = {4, 6, 8};
   printf("# halo_bench --table2: the paper's Table 2. Halo bytes per process, 4 * 2 * (ab + ac + bc),\n");
   printf("# a,b,c = ceil(g_i / d_i); original grid 8x6x4 (MPI_Dims_create), mesh-based 4x6x8.\n");
@@ -134,13 +132,14 @@ static int table2(void) {
     differ += !same;
     char m[64];
     snprintf(m, sizeof m, "%lld x %lld x %lld", mesh[k][0], mesh[k][1], mesh[k][2]);
-    printf("%-22s %12lld %12lld %9.1f%% | %12lld %12lld %9.1f%% %6s\n", m, ho, hm, red, paper[k][0], paper[k][1],
-           pred, same ? "=" : "differ");
+    printf("%-22s %12lld %12lld %9.1f%% | %12lld %12lld %9.1f%% %6s\n", m, ho, hm, red, paper[k][0], paper[k][1], pred,
+           same ? "=" : "differ");
   }
   if (differ)
-    printf("# %d of 10 rows differ from the paper: its 'original' column there matches ceil(g_i/d_i) only with\n"
-           "# g2 four smaller than listed (24x48x92 gives 2216); the mesh-based column matches in every row.\n",
-           differ);
+    printf(
+        "# %d of 10 rows differ from the paper: its 'original' column there matches ceil(g_i/d_i) only with\n"
+        "# g2 four smaller than listed (24x48x92 gives 2216); the mesh-based column matches in every row.\n",
+        differ);
   else
     printf("# all 10 rows equal the paper's.\n");
   return 0;
@@ -174,8 +173,8 @@ static int dims_mode(int n, const long long ratio[NDIMS], const int* levels, int
   if (MPI_Dims_create(n, NDIMS, d[0]) != MPI_SUCCESS) return 1;
   if (MPIX_Dims_create_weighted(n, NDIMS, MPIX_WEIGHTS_EQUAL, d[1]) != MPI_SUCCESS) return 1;
   if (MPIX_Dims_create_weighted(n, NDIMS, w, d[2]) != MPI_SUCCESS) return 1;
-  printf("# halo_bench --dims %d, mesh ratio %lld:%lld:%lld, mesh weights %g:%g:%g\n", n, ratio[0], ratio[1],
-         ratio[2], w[0], w[1], w[2]);
+  printf("# halo_bench --dims %d, mesh ratio %lld:%lld:%lld, mesh weights %g:%g:%g\n", n, ratio[0], ratio[1], ratio[2],
+         w[0], w[1], w[2]);
   printf("%-44s %10s %14s\n", "# function", "dims", "sum(w_i*d_i)");
   const char* fn[NVAR] = {"MPI_Dims_create", "MPIX_Dims_create_weighted, MPIX_WEIGHTS_EQUAL",
                           "MPIX_Dims_create_weighted, mesh weights"};
@@ -451,11 +450,12 @@ int main(int argc, char** argv) {
     printf("# OSMP_SIM_RANKS_PER_NODE=%s OSMP_SIM_NODES=%s OSMP_SIM_PLACES=%s OSMP_SIM_BIND=%s OSMP_TOPOLOGY=%s\n",
            env_or("OSMP_SIM_RANKS_PER_NODE", "-"), env_or("OSMP_SIM_NODES", "-"), env_or("OSMP_SIM_PLACES", "-"),
            env_or("OSMP_SIM_BIND", "-"), env_or("OSMP_TOPOLOGY", "-"));
-    printf("# mesh ratio %lld:%lld:%lld, first mesh %lld x ratio, x2 per dimension per step, %d steps; floats, "
-           "halo width 1, periodic rings;\n# %d repetitions of 6 messages (+%d warm-up) per trial, %d trial%s "
-           "(median); time: max over ranks of each rank's average; MB/s = halo bytes / time\n",
-           ratio[0], ratio[1], ratio[2], base, steps, reps, reps / 10 < 2 ? 2 : reps / 10, trials,
-           trials == 1 ? "" : "s, variants interleaved");
+    printf(
+        "# mesh ratio %lld:%lld:%lld, first mesh %lld x ratio, x2 per dimension per step, %d steps; floats, "
+        "halo width 1, periodic rings;\n# %d repetitions of 6 messages (+%d warm-up) per trial, %d trial%s "
+        "(median); time: max over ranks of each rank's average; MB/s = halo bytes / time\n",
+        ratio[0], ratio[1], ratio[2], base, steps, reps, reps / 10 < 2 ? 2 : reps / 10, trials,
+        trials == 1 ? "" : "s, variants interleaved");
     for (int v = 0; v < NVAR; ++v) {
       char b[48];
       dims_str(var[v].dims, b, sizeof b);
@@ -470,8 +470,9 @@ int main(int argc, char** argv) {
     if (!out) fail("cannot open the CSV file");
     fseek(out, 0, SEEK_END);
     if (ftell(out) == 0)
-      fprintf(out, "library,procs,nodes,ranks_per_node,topology,variant,d0,d1,d2,g0,g1,g2,halo_bytes,"
-                   "node_out_bytes,reps,trials,time_us_max,time_us_avg,time_us_min,mb_per_s,saved_pct\n");
+      fprintf(out,
+              "library,procs,nodes,ranks_per_node,topology,variant,d0,d1,d2,g0,g1,g2,halo_bytes,"
+              "node_out_bytes,reps,trials,time_us_max,time_us_avg,time_us_min,mb_per_s,saved_pct\n");
   }
 
   struct result* res = calloc((size_t)steps * NVAR, sizeof *res);
@@ -545,8 +546,8 @@ int main(int argc, char** argv) {
         double saved = 100.0 * (res[s * NVAR].tmax - r->tmax) / res[s * NVAR].tmax;
         fprintf(out, "%s,%d,%d,%s,%s,%s,%d,%d,%d,%lld,%lld,%lld,%lld,%lld,%d,%d,%.3f,%.3f,%.3f,%.3f,%.1f\n", label,
                 g_size, nnodes, env_or("OSMP_SIM_RANKS_PER_NODE", ""), env_or("OSMP_TOPOLOGY", ""), kVarShort[v],
-                var[v].dims[0], var[v].dims[1], var[v].dims[2], r->g[0], r->g[1], r->g[2], r->halo, r->node_out,
-                reps, trials, r->tmax, r->tavg, r->tmin, (double)r->halo / r->tmax, saved);
+                var[v].dims[0], var[v].dims[1], var[v].dims[2], r->g[0], r->g[1], r->g[2], r->halo, r->node_out, reps,
+                trials, r->tmax, r->tavg, r->tmin, (double)r->halo / r->tmax, saved);
         fflush(out);
       }
     }
@@ -580,7 +581,8 @@ int main(int argc, char** argv) {
       for (int v = 1; v < NVAR; ++v) {
         char pct[24];
         if (r[0].node_out > 0)
-          snprintf(pct, sizeof pct, "(%.1f%%)", 100.0 * (double)(r[0].node_out - r[v].node_out) / (double)r[0].node_out);
+          snprintf(pct, sizeof pct, "(%.1f%%)",
+                   100.0 * (double)(r[0].node_out - r[v].node_out) / (double)r[0].node_out);
         else
           snprintf(pct, sizeof pct, "(-)");
         printf("%12lld %9s |", r[v].node_out, pct);

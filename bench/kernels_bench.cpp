@@ -32,8 +32,8 @@ void BM_Combine(benchmark::State& state, Datatype t, Op op) {
 void BM_Vector(benchmark::State& state, Datatype t, Op op) { BM_Combine<true>(state, t, op); }
 void BM_Scalar(benchmark::State& state, Datatype t, Op op) { BM_Combine<false>(state, t, op); }
 
-#define OSMP_KERNEL_BENCH(name, type, op)                                                 \
-  BENCHMARK_CAPTURE(BM_Vector, name, type, op)->Range(64, 1 << 18);      \
+#define OSMP_KERNEL_BENCH(name, type, op)                           \
+  BENCHMARK_CAPTURE(BM_Vector, name, type, op)->Range(64, 1 << 18); \
   BENCHMARK_CAPTURE(BM_Scalar, name, type, op)->Range(64, 1 << 18)
 
 OSMP_KERNEL_BENCH(float64_sum, Datatype::float64, Op::sum);

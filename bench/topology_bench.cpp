@@ -59,7 +59,6 @@ void BM_BuildTreeRome(benchmark::State& state) {
     benchmark::DoNotOptimize(osmp::build_tree(t.machine(), places, {}, spec));
   }
 }
-BENCHMARK(BM_BuildTreeRome)->ArgsProduct({{16, 128}, {0, 1}})->ArgNames({"np", "auto"})
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BuildTreeRome)->ArgsProduct({{16, 128}, {0, 1}})->ArgNames({"np", "auto"})->Unit(benchmark::kMicrosecond);
 
 }  // namespace

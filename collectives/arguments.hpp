@@ -33,8 +33,8 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
     return Status(Errc::invalid_argument, cat(op, ": invalid datatype ", static_cast<int>(a.dtype)));
   }
   if (is_reduction(kind) && !defined_for(a.op, a.dtype)) {
-    return Status(Errc::invalid_argument, cat(op, ": the reduction '", to_string(a.op),
-                                              "' is not defined for ", to_string(a.dtype)));
+    return Status(Errc::invalid_argument,
+                  cat(op, ": the reduction '", to_string(a.op), "' is not defined for ", to_string(a.dtype)));
   }
   if (is_rooted(kind) && (a.root < 0 || a.root >= n)) {
     return Status(Errc::invalid_argument, cat(op, ": root ", a.root, " is not a rank of this team (0..", n - 1, ")"));
@@ -54,16 +54,40 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
   switch (kind) {
     case OpKind::barrier: return {};
     case OpKind::bcast: recv_len = one; break;
-    case OpKind::reduce: send_len = one; recv_len = root ? one : 0; may_send_in_place = root; break;
-    case OpKind::allreduce: send_len = one; recv_len = one; may_send_in_place = true; break;
-    case OpKind::gather: send_len = one; recv_len = root ? all : 0; may_send_in_place = root; break;
-    case OpKind::allgather: send_len = one; recv_len = all; may_send_in_place = true; break;
-    case OpKind::scatter: send_len = root ? all : 0; recv_len = one; may_recv_in_place = root; break;
-    case OpKind::reduce_scatter_block: send_len = all; recv_len = one; may_send_in_place = true; break;
+    case OpKind::reduce:
+      send_len = one;
+      recv_len = root ? one : 0;
+      may_send_in_place = root;
+      break;
+    case OpKind::allreduce:
+      send_len = one;
+      recv_len = one;
+      may_send_in_place = true;
+      break;
+    case OpKind::gather:
+      send_len = one;
+      recv_len = root ? all : 0;
+      may_send_in_place = root;
+      break;
+    case OpKind::allgather:
+      send_len = one;
+      recv_len = all;
+      may_send_in_place = true;
+      break;
+    case OpKind::scatter:
+      send_len = root ? all : 0;
+      recv_len = one;
+      may_recv_in_place = root;
+      break;
+    case OpKind::reduce_scatter_block:
+      send_len = all;
+      recv_len = one;
+      may_send_in_place = true;
+      break;
   }
   if (in_place_send && !may_send_in_place) {
-    return Status(Errc::invalid_argument, cat(op, ": in-place send is not allowed",
-                                              is_rooted(kind) ? " (only the root may use it)" : ""));
+    return Status(Errc::invalid_argument,
+                  cat(op, ": in-place send is not allowed", is_rooted(kind) ? " (only the root may use it)" : ""));
   }
   if (in_place_recv && !may_recv_in_place) {
     return Status(Errc::invalid_argument, cat(op, ": in-place receive is not allowed",
@@ -76,8 +100,8 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
     return Status(Errc::invalid_argument, cat(op, ": null send buffer with count ", a.count));
   }
   if (!in_place_recv && recv_len && a.recv == nullptr) {
-    return Status(Errc::invalid_argument, cat(op, ": null ", kind == OpKind::bcast ? "buffer" : "receive buffer",
-                                              " with count ", a.count));
+    return Status(Errc::invalid_argument,
+                  cat(op, ": null ", kind == OpKind::bcast ? "buffer" : "receive buffer", " with count ", a.count));
   }
   if (!in_place_send && !in_place_recv && overlap(a.send, send_len, a.recv, recv_len)) {
     return Status(Errc::invalid_argument, cat(op, ": the send and receive buffers overlap (use in place)"));

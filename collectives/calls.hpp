@@ -118,8 +118,8 @@ class Calls final : public WaitCheck {
   TeamCore* team_;
   CallRecord* mine_;  // record(team_->rank()), written on every call
   std::vector<Engine*> engines_;
-  std::uint64_t current_ = 0;  // the call this rank is in (or last made)
-  std::uint32_t handled_ = 0;  // errors of calls up to this one were dealt with
+  std::uint64_t current_ = 0;     // the call this rank is in (or last made)
+  std::uint32_t handled_ = 0;     // errors of calls up to this one were dealt with
   std::uint64_t skip_until_ = 0;  // calls up to this one are skipped
   std::uint64_t round_ = 0;       // resynchronisations so far
   std::uint16_t digest_ = 0;      // earlier_digest() of the last call made

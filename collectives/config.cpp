@@ -63,12 +63,18 @@ struct Known {
   bool per_op;
 };
 constexpr Known kSettings[] = {
-    {"OSMP_BASE_CASE", true},       {"OSMP_FLAT_MAX", true},
-    {"OSMP_KNOMIAL_RADIX", true},   {"OSMP_SYMMETRIC_MAX", false},
-    {"OSMP_SYMMETRIC_SLOT_MAX", false}, {"OSMP_CMA", false},
-    {"OSMP_CMA_MIN", false},        {"OSMP_CMA_MAX", false},
-    {"OSMP_CHECK", false},          {"OSMP_ONE_PASS_MAX", false},
-    {"OSMP_DIRECT", true},          {"OSMP_STAGE", true},
+    {"OSMP_BASE_CASE", true},
+    {"OSMP_FLAT_MAX", true},
+    {"OSMP_KNOMIAL_RADIX", true},
+    {"OSMP_SYMMETRIC_MAX", false},
+    {"OSMP_SYMMETRIC_SLOT_MAX", false},
+    {"OSMP_CMA", false},
+    {"OSMP_CMA_MIN", false},
+    {"OSMP_CMA_MAX", false},
+    {"OSMP_CHECK", false},
+    {"OSMP_ONE_PASS_MAX", false},
+    {"OSMP_DIRECT", true},
+    {"OSMP_STAGE", true},
     {"OSMP_STAGE_MIN", true},
 };
 
@@ -159,13 +165,11 @@ BaseCase CollectiveConfig::choose(const std::string& level, int members) const {
 }
 
 std::string CollectiveConfig::fingerprint() const {
-  auto bc = [](const BaseCase& b) {
-    return cat(static_cast<int>(b.kind), ":", b.radix);
-  };
+  auto bc = [](const BaseCase& b) { return cat(static_cast<int>(b.kind), ":", b.radix); };
   std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
                       ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_min, ";cma_max=", cma_max,
-                      ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max,
-                      ";direct=", direct, ";stage=", stage, ";stage_min=", stage_min);
+                      ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max, ";direct=", direct,
+                      ";stage=", stage, ";stage_min=", stage_min);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));
   return s;
 }

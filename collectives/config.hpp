@@ -102,7 +102,8 @@ struct CollectiveConfig {
     if (cma_min != kAuto) return cma_min;
     switch (k) {
       case OpKind::bcast: return std::size_t{128} << 10;
-      case OpKind::gather: case OpKind::scatter: return std::size_t{1} << 20;
+      case OpKind::gather:
+      case OpKind::scatter: return std::size_t{1} << 20;
       default: return std::size_t{64} << 10;
     }
   }

@@ -37,8 +37,9 @@ void packed_order(const Tree& t, int d, std::vector<int>& out) {
 
 Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveConfig& config) {
   if (team.size() > kMaxTeamRanks) {
-    return Status(Errc::invalid_argument, cat("collectives: a team of ", team.size(), " ranks on rank ", team.rank(),
-                                              ": at most ", kMaxTeamRanks, " are supported (headers carry a root in 15 bits)"));
+    return Status(Errc::invalid_argument,
+                  cat("collectives: a team of ", team.size(), " ranks on rank ", team.rank(), ": at most ",
+                      kMaxTeamRanks, " are supported (headers carry a root in 15 bits)"));
   }
   std::unique_ptr<Engine> e(new Engine(team, config));
   const Tree& tree = team.tree();
@@ -77,8 +78,8 @@ Result<std::unique_ptr<Engine>> Engine::create(TeamCore& team, const CollectiveC
   e->shape_ = plan_shape(tree, e->slot_bytes_, e->bcast_bytes_);
   e->settings_ = PlanSettings::of(config);
   if (!e->lanes_.empty() && e->shape_.top_units != e->lanes_.back().n()) {
-    return Status(Errc::internal, cat("collectives: the top group on rank ", team.rank(), " has ",
-                                      e->lanes_.back().n(), " units, the tree's root ", e->shape_.top_units));
+    return Status(Errc::internal, cat("collectives: the top group on rank ", team.rank(), " has ", e->lanes_.back().n(),
+                                      " units, the tree's root ", e->shape_.top_units));
   }
   e->scratch_.reset(new std::byte[5 * e->scratch_bytes_]);
   return e;
@@ -117,9 +118,7 @@ bool Engine::one_pass(const CollArgs& a) const {
   return unit_acks() && plan(PlanInput{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype)}).first.one_pass;
 }
 
-Status Engine::validate(const CollArgs& a) const {
-  return check_arguments(a, a.kind, team_.rank(), team_.size());
-}
+Status Engine::validate(const CollArgs& a) const { return check_arguments(a, a.kind, team_.rank(), team_.size()); }
 
 void Engine::set_calls(Calls* c) {
   calls_ = c;
@@ -194,7 +193,10 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
     const std::size_t bytes = static_cast<std::size_t>(u.count) * size_of(u.dtype);
     const void* in = u.send == kInPlace ? u.recv : u.send;
     switch (u.kind) {
-      case OpKind::reduce: case OpKind::allreduce: case OpKind::gather: case OpKind::allgather:
+      case OpKind::reduce:
+      case OpKind::allreduce:
+      case OpKind::gather:
+      case OpKind::allgather:
       case OpKind::reduce_scatter_block:
         if (bytes && in != u.recv) std::memmove(u.recv, in, bytes);
         break;
@@ -261,7 +263,8 @@ Status Engine::walked(CallStart& c, Status st) {
   if (st.code() == Errc::mismatch && unit_acks() && !one_pass(c.args)) return calls_->current_mismatch(std::move(st));
   if (u.abstain != Errc::ok) {
     // A one-pass sender returns before any verdict: its own reason stands.
-    if (st.ok() && u.abstain != Errc::unsupported) return Status(u.abstain, cat(OpName{u.kind, team_.rank()}, ": abstained"));
+    if (st.ok() && u.abstain != Errc::unsupported)
+      return Status(u.abstain, cat(OpName{u.kind, team_.rank()}, ": abstained"));
     if (!st.ok() || u.abstain != Errc::unsupported) return st;
     return Status(Errc::unsupported, cat(OpName{u.kind, team_.rank()}, ": every rank declined"));
   }

@@ -41,7 +41,7 @@ struct CollArgs {
   std::int64_t count = 0;
   Datatype dtype = Datatype::uint8;
   Op op = Op::sum;
-  int root = -1;         // rooted operations only
+  int root = -1;  // rooted operations only
   // Not ok: this rank joins the call only to deliver this error to every
   // rank (Team::abstain); its buffers are neither read nor written.
   Errc abstain = Errc::ok;
@@ -61,8 +61,8 @@ struct Lane {
   std::uint64_t up_ok = 0;
   // Where everything of this group is in our mapping, checked against the
   // segment's size once, at creation (the hot path does no bounds checks).
-  std::vector<CtrlLine*> member[kBuffers];   // [parity][unit]
-  std::vector<std::byte*> slot[kBuffers];    // [parity][unit]
+  std::vector<CtrlLine*> member[kBuffers];  // [parity][unit]
+  std::vector<std::byte*> slot[kBuffers];   // [parity][unit]
   std::byte* bcast[kBuffers] = {};
   // The local root's lines: release[0]'s `ack` says the slots of a step were
   // consumed; the release of step s (flag, verdict, header, inline data) is
@@ -79,7 +79,8 @@ struct Lane {
   int lroot(int root) const {
     // A root out of range only reaches here in a call that fails anyway.
     int u = root >= 0 && static_cast<std::size_t>(root) < g->unit_of_rank.size()
-                ? g->unit_of_rank[static_cast<std::size_t>(root)] : -1;
+                ? g->unit_of_rank[static_cast<std::size_t>(root)]
+                : -1;
     return u >= 0 ? u : 0;
   }
 };
@@ -87,8 +88,8 @@ struct Lane {
 // What a step collects at one lane: a call's own scratch, sized to the group
 // once (no allocation per call). A blocking call uses the engine's.
 struct LaneWork {
-  std::vector<int> order;  // the units to combine, in order
-  std::vector<int> from;   // the units to wait for
+  std::vector<int> order;             // the units to combine, in order
+  std::vector<int> from;              // the units to wait for
   std::vector<const std::byte*> src;  // [unit] where its data is
   std::vector<const void*> ptrs;      // for the kernels: sources in order
   void size_to(int n) {
@@ -261,12 +262,12 @@ class Engine {
   // errors raised or learned). run() and call() are begin, walk, end.
   struct CallStart {
     const CollArgs* user = nullptr;  // as the caller passed it (alive until end())
-    CollArgs args;              // what walks the tree (an abstainer's header only), with its `earlier` digest
-    StatusWord local = 0;       // this rank's own error, which it walks with
-    Status mine;                // this rank's argument check
-    bool numbered = false;      // entered in the team's Calls
-    Status early;               // the status of a call that ends before it walks
-    bool ends(Status st) {  // the call ends here, with `st`
+    CollArgs args;                   // what walks the tree (an abstainer's header only), with its `earlier` digest
+    StatusWord local = 0;            // this rank's own error, which it walks with
+    Status mine;                     // this rank's argument check
+    bool numbered = false;           // entered in the team's Calls
+    Status early;                    // the status of a call that ends before it walks
+    bool ends(Status st) {           // the call ends here, with `st`
       early = std::move(st);
       return false;
     }
@@ -293,14 +294,14 @@ class Engine {
   };
   mutable std::array<Kept, static_cast<std::size_t>(OpKind::reduce_scatter_block) + 1> kept_{};  // by OpKind
   Calls* calls_ = nullptr;
-  bool numbered_ = false;  // calls_ && a team of several: calls are entered in calls_
+  bool numbered_ = false;                                   // calls_ && a team of several: calls are entered in calls_
   const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)
   StatusWord found_ = 0;
   std::uint64_t peek_step_ = 0;
   const OpHeader* peek_header_ = nullptr;
   OpHeader peek_mine_{}, peek_seen_{};  // what peek() found in this call
   int peek_seen_rank_ = -1;             // -1: nothing
-  bool agreed_error_ = false;  // the last call's error verdict reached every rank
+  bool agreed_error_ = false;           // the last call's error verdict reached every rank
   std::vector<int> top_packed_;
   bool top_in_rank_order_ = false;
   std::size_t slot_bytes_ = 0, bcast_bytes_ = 0, scratch_bytes_ = 0;

@@ -7,24 +7,42 @@ namespace osmp {
 namespace {
 
 template <class T>
-struct Sum { static T f(T a, T b) { return wrap_add(a, b); } };
+struct Sum {
+  static T f(T a, T b) { return wrap_add(a, b); }
+};
 template <class T>
-struct Prod { static T f(T a, T b) { return wrap_mul(a, b); } };
+struct Prod {
+  static T f(T a, T b) { return wrap_mul(a, b); }
+};
 // b < a ? b : a maps onto MINPS/MINPD (and keeps a when either is NaN-free equal).
 template <class T>
-struct Min { static T f(T a, T b) { return b < a ? b : a; } };
+struct Min {
+  static T f(T a, T b) { return b < a ? b : a; }
+};
 template <class T>
-struct Max { static T f(T a, T b) { return a < b ? b : a; } };
+struct Max {
+  static T f(T a, T b) { return a < b ? b : a; }
+};
 template <class T>
-struct Band { static T f(T a, T b) { return static_cast<T>(a & b); } };
+struct Band {
+  static T f(T a, T b) { return static_cast<T>(a & b); }
+};
 template <class T>
-struct Bor { static T f(T a, T b) { return static_cast<T>(a | b); } };
+struct Bor {
+  static T f(T a, T b) { return static_cast<T>(a | b); }
+};
 template <class T>
-struct Bxor { static T f(T a, T b) { return static_cast<T>(a ^ b); } };
+struct Bxor {
+  static T f(T a, T b) { return static_cast<T>(a ^ b); }
+};
 template <class T>
-struct Land { static T f(T a, T b) { return static_cast<T>((a != 0) & (b != 0)); } };
+struct Land {
+  static T f(T a, T b) { return static_cast<T>((a != 0) & (b != 0)); }
+};
 template <class T>
-struct Lor { static T f(T a, T b) { return static_cast<T>((a != 0) | (b != 0)); } };
+struct Lor {
+  static T f(T a, T b) { return static_cast<T>((a != 0) | (b != 0)); }
+};
 
 template <class T, class F>
 void apply(T* __restrict d, const T* __restrict s, std::size_t n) {

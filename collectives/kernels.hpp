@@ -36,7 +36,7 @@ constexpr T wrap_mul(T a, T b) {
 
 // The kernels for one (datatype, op), picked once per operation.
 struct Combiner {
-  using Fn = void (*)(void*, const void*, std::size_t);               // d = d op s
+  using Fn = void (*)(void*, const void*, std::size_t);                // d = d op s
   using Fn2 = void (*)(void*, const void*, const void*, std::size_t);  // d = a op b
   Fn one = nullptr;
   Fn2 two = nullptr;

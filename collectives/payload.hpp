@@ -40,8 +40,7 @@ class Payload {
   const std::byte* sym_mine(const std::byte* mine) { return mine; }
   // Slices: combine elements [off, off + n) of every unit's data (w.src) in
   // unit order into `out`. Reductions only.
-  void combine_slice(const Lane& /*l*/, LaneWork& /*w*/, std::size_t /*off*/, std::size_t /*n*/,
-                     std::byte* /*out*/) {}
+  void combine_slice(const Lane& /*l*/, LaneWork& /*w*/, std::size_t /*off*/, std::size_t /*n*/, std::byte* /*out*/) {}
   std::size_t elements() const { return 0; }
   std::size_t element_size() const { return 1; }
   // Down: bytes the local root of lane `l` sends (0: only the verdict).
@@ -64,7 +63,8 @@ class Payload {
 
 // The hooks every payload has (from Payload or its own), checked at compile time.
 template <class P>
-concept PayloadHooks = std::derived_from<P, Payload> &&
+concept PayloadHooks =
+    std::derived_from<P, Payload> &&
     requires(P& p, const P& cp, const Lane& l, LaneWork& w, const int* units, std::byte* out, const std::byte* in) {
       { cp.up_len(l, 0) } -> std::same_as<std::size_t>;
       { cp.uniform_up_len() } -> std::same_as<std::size_t>;
@@ -82,7 +82,9 @@ concept PayloadHooks = std::derived_from<P, Payload> &&
     };
 
 template <class P>
-concept HasSymLen = requires(const P& p, const Lane& l) { { p.sym_len(l, 0) } -> std::same_as<std::size_t>; };
+concept HasSymLen = requires(const P& p, const Lane& l) {
+  { p.sym_len(l, 0) } -> std::same_as<std::size_t>;
+};
 template <class P>
 concept HasSymDown = requires(P& p, const Lane& l, LaneWork& w, std::byte* s) {
   { p.sym_down(l, w, s) } -> std::convertible_to<const std::byte*>;

@@ -7,7 +7,7 @@ namespace osmp {
 void ReducePayload::combine(const Lane&, LaneWork& w, const int* units, int count, std::byte* out) {
   const std::byte* const* src = w.src.data();
   const void** in = w.ptrs.data();  // sized to the group once
-  bool alias = false;  // `out` may be the first source, never a later one
+  bool alias = false;               // `out` may be the first source, never a later one
   in[0] = src[units[0]];
   for (int i = 1; i < count; ++i) {
     in[i] = src[units[i]];

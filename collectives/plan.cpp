@@ -51,9 +51,13 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
   if (!in.carries) return 0;
   const std::size_t one = in.count * in.esize;
   switch (in.op) {
-    case OpKind::barrier: case OpKind::scatter: return 0;
-    case OpKind::bcast: case OpKind::reduce: case OpKind::allreduce: return one;
-    case OpKind::gather: case OpKind::allgather: return one * static_cast<std::size_t>(s.top_max_unit);
+    case OpKind::barrier:
+    case OpKind::scatter: return 0;
+    case OpKind::bcast:
+    case OpKind::reduce:
+    case OpKind::allreduce: return one;
+    case OpKind::gather:
+    case OpKind::allgather: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::reduce_scatter_block: return one * static_cast<std::size_t>(s.ranks);
   }
   return 0;

@@ -24,9 +24,9 @@ class Tree;
 
 // The tree as the plan needs it (the same for every rank of a team).
 struct PlanShape {
-  int ranks = 1;              // team size
-  int top_units = 0;          // members of the top group (0: a team of one)
-  int top_max_unit = 0;       // ranks in the top group's largest unit
+  int ranks = 1;                // team size
+  int top_units = 0;            // members of the top group (0: a team of one)
+  int top_max_unit = 0;         // ranks in the top group's largest unit
   std::size_t slot_bytes = 0;   // per unit, per parity (shm/layout.hpp)
   std::size_t bcast_bytes = 0;  // the broadcast area, per parity
   std::size_t scratch_bytes() const { return slot_bytes > bcast_bytes ? slot_bytes : bcast_bytes; }
@@ -75,8 +75,8 @@ struct Plan {
 
 struct PlanInput {
   OpKind op = OpKind::barrier;
-  std::size_t count = 0;      // elements per rank (for gathers and scatters: per block)
-  std::size_t esize = 1;      // bytes per element
+  std::size_t count = 0;  // elements per rank (for gathers and scatters: per block)
+  std::size_t esize = 1;  // bytes per element
   // False when this rank takes part without data (its own arguments were
   // bad): it publishes nothing, which can make the top symmetric where the
   // others' data would not (the header at the top settles it: walk.hpp).

@@ -28,14 +28,17 @@ struct FieldText {
   std::string (*value)(const OpHeader&);
 };
 constexpr FieldText kFields[] = {
-    {Field::kind, "the operation", "called", [](const OpHeader& h) -> std::string { return to_string(static_cast<OpKind>(h.kind)); }},
+    {Field::kind, "the operation", "called",
+     [](const OpHeader& h) -> std::string { return to_string(static_cast<OpKind>(h.kind)); }},
     // A declining rank's header carries no arguments: the rest cannot compare.
     {Field::declined, "running the call on osmp", "would",
      [](const OpHeader& h) -> std::string { return h.declined ? "hand it to the MPI" : "run it"; }},
     {Field::root, "the root", "passed", [](const OpHeader& h) { return std::to_string(h.root); }},
     {Field::count, "the count", "passed", [](const OpHeader& h) { return std::to_string(h.count); }},
-    {Field::dtype, "the datatype", "passed", [](const OpHeader& h) -> std::string { return to_string(static_cast<Datatype>(h.dtype)); }},
-    {Field::op, "the reduction op", "passed", [](const OpHeader& h) -> std::string { return to_string(static_cast<Op>(h.op)); }},
+    {Field::dtype, "the datatype", "passed",
+     [](const OpHeader& h) -> std::string { return to_string(static_cast<Datatype>(h.dtype)); }},
+    {Field::op, "the reduction op", "passed",
+     [](const OpHeader& h) -> std::string { return to_string(static_cast<Op>(h.op)); }},
 };
 
 }  // namespace
@@ -63,8 +66,8 @@ std::string pair_mismatch_message(const OpHeader& mine, int me, const OpHeader& 
   const OpHeader& a = them_first ? theirs : mine;
   const OpHeader& b = them_first ? mine : theirs;
   return cat(to_string(static_cast<OpKind>(mine.kind)), ": ranks disagree on ", t->what, ": rank ",
-             them_first ? them : me, " ", t->verb, " ", t->value(a), ", rank ", them_first ? me : them, " ",
-             t->verb, " ", t->value(b));
+             them_first ? them : me, " ", t->verb, " ", t->value(a), ", rank ", them_first ? me : them, " ", t->verb,
+             " ", t->value(b));
 }
 
 }  // namespace osmp

@@ -15,11 +15,11 @@ namespace osmp {
 
 // Every actor publishes its view of the operation; the local root compares.
 struct OpHeader {
-  std::uint8_t kind = 0;   // OpKind
-  std::uint8_t dtype = 0;  // Datatype
-  std::uint8_t op = 0;     // Op (reductions only)
+  std::uint8_t kind = 0;      // OpKind
+  std::uint8_t dtype = 0;     // Datatype
+  std::uint8_t op = 0;        // Op (reductions only)
   std::uint8_t declined = 0;  // 1: this rank declines the call (Team::abstain with unsupported)
-  std::int16_t root = -1;  // -1 for unrooted operations (teams have at most kMaxTeamRanks)
+  std::int16_t root = -1;     // -1 for unrooted operations (teams have at most kMaxTeamRanks)
   // A digest of this rank's previous call on the team (earlier_digest()):
   // ranks that agree on this call but not on the one before learn it here.
   // A one-pass call (OSMP_CHECK=lazy) may end with nobody having compared

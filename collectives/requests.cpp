@@ -42,8 +42,10 @@ struct QueueList {
   }
   static void remove(CallQueue* q) {
     if (!q->list_) return;
-    if (q->prev_) q->prev_->next_ = q->next_;
-    else *q->list_ = q->next_;
+    if (q->prev_)
+      q->prev_->next_ = q->next_;
+    else
+      *q->list_ = q->next_;
     if (q->next_) q->next_->prev_ = q->prev_;
     q->prev_ = q->next_ = nullptr;
     q->list_ = nullptr;

@@ -30,8 +30,8 @@ struct CallState {
   CallQueue* queue = nullptr;  // null once complete
   Engine* engine = nullptr;    // the view it runs on
   CollArgs args;
-  Task task;                   // built when it reaches the head of the queue
-  Status failure;              // why it ended without its task (an exception)
+  Task task;       // built when it reaches the head of the queue
+  Status failure;  // why it ended without its task (an exception)
   Status status;
   bool done = false;
 };

@@ -8,8 +8,8 @@ Status verdict_error(StatusWord w, const OpHeader& h, int me) {
   Errc code = status_code(w);
   switch (status_field(w)) {
     case Field::args:
-      return Status(code, rank == me ? cat(op, ": invalid arguments")
-                                     : cat(op, ": rank ", rank, " passed invalid arguments"));
+      return Status(
+          code, rank == me ? cat(op, ": invalid arguments") : cat(op, ": rank ", rank, " passed invalid arguments"));
     case Field::none: return Status(code, cat(op, ": failed on rank ", rank));
     default: break;
   }

@@ -187,8 +187,8 @@ inline FlagAwait until(Engine& e, const Flag& f, std::uint64_t target, int peer)
 }  // namespace osmp
 
 // OSMP_RETURN_IF_ERROR in a coroutine.
-#define OSMP_CO_RETURN_IF_ERROR(expr)             \
-  do {                                            \
-    ::osmp::Status osmp_status_ = (expr);         \
+#define OSMP_CO_RETURN_IF_ERROR(expr)               \
+  do {                                              \
+    ::osmp::Status osmp_status_ = (expr);           \
     if (!osmp_status_.ok()) co_return osmp_status_; \
   } while (0)

@@ -4,7 +4,7 @@
 
 namespace osmp {
 namespace {
-constexpr const char* kTypeNames[] = {"int8",  "int16",  "int32",  "int64",  "uint8",
+constexpr const char* kTypeNames[] = {"int8",   "int16",  "int32",  "int64",   "uint8",
                                       "uint16", "uint32", "uint64", "float32", "float64"};
 constexpr const char* kOpNames[] = {"sum", "prod", "min", "max", "band", "bor", "bxor", "land", "lor"};
 #define OSMP_KIND_NAME_(name, NAME, key, rooted, reduces) #name,

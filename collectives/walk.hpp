@@ -54,8 +54,8 @@ class Walk {
   // `header`: this rank's view of the op; `local`: its own argument check
   // (0: fine); `first_chunk`: the op's first chunk step (0: none).
   // `block`: wait in place (the blocking path; base/stage.hpp).
-  Walk(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local,
-       int root, std::uint64_t first_chunk = 0, bool block = false)
+  Walk(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local, int root,
+       std::uint64_t first_chunk = 0, bool block = false)
       : x_(e, p, plan, step, header, local, root, first_chunk, block), mine_(p.own_up()) {
     phase_ = plan.up ? Phase::up : plan.down ? Phase::down : Phase::done;
   }
@@ -209,7 +209,10 @@ class StepAwait : public Suspends<StepAwait<P>> {
  public:
   StepAwait(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local,
             int root, std::uint64_t first_chunk)
-      : e_(e), header_(header), w_(e, p, plan, step, header, local, root, first_chunk, e.blocking()), step_(step),
+      : e_(e),
+        header_(header),
+        w_(e, p, plan, step, header, local, root, first_chunk, e.blocking()),
+        step_(step),
         watch_(plan.header && e.unit_acks()) {}
   StepAwait(const StepAwait&) = delete;
   StepAwait& operator=(const StepAwait&) = delete;

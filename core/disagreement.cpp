@@ -29,8 +29,9 @@ Disagreement group_by_value(std::span<const std::string> values) {
     }
   }
   d.has_majority = holders == 1 && d.groups.size() > 1;
-  if (d.has_majority) std::rotate(d.groups.begin() + static_cast<std::ptrdiff_t>(at),
-                                  d.groups.begin() + static_cast<std::ptrdiff_t>(at) + 1, d.groups.end());
+  if (d.has_majority)
+    std::rotate(d.groups.begin() + static_cast<std::ptrdiff_t>(at),
+                d.groups.begin() + static_cast<std::ptrdiff_t>(at) + 1, d.groups.end());
   return d;
 }
 

@@ -1,7 +1,7 @@
 #include "core/killpoint.hpp"
 
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 
 #include <vector>
 

@@ -40,9 +40,7 @@ const char* level_name(LogLevel level) {
 
 LogLevel log_level() { return static_cast<LogLevel>(g_level.load(std::memory_order_relaxed)); }
 
-void set_log_level(LogLevel level) {
-  g_level.store(static_cast<int>(level), std::memory_order_relaxed);
-}
+void set_log_level(LogLevel level) { g_level.store(static_cast<int>(level), std::memory_order_relaxed); }
 
 void set_log_tag(std::string_view tag) {
   std::lock_guard lock(g_tag_mutex);

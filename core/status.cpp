@@ -43,8 +43,7 @@ Status& Status::prefix(std::string_view context) {
 }
 
 void die_on_bad_access(const Status& status) {
-  std::fprintf(stderr, "osmp: value() of a failed Result: %s\n",
-               status.to_string_with_location().c_str());
+  std::fprintf(stderr, "osmp: value() of a failed Result: %s\n", status.to_string_with_location().c_str());
   std::abort();
 }
 

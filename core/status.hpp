@@ -23,18 +23,17 @@ std::string cat(const Args&... args) {
 
 // Evaluates a Status-returning expression and returns it from the enclosing
 // function when it is not ok.
-#define OSMP_RETURN_IF_ERROR(expr)                 \
-  do {                                             \
-    ::osmp::Status osmp_status_ = (expr);          \
-    if (!osmp_status_.ok()) return osmp_status_;   \
+#define OSMP_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::osmp::Status osmp_status_ = (expr);        \
+    if (!osmp_status_.ok()) return osmp_status_; \
   } while (0)
 
 #define OSMP_CONCAT_INNER(a, b) a##b
 #define OSMP_CONCAT(a, b) OSMP_CONCAT_INNER(a, b)
 
 // OSMP_ASSIGN_OR_RETURN(auto x, make_x()): unwraps a Result or returns its Status.
-#define OSMP_ASSIGN_OR_RETURN(decl, expr) \
-  OSMP_ASSIGN_OR_RETURN_IMPL(OSMP_CONCAT(osmp_result_, __LINE__), decl, expr)
+#define OSMP_ASSIGN_OR_RETURN(decl, expr) OSMP_ASSIGN_OR_RETURN_IMPL(OSMP_CONCAT(osmp_result_, __LINE__), decl, expr)
 #define OSMP_ASSIGN_OR_RETURN_IMPL(tmp, decl, expr) \
   auto tmp = (expr);                                \
   if (!tmp.ok()) return tmp.status();               \

@@ -29,9 +29,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   }
   return true;
 }
@@ -49,8 +47,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-Result<long long> parse_int(std::string_view text, long long lo, long long hi,
-                            std::string_view what) {
+Result<long long> parse_int(std::string_view text, long long lo, long long hi, std::string_view what) {
   std::string_view t = trim(text);
   long long v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -58,8 +55,7 @@ Result<long long> parse_int(std::string_view text, long long lo, long long hi,
     return Status(Errc::invalid_argument, cat(what, ": '", text, "' is not an integer"));
   }
   if (v < lo || v > hi) {
-    return Status(Errc::invalid_argument,
-                  cat(what, ": ", v, " is out of range [", lo, ", ", hi, "]"));
+    return Status(Errc::invalid_argument, cat(what, ": ", v, " is out of range [", lo, ", ", hi, "]"));
   }
   return v;
 }
@@ -82,8 +78,7 @@ Result<unsigned long long> parse_size(std::string_view text, std::string_view wh
   }
   auto n = parse_int(digits, 0, std::numeric_limits<long long>::max(), what);
   if (!n.ok()) {
-    return Status(Errc::invalid_argument,
-                  cat(what, ": '", text, "' is not a size (e.g. 4096, 64K, 2M, 1G)"));
+    return Status(Errc::invalid_argument, cat(what, ": '", text, "' is not a size (e.g. 4096, 64K, 2M, 1G)"));
   }
   unsigned long long v = static_cast<unsigned long long>(*n);
   if (v > std::numeric_limits<unsigned long long>::max() / mult) {
@@ -93,7 +88,7 @@ Result<unsigned long long> parse_size(std::string_view text, std::string_view wh
 }
 
 std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // offset basis
+  std::uint64_t h = 0xcbf29ce484222325ULL;                      // offset basis
   for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;  // FNV prime
   return h;
 }

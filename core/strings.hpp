@@ -23,8 +23,7 @@ std::string rank_list(std::span<const int> ranks);
 
 // Parses a whole string as a decimal integer in [lo, hi]; `what` names the
 // value in the error ("degree in 'Package:x'").
-Result<long long> parse_int(std::string_view text, long long lo, long long hi,
-                            std::string_view what);
+Result<long long> parse_int(std::string_view text, long long lo, long long hi, std::string_view what);
 
 // FNV-1a, 64 bits: a stable hash of a text (settings agreed across ranks,
 // fingerprints of tuning files). Not for anything adversarial.

@@ -3,11 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <csignal>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <algorithm>
 #include <cinttypes>
@@ -55,13 +55,11 @@ std::string describe_exit(int status) {
   return cat("exited with status ", WEXITSTATUS(status));
 }
 
-int exit_code_of(int status) {
-  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-}
+int exit_code_of(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
 
 class Launcher {
  public:
-  Launcher(LaunchOptions  o, const sigset_t& ranks_mask) : o_(std::move(o)), saved_mask_(ranks_mask) {}
+  Launcher(LaunchOptions o, const sigset_t& ranks_mask) : o_(std::move(o)), saved_mask_(ranks_mask) {}
 
   int run() {
     // The order matters: signals are handled (blocked since main() began,
@@ -101,9 +99,8 @@ class Launcher {
     topo_ = std::move(topo).value();
     virtual_ = !topo_->is_this_system();
     if (o_.np > allowed_cpus() && !o_.oversubscribe) {
-      return Status(Errc::invalid_argument,
-                    cat(o_.np, " processes but only ", allowed_cpus(),
-                        " CPUs are allowed here; add --oversubscribe to run them anyway"));
+      return Status(Errc::invalid_argument, cat(o_.np, " processes but only ", allowed_cpus(),
+                                                " CPUs are allowed here; add --oversubscribe to run them anyway"));
     }
     auto places = place_ranks(topo_->machine(), {o_.np, o_.map_by, o_.binding(), o_.oversubscribe});
     if (!places.ok()) return places.status();

@@ -73,8 +73,8 @@ Status launcher_variable(LaunchOptions& o, const std::string& name, const std::s
     if (name != b.var) continue;
     auto& field = o.*(b.field);
     if (field && *field != value) {
-      return Status(Errc::invalid_argument, cat("-x ", name, "=", value, " contradicts ",
-                                                b.option ? b.option : "an earlier -x", " ", *field));
+      return Status(Errc::invalid_argument,
+                    cat("-x ", name, "=", value, " contradicts ", b.option ? b.option : "an earlier -x", " ", *field));
     }
     field = value;
     return {};
@@ -141,8 +141,7 @@ Result<LaunchOptions> parse_launch_options(const std::vector<std::string>& args)
     } else if (a == "-x") {
       OSMP_ASSIGN_OR_RETURN(std::string v, value(a));
       std::string name = v.substr(0, v.find('='));
-      if (name.empty() || name.find_first_not_of(
-                              "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+      if (name.empty() || name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
                               std::string::npos) {
         return Status(Errc::invalid_argument, cat("-x: '", v, "' is not VAR or VAR=VALUE"));
       }

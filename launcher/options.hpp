@@ -13,18 +13,18 @@ namespace osmp {
 struct LaunchOptions {
   int np = 0;
   MapBy map_by = MapBy::core;
-  std::optional<BindTo> bind_to;    // default: core (pu with --map-by pu)
+  std::optional<BindTo> bind_to;  // default: core (pu with --map-by pu)
   bool oversubscribe = false;
   bool report_bindings = false;
   bool tag_output = false;
-  std::string topology;             // "" = OSMP_TOPOLOGY or this machine
-  std::optional<std::string> vh;    // --vh; else the environment's OSMP_VH passes through
-  std::optional<std::string> wait;  // --wait POLICY (OSMP_WAIT)
+  std::string topology;                // "" = OSMP_TOPOLOGY or this machine
+  std::optional<std::string> vh;       // --vh; else the environment's OSMP_VH passes through
+  std::optional<std::string> wait;     // --wait POLICY (OSMP_WAIT)
   std::optional<std::string> shm_dir;  // -x OSMP_SHM_DIR=D: osmprun's own segment goes there too
-  double timeout_s = 0;             // 0: none
-  double grace_s = 2;               // after a failure, before killing the others
-  std::vector<std::string> env;     // -x: "VAR" (pass through) or "VAR=value"
-  std::vector<std::string> argv;    // program and its arguments
+  double timeout_s = 0;                // 0: none
+  double grace_s = 2;                  // after a failure, before killing the others
+  std::vector<std::string> env;        // -x: "VAR" (pass through) or "VAR=value"
+  std::vector<std::string> argv;       // program and its arguments
   bool help = false;
   bool version = false;
 

@@ -101,8 +101,7 @@ void TaggedOutput::drain() {
   for (auto& s : streams_) {
     if (s.read_fd < 0) continue;
     ::fcntl(s.read_fd, F_SETFL, ::fcntl(s.read_fd, F_GETFL) & ~O_NONBLOCK);
-    while (pump(s)) {
-    }
+    while (pump(s)) {}
     ::close(s.read_fd);
     s.read_fd = -1;
   }

@@ -16,12 +16,12 @@ class TaggedOutput {
   TaggedOutput& operator=(const TaggedOutput&) = delete;
   ~TaggedOutput();
 
-  void prepare(int rank);             // before fork: the rank's pipes
-  void child_after_fork(int rank);    // in the rank: stdout/stderr into the pipes
-  void parent_after_fork(int rank);   // in osmprun: close the write ends
+  void prepare(int rank);            // before fork: the rank's pipes
+  void child_after_fork(int rank);   // in the rank: stdout/stderr into the pipes
+  void parent_after_fork(int rank);  // in osmprun: close the write ends
   void add_poll_fds(std::vector<pollfd>& fds) const;
   void on_poll(const std::vector<pollfd>& fds);
-  void drain();                        // after the ranks exited: everything left
+  void drain();  // after the ranks exited: everything left
 
  private:
   struct Stream {

@@ -18,8 +18,8 @@ Status cma_copy(pid_t pid, char* local, std::uint64_t remote, std::size_t n, con
     ssize_t moved = call(pid, &l, &r);
     if (moved < 0 && errno == EINTR) continue;
     if (moved <= 0) {
-      return Status(Errc::system, cat(name, " with pid ", pid, " failed: ",
-                                      moved < 0 ? std::strerror(errno) : "nothing moved"));
+      return Status(Errc::system,
+                    cat(name, " with pid ", pid, " failed: ", moved < 0 ? std::strerror(errno) : "nothing moved"));
     }
     done += static_cast<std::size_t>(moved);
   }

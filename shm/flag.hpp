@@ -24,8 +24,7 @@ namespace osmp {
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
-static_assert(std::endian::native == std::endian::little,
-              "the futex word is the low half of the 64-bit flag value");
+static_assert(std::endian::native == std::endian::little, "the futex word is the low half of the 64-bit flag value");
 
 // True when `value` has reached `target`: value - target, as a signed
 // distance, is >= 0. Correct across wraparound for distances below 2^63.
@@ -35,7 +34,7 @@ constexpr bool reached(std::uint64_t value, std::uint64_t target) noexcept {
 
 // 16 bytes; lives inside a cache line owned by its single writer.
 struct Flag {
-  std::atomic<std::uint64_t> value{0};    // written by the owner only (release)
+  std::atomic<std::uint64_t> value{0};     // written by the owner only (release)
   std::atomic<std::uint32_t> sleepers{0};  // futex waiters; incremented/decremented by waiters
   // A word the owner writes before it publishes `value` and readers read
   // after their acquire of `value`, like the payload beside the flag. The

@@ -72,10 +72,9 @@ Result<void*> Heap::allocate(std::size_t bytes) {
   for (; it != free_.end() && it->second < len; ++it) largest = std::max(largest, it->second);
   if (it == free_.end()) {
     for (const auto& [o, n] : free_) free_total += n;
-    return Status(Errc::no_space,
-                  cat("shared heap: ", format_bytes(bytes), " asked for, ", format_bytes(free_total), " free of ",
-                      format_bytes(seg_.size() - kFirst), " (the largest free run ", format_bytes(largest),
-                      "; OSMP_HEAP_SIZE sets the size)"));
+    return Status(Errc::no_space, cat("shared heap: ", format_bytes(bytes), " asked for, ", format_bytes(free_total),
+                                      " free of ", format_bytes(seg_.size() - kFirst), " (the largest free run ",
+                                      format_bytes(largest), "; OSMP_HEAP_SIZE sets the size)"));
   }
   const std::size_t off = it->first;
   OSMP_RETURN_IF_ERROR(seg_.reserve(off, len));

@@ -7,8 +7,7 @@ std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to *
 
 Status check_area(const char* what, std::size_t bytes) {
   if (bytes == 0 || bytes > kMaxAreaBytes) {
-    return Status(Errc::invalid_argument,
-                  cat(what, " of ", bytes, " bytes is out of range [1, ", kMaxAreaBytes, "]"));
+    return Status(Errc::invalid_argument, cat(what, " of ", bytes, " bytes is out of range [1, ", kMaxAreaBytes, "]"));
   }
   return {};
 }

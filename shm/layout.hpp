@@ -51,10 +51,10 @@ inline constexpr std::size_t kMaxAreaBytes = std::size_t{1} << 30;
 // before reading the rest (see flag.hpp; docs/protocol.md pairs every store
 // with its loads).
 struct alignas(kFalseSharingRange) CtrlLine {
-  Flag ready;                       // "I reached step s" (arrival, release, data ready)
-  std::byte inline_data[48];        // small payloads, same 64-byte line as `ready`
-  Flag ack;                         // "I consumed step s" (buffer may be reused)
-  Flag part;                        // "my part of step s is in place" (slice-parallel reduction)
+  Flag ready;                 // "I reached step s" (arrival, release, data ready)
+  std::byte inline_data[48];  // small payloads, same 64-byte line as `ready`
+  Flag ack;                   // "I consumed step s" (buffer may be reused)
+  Flag part;                  // "my part of step s is in place" (slice-parallel reduction)
   // Unused: `ack` and `part` get a 64-byte line of their own, so that a reader
   // polling them never shares a line with the data beside `ready`.
   std::byte spare[32];
@@ -81,12 +81,14 @@ struct GroupLayout {
   // Double-buffered by step parity, so that members may read each other's
   // lines of one step while the next is being written.
   std::size_t member_line(int i, int parity = 0) const {
-    return member_ctrl + (static_cast<std::size_t>(parity) * static_cast<std::size_t>(params.members) +
-                          static_cast<std::size_t>(i)) * kFalseSharingRange;
+    return member_ctrl +
+           (static_cast<std::size_t>(parity) * static_cast<std::size_t>(params.members) + static_cast<std::size_t>(i)) *
+               kFalseSharingRange;
   }
   std::size_t slot(int parity, int member) const {
     return slots + (static_cast<std::size_t>(parity) * static_cast<std::size_t>(params.members) +
-                    static_cast<std::size_t>(member)) * params.slot_bytes;
+                    static_cast<std::size_t>(member)) *
+                       params.slot_bytes;
   }
   std::size_t bcast_area(int parity) const { return bcast + static_cast<std::size_t>(parity) * params.bcast_bytes; }
 };
@@ -105,7 +107,7 @@ Result<GroupLayout> make_group_layout(GroupLayoutParams params);
 //   ExchangeBcast        bcast_bytes, written by the broadcast root
 struct ControlLayoutParams {
   int ranks = 0;
-  std::size_t item_bytes = 0;   // 0: no exchange area (team control segments)
+  std::size_t item_bytes = 0;  // 0: no exchange area (team control segments)
   std::size_t bcast_bytes = 0;
 };
 
@@ -158,9 +160,9 @@ static_assert(sizeof(ControlBlock) == kFalseSharingRange);
 // claimed acq_rel and read with acquire; `launched` is stored before the
 // program runs (exec orders it) and read relaxed.
 struct alignas(kFalseSharingRange) RankLine {
-  Flag arrive;                      // step reached (bootstrap exchange, flat collectives)
-  Flag done;                        // step consumed
-  Flag user;                        // free for tests and tools (TeamCore::rank_flag)
+  Flag arrive;  // step reached (bootstrap exchange, flat collectives)
+  Flag done;    // step consumed
+  Flag user;    // free for tests and tools (TeamCore::rank_flag)
   std::atomic<std::uint64_t> pid{0};
   std::atomic<std::uint64_t> address{0};  // single copy: where this rank's data is this step
   std::atomic<std::uint64_t> length{0};
@@ -182,23 +184,23 @@ struct alignas(kFalseSharingRange) CallRecord {
   static constexpr int kRing = 8;
   static constexpr int kVals = 24;
   static constexpr std::uint64_t kLeft = std::uint64_t{1} << 62;  // both flags, once the rank left
-  Flag sync;                        // resynchronisation round reached
-  Flag entered;                     // the call this rank is in (release, after its header)
+  Flag sync;                                                      // resynchronisation round reached
+  Flag entered;  // the call this rank is in (release, after its header)
   std::byte pad[kCacheLine - 2 * sizeof(Flag)];
-  std::uint64_t tag[kRing];         // the call number whose header is in header[i]
-  std::byte header[kRing][16];      // the call's header (collectives/protocol.hpp OpHeader)
-  std::uint64_t vals[2][kVals];     // [round parity]: call, then each view's steps
+  std::uint64_t tag[kRing];      // the call number whose header is in header[i]
+  std::byte header[kRing][16];   // the call's header (collectives/protocol.hpp OpHeader)
+  std::uint64_t vals[2][kVals];  // [round parity]: call, then each view's steps
 };
 static_assert(sizeof(CallRecord) == 640);
 
 // Why a team or job stopped. The first reason wins.
 enum class AbortCode : std::uint32_t {
   none = 0,
-  peer_dead = 1,       // `rank` died (found by a waiter or by the launcher)
-  rank_failed = 2,     // `rank` exited with an error or was killed (launcher)
-  user = 3,            // `rank` called abort
-  launcher = 4,        // the launcher is gone or was interrupted
-  timeout = 5,         // the launcher's --timeout expired
+  peer_dead = 1,    // `rank` died (found by a waiter or by the launcher)
+  rank_failed = 2,  // `rank` exited with an error or was killed (launcher)
+  user = 3,         // `rank` called abort
+  launcher = 4,     // the launcher is gone or was interrupted
+  timeout = 5,      // the launcher's --timeout expired
 };
 constexpr std::uint64_t encode_abort(AbortCode code, int rank) {
   return (static_cast<std::uint64_t>(code) << 32) | static_cast<std::uint32_t>(rank + 1);

@@ -1,9 +1,9 @@
 #include "shm/peers.hpp"
 
 #include <poll.h>
-#include <csignal>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <cerrno>
 #include <cstdio>
@@ -53,9 +53,7 @@ bool descends_from(pid_t ancestor) {
   return false;
 }
 
-PeerWatch::PeerWatch(PeerWatch&& o) noexcept : pids_(std::move(o.pids_)), fds_(std::move(o.fds_)) {
-  o.fds_.clear();
-}
+PeerWatch::PeerWatch(PeerWatch&& o) noexcept : pids_(std::move(o.pids_)), fds_(std::move(o.fds_)) { o.fds_.clear(); }
 
 PeerWatch& PeerWatch::operator=(PeerWatch&& o) noexcept {
   if (this != &o) {

@@ -32,7 +32,8 @@ Status SharedRegions::add(int number, std::vector<RegionPart> parts, std::vector
   if (number <= 0 || number >= kNumbers)
     return Status(Errc::invalid_argument, cat("shared region: number ", number, " is not in 1..", kNumbers - 1));
   if (parts.empty() || parts.size() > kMaxParts)
-    return Status(Errc::invalid_argument, cat("shared region ", number, ": ", parts.size(), " parts (1..", kMaxParts, ")"));
+    return Status(Errc::invalid_argument,
+                  cat("shared region ", number, ": ", parts.size(), " parts (1..", kMaxParts, ")"));
   if (members.empty()) return Status(Errc::invalid_argument, cat("shared region ", number, ": no member processes"));
   std::sort(members.begin(), members.end());
   auto r = std::make_unique<Region>(Region{std::move(parts), std::move(members)});

@@ -39,8 +39,8 @@ void place_on_nodes(std::byte* base, const std::vector<NumaRange>& ranges) {
 }
 
 Status mismatch(const std::string& what, const char* field, std::uint64_t got, std::uint64_t want) {
-  return Status(Errc::mismatch, cat(what, ": header ", field, " is ", got, ", expected ", want,
-                                    " (another job's segment?)"));
+  return Status(Errc::mismatch,
+                cat(what, ": header ", field, " is ", got, ", expected ", want, " (another job's segment?)"));
 }
 
 }  // namespace
@@ -52,10 +52,14 @@ std::string shm_dir() {
 
 std::string format_bytes(std::uint64_t b) {
   char buf[32];
-  if (b >= (1ULL << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ULL << 30));
-  else if (b >= (1ULL << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ULL << 20));
-  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
-  else std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
+  if (b >= (1ULL << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ULL << 30));
+  else if (b >= (1ULL << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ULL << 20));
+  else if (b >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
   return buf;
 }
 
@@ -74,11 +78,10 @@ Result<Segment> Segment::create(const std::string& dir, std::size_t size, Segmen
   }
   OSMP_ASSIGN_OR_RETURN(std::uint64_t free_bytes, shm_free_bytes(dir));
   auto no_room = [&](std::uint64_t avail) {
-    return Status(Errc::no_space,
-                  cat("not enough shared memory in ", dir, ": a segment needs ", format_bytes(size),
-                      ", only ", format_bytes(avail),
-                      " free (enlarge the tmpfs, e.g. docker --shm-size, or lower "
-                      "OSMP_SLOT_SIZE / OSMP_BCAST_SIZE)"));
+    return Status(Errc::no_space, cat("not enough shared memory in ", dir, ": a segment needs ", format_bytes(size),
+                                      ", only ", format_bytes(avail),
+                                      " free (enlarge the tmpfs, e.g. docker --shm-size, or lower "
+                                      "OSMP_SLOT_SIZE / OSMP_BCAST_SIZE)"));
   };
   const std::size_t reserved = reserve == Reserve::all ? size : std::min<std::size_t>(size, kPageBytes);
   if (free_bytes < reserved) return no_room(free_bytes);
@@ -101,8 +104,8 @@ Result<Segment> Segment::create(const std::string& dir, std::size_t size, Segmen
   s.what_ = cat("segment in ", dir);
   s.dir_ = dir;
   if (::fchmod(fd, 0600) != 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    return Status(Errc::system, cat("cannot size a segment of ", format_bytes(size), " in ", dir, ": ",
-                                    errno_text(errno)));
+    return Status(Errc::system,
+                  cat("cannot size a segment of ", format_bytes(size), " in ", dir, ": ", errno_text(errno)));
   }
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return Status(Errc::system, cat("cannot map a segment in ", dir, ": ", errno_text(errno)));
@@ -115,7 +118,8 @@ Result<Segment> Segment::create(const std::string& dir, std::size_t size, Segmen
     return Status(Errc::system, cat("cannot reserve a segment in ", dir, ": ", errno_text(rc)));
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return Status(Errc::system, cat("cannot stat a segment in ", dir, ": ", errno_text(errno)));
+  if (::fstat(fd, &st) != 0)
+    return Status(Errc::system, cat("cannot stat a segment in ", dir, ": ", errno_text(errno)));
   s.dev_ = st.st_dev;
   s.ino_ = st.st_ino;
   info.total_size = size;
@@ -133,13 +137,15 @@ Result<Segment> Segment::attach(const SegmentHandle& h, const SegmentInfo& expec
   if (fd < 0) {
     int e = errno;
     if (e == ENOENT) {
-      return Status(Errc::not_found, cat("cannot open ", what, ": it is gone (its creator exited or "
+      return Status(Errc::not_found, cat("cannot open ", what,
+                                         ": it is gone (its creator exited or "
                                          "closed it)"));
     }
     return Status(e == EACCES || e == EPERM ? Errc::unsupported : Errc::system,
                   cat("cannot open ", what, ": ", errno_text(e),
                       e == EACCES || e == EPERM ? " (osmp's processes must be one user's, dumpable, and "
-                                                  "in one PID namespace)" : ""));
+                                                  "in one PID namespace)"
+                                                : ""));
   }
   auto s = map_checked(fd, what, expect, &h);
   ::close(fd);
@@ -156,23 +162,22 @@ Result<Segment> Segment::map_checked(int fd, const std::string& what, const Segm
                                      const SegmentHandle* announced) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Status(Errc::system, cat("cannot stat ", what, ": ", errno_text(errno)));
-  const char* refused = !S_ISREG(st.st_mode)               ? "it is not a regular file"
-                        : st.st_uid != ::geteuid()          ? "it belongs to another user"
-                        : (st.st_mode & 07777) != 0600      ? "its mode is not 0600"
-                        : st.st_nlink != 0                  ? "it has a name in the file system"
+  const char* refused = !S_ISREG(st.st_mode)           ? "it is not a regular file"
+                        : st.st_uid != ::geteuid()     ? "it belongs to another user"
+                        : (st.st_mode & 07777) != 0600 ? "its mode is not 0600"
+                        : st.st_nlink != 0             ? "it has a name in the file system"
                         : announced && (st.st_dev != announced->dev || st.st_ino != announced->ino)
                             ? "it is not the file that was announced"
                             : nullptr;
   if (refused) {
-    return Status(Errc::mismatch, cat("refusing ", what, ": ", refused, " (uid ", st.st_uid, ", mode ",
-                                      std::oct, (st.st_mode & 07777), std::dec, ", links ", st.st_nlink,
-                                      "); osmp segments are unnamed 0600 files of the job's user"));
+    return Status(Errc::mismatch,
+                  cat("refusing ", what, ": ", refused, " (uid ", st.st_uid, ", mode ", std::oct, (st.st_mode & 07777),
+                      std::dec, ", links ", st.st_nlink, "); osmp segments are unnamed 0600 files of the job's user"));
   }
   std::size_t size = static_cast<std::size_t>(st.st_size);
   const std::uint64_t want = expect.total_size ? expect.total_size : announced ? announced->size : 0;
   if (size < sizeof(SegmentHeader) || (want && size != want)) {
-    return Status(Errc::mismatch, cat(what, " is ", size, " bytes, expected ",
-                                      want ? want : sizeof(SegmentHeader)));
+    return Status(Errc::mismatch, cat(what, " is ", size, " bytes, expected ", want ? want : sizeof(SegmentHeader)));
   }
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return Status(Errc::system, cat("cannot map ", what, ": ", errno_text(errno)));
@@ -213,8 +218,7 @@ Status Segment::reserve(std::size_t offset, std::size_t len) const {
   if (e == ENOSPC) {
     auto free_bytes = shm_free_bytes(dir_);
     return Status(Errc::no_space, cat("no room for ", format_bytes(len), " in ", what_, ": the file system has ",
-                                      free_bytes.ok() ? format_bytes(*free_bytes) : std::string("unknown"),
-                                      " free"));
+                                      free_bytes.ok() ? format_bytes(*free_bytes) : std::string("unknown"), " free"));
   }
   return Status(Errc::system, cat("cannot reserve ", format_bytes(len), " in ", what_, ": ", errno_text(e)));
 }

@@ -37,8 +37,7 @@ Result<WaitPolicy> parse_wait_policy(std::string_view text) {
   if (iequals(t, "yield")) return WaitPolicy::yield;
   if (iequals(t, "futex") || iequals(t, "sleep")) return WaitPolicy::futex;
   if (iequals(t, "auto") || t.empty()) return WaitPolicy::automatic;
-  return Status(Errc::invalid_argument,
-                cat("unknown wait policy '", text, "' (expected spin, yield, futex or auto)"));
+  return Status(Errc::invalid_argument, cat("unknown wait policy '", text, "' (expected spin, yield, futex or auto)"));
 }
 
 const char* to_string(WaitPolicy p) {
@@ -78,8 +77,7 @@ WaitStatus Waiter::sleep_once(const Flag& f, std::uint64_t target, std::uint64_t
   flag.sleepers.fetch_add(1, std::memory_order_seq_cst);
   std::uint64_t v = flag.value.load(std::memory_order_seq_cst);
   if (!reached(v, target)) {
-    futex_wait(reinterpret_cast<const std::uint32_t*>(&flag.value),
-               static_cast<std::uint32_t>(v), max_ns);
+    futex_wait(reinterpret_cast<const std::uint32_t*>(&flag.value), static_cast<std::uint32_t>(v), max_ns);
   }
   flag.sleepers.fetch_sub(1, std::memory_order_relaxed);
   return WaitStatus::ok;

@@ -67,8 +67,7 @@ struct AbortWords {
   const std::atomic<std::uint64_t>* job = nullptr;
   bool any() const noexcept {
     // Relaxed: a stale zero only delays noticing by one check interval.
-    return (team && team->load(std::memory_order_relaxed)) ||
-           (job && job->load(std::memory_order_relaxed));
+    return (team && team->load(std::memory_order_relaxed)) || (job && job->load(std::memory_order_relaxed));
   }
 };
 
@@ -76,7 +75,8 @@ class Waiter {
  public:
   Waiter() : Waiter(WaitPolicy::automatic, false) {}
   Waiter(WaitPolicy policy, bool oversubscribed)
-      : policy_(policy), tuning_(tuning_for(policy, oversubscribed)),
+      : policy_(policy),
+        tuning_(tuning_for(policy, oversubscribed)),
         writers_wake_(policy == WaitPolicy::futex || (policy == WaitPolicy::automatic && oversubscribed)) {}
 
   void watch(AbortWords abort, PeerWatch* peers) {

@@ -6,7 +6,7 @@
 namespace osmp {
 
 namespace {
-constexpr std::string_view kNames[] = {"OSMP_TOPOLOGY", "OSMP_VH",        "OSMP_WAIT",      "OSMP_SLOT_SIZE",
+constexpr std::string_view kNames[] = {"OSMP_TOPOLOGY",   "OSMP_VH",        "OSMP_WAIT",      "OSMP_SLOT_SIZE",
                                        "OSMP_BCAST_SIZE", "OSMP_SHM_LIMIT", "OSMP_HEAP_SIZE", "OSMP_PLACE"};
 
 Result<std::size_t> size_setting(std::string_view value, std::size_t fallback, const std::string& what) {

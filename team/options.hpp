@@ -34,14 +34,14 @@ namespace osmp {
 
 struct TeamOptions {
   TopologySource topology = TopologySource::native();
-  std::string vh;                   // virtual-hierarchy spec text
+  std::string vh;  // virtual-hierarchy spec text
   WaitPolicy wait = WaitPolicy::automatic;
   std::size_t slot_bytes = kDefaultSlotBytes;
   std::size_t bcast_bytes = kDefaultBcastBytes;
-  std::uint64_t shm_limit = 0;      // 0: no limit
-  std::optional<CpuSet> place;      // default: the binding, or OSMP_PLACE
+  std::uint64_t shm_limit = 0;            // 0: no limit
+  std::optional<CpuSet> place;            // default: the binding, or OSMP_PLACE
   std::optional<std::size_t> heap_bytes;  // OSMP_HEAP_SIZE; unset: default_heap_bytes()
-  bool allow_oversubscribe = true;  // a team runs whatever the launcher started
+  bool allow_oversubscribe = true;        // a team runs whatever the launcher started
   // Settings of the layers above (collectives) that every rank must share;
   // compared as text at team creation.
   std::string protocol;

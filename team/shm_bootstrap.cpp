@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "core/clock.hpp"
-#include "core/killpoint.hpp"
 #include "core/env.hpp"
+#include "core/killpoint.hpp"
 #include "core/strings.hpp"
 
 namespace osmp {
@@ -62,9 +62,7 @@ Result<JobEnv> JobEnv::from_env() {
   return e;
 }
 
-Result<ControlLayout> job_layout(int ranks) {
-  return make_control_layout({ranks, kJobItemBytes, kJobBcastBytes});
-}
+Result<ControlLayout> job_layout(int ranks) { return make_control_layout({ranks, kJobItemBytes, kJobBcastBytes}); }
 
 SegmentInfo job_info(std::uint64_t job_id, int ranks) {
   SegmentInfo h;
@@ -108,10 +106,9 @@ Status ShmBootstrap::from_launcher() {
   OSMP_ASSIGN_OR_RETURN(seg_, Segment::adopt(env_.job_fd, expect_));
   const auto launched = static_cast<pid_t>(line(rank()).launched.load(std::memory_order_relaxed));
   if (!descends_from(launched)) {
-    return Status(Errc::invalid_argument,
-                  cat("rank ", rank(), " of job ", hex(env_.job_id), ": this process (pid ", ::getpid(),
-                      ") is not the one osmprun started as rank ", rank(), " (pid ", launched,
-                      ") nor a descendant of it; refusing to join"));
+    return Status(Errc::invalid_argument, cat("rank ", rank(), " of job ", hex(env_.job_id), ": this process (pid ",
+                                              ::getpid(), ") is not the one osmprun started as rank ", rank(), " (pid ",
+                                              launched, ") nor a descendant of it; refusing to join"));
   }
   return {};
 }
@@ -168,17 +165,16 @@ Status ShmBootstrap::find_rank0(std::uint64_t deadline) {
       if (!fd.ok()) continue;
       if (g.job_id != env_.job_id || g.size != static_cast<std::uint64_t>(size())) {
         ::close(*fd);
-        return Status(Errc::mismatch, cat("rank ", rank(), ": rank 0 (pid ", ours[0], ") runs job ",
-                                          hex(g.job_id), " of ", g.size, " ranks, this process expected job ",
-                                          hex(env_.job_id), " of ", size()));
+        return Status(Errc::mismatch,
+                      cat("rank ", rank(), ": rank 0 (pid ", ours[0], ") runs job ", hex(g.job_id), " of ", g.size,
+                          " ranks, this process expected job ", hex(env_.job_id), " of ", size()));
       }
       OSMP_ASSIGN_OR_RETURN(seg_, Segment::adopt(*fd, expect_));
     }
     if (seg_.mapped()) return {};
     if (now_ns() > deadline) {
-      return Status(Errc::timeout, cat("rank ", rank(), ": rank 0 of job ", hex(env_.job_id),
-                                       " did not appear within ", timeout_ns_ / 1'000'000'000ULL,
-                                       " s (OSMP_BOOTSTRAP_TIMEOUT)", refused));
+      return Status(Errc::timeout, cat("rank ", rank(), ": rank 0 of job ", hex(env_.job_id), " did not appear within ",
+                                       timeout_ns_ / 1'000'000'000ULL, " s (OSMP_BOOTSTRAP_TIMEOUT)", refused));
     }
     std::this_thread::sleep_for(std::chrono::microseconds(pause_us));
   }
@@ -193,7 +189,8 @@ Status ShmBootstrap::claim() {
     return Status(Errc::invalid_argument,
                   cat("rank ", rank(), " of job ", hex(env_.job_id), " is already taken by pid ", none,
                       " (two processes were started with the same OSMP_JOB_ID and OSMP_RANK); this one "
-                      "(pid ", me, ") does not join"));
+                      "(pid ",
+                      me, ") does not join"));
   }
   return {};
 }
@@ -214,8 +211,8 @@ Status ShmBootstrap::await_claims(std::uint64_t deadline) {
     auto absent = [&] {
       std::string who;
       for (std::size_t i = 0; i < missing.size() && i < 8; ++i) who += cat(i ? ", " : "", missing[i]);
-      return cat("rank", missing.size() > 1 ? "s " : " ", who, missing.size() > 8 ? ", ..." : "",
-                 " never joined job ", hex(env_.job_id));
+      return cat("rank", missing.size() > 1 ? "s " : " ", who, missing.size() > 8 ? ", ..." : "", " never joined job ",
+                 hex(env_.job_id));
     };
     if (const int now_known = size() - static_cast<int>(missing.size()); now_known != known) {
       claimed = PeerWatch(pids);  // pidfds of the ranks claimed so far
@@ -289,9 +286,8 @@ Status ShmBootstrap::failure(WaitStatus ws, int rank, std::uint64_t step) {
       return Status(Errc::peer_dead, cat("bootstrap: rank ", rank, " died"));
     case WaitStatus::stale:  // the bootstrap's waiter watches no calls
     case WaitStatus::timeout:
-      return Status(Errc::timeout, cat("bootstrap: rank ", this->rank(), " waited ",
-                                       timeout_ns_ / 1'000'000'000ULL, " s for rank ", rank,
-                                       " at step ", step, " (OSMP_BOOTSTRAP_TIMEOUT)"));
+      return Status(Errc::timeout, cat("bootstrap: rank ", this->rank(), " waited ", timeout_ns_ / 1'000'000'000ULL,
+                                       " s for rank ", rank, " at step ", step, " (OSMP_BOOTSTRAP_TIMEOUT)"));
   }
   return {};
 }

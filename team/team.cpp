@@ -117,8 +117,8 @@ struct TeamCore::Builder {
       local = imported.status();
       if (imported.ok()) {
         topo = std::move(imported).value();
-        t.topology_description_ = cat(t.options_.topology.describe(),
-                                      this_system ? "" : " (not this system: bindings are virtual)");
+        t.topology_description_ =
+            cat(t.options_.topology.describe(), this_system ? "" : " (not this system: bindings are virtual)");
       }
     }
     OSMP_RETURN_IF_ERROR(boot.agree(local));
@@ -213,8 +213,8 @@ struct TeamCore::Builder {
     plan.push_back({0, l.slots, leader_node});
     for (int p = 0; p < kBuffers; ++p)
       for (int i = 0; i < l.params.members; ++i)
-        plan.push_back({l.slot(p, i), l.params.slot_bytes,
-                        numa_node_of(m, t.tree_.place(d.group[static_cast<std::size_t>(i)]))});
+        plan.push_back(
+            {l.slot(p, i), l.params.slot_bytes, numa_node_of(m, t.tree_.place(d.group[static_cast<std::size_t>(i)]))});
     plan.push_back({l.bcast, kBuffers * l.params.bcast_bytes, leader_node});
     return plan;
   }
@@ -228,18 +228,18 @@ struct TeamCore::Builder {
     for (std::size_t d = 0; d < t.tree_.domains().size(); ++d) {
       const Domain& dom = t.tree_.domains()[d];
       if (!dom.has_group()) continue;
-      OSMP_ASSIGN_OR_RETURN(GroupLayout l, make_group_layout({static_cast<int>(dom.group.size()),
-                                                              t.options_.slot_bytes,
+      OSMP_ASSIGN_OR_RETURN(GroupLayout l, make_group_layout({static_cast<int>(dom.group.size()), t.options_.slot_bytes,
                                                               t.options_.bcast_bytes}));
       total += l.total;
       layouts.emplace(static_cast<int>(d), l);
     }
     t.shm_bytes_ = total;
     if (t.options_.shm_limit && total > t.options_.shm_limit) {
-      return Status(Errc::no_space, cat("the team needs ", format_bytes(total),
-                                        " of shared memory, more than OSMP_SHM_LIMIT (",
-                                        format_bytes(t.options_.shm_limit), "); lower OSMP_SLOT_SIZE / "
-                                        "OSMP_BCAST_SIZE or raise the limit"));
+      return Status(Errc::no_space,
+                    cat("the team needs ", format_bytes(total), " of shared memory, more than OSMP_SHM_LIMIT (",
+                        format_bytes(t.options_.shm_limit),
+                        "); lower OSMP_SLOT_SIZE / "
+                        "OSMP_BCAST_SIZE or raise the limit"));
     }
     Status room;
     if (boot.rank() == 0) {
@@ -315,7 +315,7 @@ struct TeamCore::Builder {
       SegmentHandle handle;
     };
     std::map<int, std::size_t> led;  // rank -> groups it creates
-    for (const auto & d : t.tree_.domains())
+    for (const auto& d : t.tree_.domains())
       if (d.has_group()) ++led[d.leader];
     std::size_t per_rank = 1;
     for (const auto& [r, n] : led) per_rank = std::max(per_rank, n + (r == 0 ? 1 : 0));
@@ -396,9 +396,8 @@ Result<std::unique_ptr<TeamCore>> TeamCore::create(Bootstrap& bootstrap, const T
     st.prefix(cat("creating the team (rank ", bootstrap.rank(), " of ", bootstrap.size(), ")"));
     return st;
   }
-  log(LogLevel::debug, "team ", std::hex, t->team_id_, std::dec, ": ", t->size(), " ranks, ",
-      t->groups_.size(), " groups here, ", format_bytes(t->shm_bytes_), " of shared memory",
-      t->oversubscribed_ ? ", oversubscribed" : "");
+  log(LogLevel::debug, "team ", std::hex, t->team_id_, std::dec, ": ", t->size(), " ranks, ", t->groups_.size(),
+      " groups here, ", format_bytes(t->shm_bytes_), " of shared memory", t->oversubscribed_ ? ", oversubscribed" : "");
   return t;
 }
 
@@ -424,9 +423,7 @@ Status TeamCore::fail(WaitStatus ws) {
   return {};
 }
 
-void TeamCore::abort(AbortCode code) {
-  raise_abort(control_block_->abort, code, rank_);
-}
+void TeamCore::abort(AbortCode code) { raise_abort(control_block_->abort, code, rank_); }
 
 TeamOptions TeamCore::rebuild_options(std::string vh, std::string protocol) const {
   TeamOptions o = options_;

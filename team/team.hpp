@@ -44,17 +44,14 @@ struct Group {
   int size() const { return static_cast<int>(members.size()); }
   // Who operates unit `u` in an operation rooted at `root` (-1: no root).
   int actor(int u, int root) const {
-    return root >= 0 && unit_of_rank[static_cast<std::size_t>(root)] == u ? root
-                                                                           : members[static_cast<std::size_t>(u)];
+    return root >= 0 && unit_of_rank[static_cast<std::size_t>(root)] == u ? root : members[static_cast<std::size_t>(u)];
   }
   // The domain's leader (lowest rank): it created the segment.
   bool leader() const { return members[0] == self; }
   // This process leads its unit, so it acts here in unrooted operations.
   bool leads_unit() const { return members[static_cast<std::size_t>(me)] == self; }
   CtrlLine& leader_line(int i) const { return *segment.at<CtrlLine>(layout.leader_line(i)); }
-  CtrlLine& member_line(int i, int parity = 0) const {
-    return *segment.at<CtrlLine>(layout.member_line(i, parity));
-  }
+  CtrlLine& member_line(int i, int parity = 0) const { return *segment.at<CtrlLine>(layout.member_line(i, parity)); }
   std::byte* slot(int parity, int member) const {
     return segment.at<std::byte>(layout.slot(parity, member), layout.params.slot_bytes);
   }

@@ -51,8 +51,7 @@ Status bad(const std::string& arg, const std::string& msg) {
 }
 
 template <class T>
-Result<std::vector<T>> parse_ints(const std::string& arg, const char* text, long long lo,
-                                  long long hi) {
+Result<std::vector<T>> parse_ints(const std::string& arg, const char* text, long long lo, long long hi) {
   std::vector<T> out;
   for (std::string_view item : osmp::split(text, ',')) {
     auto v = osmp::parse_int(item, lo, hi, arg);
@@ -109,8 +108,7 @@ int parse(int argc, char** argv, Options& o, Status& error) {
       o.model.refined = true;
       continue;
     }
-    if (a != "--levels" && a != "--weights" && a != "--mesh" && a != "--dims" && a != "--ndims" &&
-        a != "--periods") {
+    if (a != "--levels" && a != "--weights" && a != "--mesh" && a != "--dims" && a != "--ndims" && a != "--periods") {
       error = Status(osmp::Errc::invalid_argument, "unknown option '" + a + "' (see -h)");
       return 2;
     }
@@ -151,14 +149,13 @@ long long total_of(const std::vector<int>& levels) {
 // The number of dims every list agrees on, and the weights (from --mesh).
 Status resolve(Options& o) {
   if (o.levels.empty()) return bad("--levels", "missing (the processes per level, e.g. 24,4,8)");
-  if (!o.weights.empty() && !o.mesh.empty())
-    return bad("--mesh", "give --weights or --mesh, not both");
+  if (!o.weights.empty() && !o.mesh.empty()) return bad("--mesh", "give --weights or --mesh, not both");
   struct List {
     const char* name;
     std::size_t size;
   };
-  for (List l : {List{"--weights", o.weights.size()}, List{"--mesh", o.mesh.size()},
-                 List{"--dims", o.dims.size()}, List{"--periods", o.periods.size()}}) {
+  for (List l : {List{"--weights", o.weights.size()}, List{"--mesh", o.mesh.size()}, List{"--dims", o.dims.size()},
+                 List{"--periods", o.periods.size()}}) {
     if (l.size == 0) continue;
     if (o.ndims == 0) o.ndims = static_cast<int>(l.size);
     if (l.size != static_cast<std::size_t>(o.ndims))
@@ -166,15 +163,13 @@ Status resolve(Options& o) {
   }
   if (o.ndims == 0) return bad("--ndims", "missing: give --weights, --mesh, --dims or --ndims");
   const long long total = total_of(o.levels);
-  if (total > INT_MAX)
-    return bad("--levels", osmp::cat("the levels multiply to more than ", INT_MAX));
+  if (total > INT_MAX) return bad("--levels", osmp::cat("the levels multiply to more than ", INT_MAX));
   if (!o.mesh.empty()) {
     auto w = osmp::cart::weights_from_mesh(o.mesh);
     if (!w.ok()) return bad("--mesh", w.status().message());
     o.weights = *w;
   }
-  if (Status st = osmp::cart::check_preset(total, o.dims); !st.ok())
-    return bad("--dims", st.message());
+  if (Status st = osmp::cart::check_preset(total, o.dims); !st.ok()) return bad("--dims", st.message());
   for (int p : o.periods) o.model.periodic.push_back(p != 0);
   return {};
 }
@@ -235,7 +230,7 @@ std::vector<std::vector<std::string>> header(const Options& o) {
   if (!o.dims.empty()) rows.push_back({"preset", join(o.dims, " ") + " (0 = free)"});
   if (o.model.refined) {
     rows.push_back({"objective", "refined (section 6), periods " +
-                                (o.periods.empty() ? std::string("all periodic") : join(o.periods, " "))});
+                                     (o.periods.empty() ? std::string("all periodic") : join(o.periods, " "))});
   }
   return rows;
 }
@@ -261,8 +256,7 @@ int multi_level(const Options& o) {
   if (!ml.ok()) return std::fprintf(stderr, "osmp-cart: %s\n", ml.status().to_string().c_str()), 1;
   print_table(header(o));
   std::printf("\n");
-  std::vector<std::vector<std::string>> rows = {
-      {"level", "N(l)", "n_i(l)", "w_i * prod_{k<=l} n_i(k)", "sum"}};
+  std::vector<std::vector<std::string>> rows = {{"level", "N(l)", "n_i(l)", "w_i * prod_{k<=l} n_i(k)", "sum"}};
   if (o.model.refined) rows[0].emplace_back("refined");
   std::vector<int> reached(o.ndims, 1);
   for (std::size_t l = 0; l < ml->levels.size(); ++l) {
@@ -272,8 +266,7 @@ int multi_level(const Options& o) {
     if (o.model.refined) rows.back().push_back(num(ml->level_objective[l]));
   }
   rows.push_back({"final", std::to_string(total_of(o.levels)), join(ml->dims, " x "),
-                  join(terms(o.weights, ml->dims), " "),
-                  num(osmp::cart::weighted_cost(o.weights, ml->dims))});
+                  join(terms(o.weights, ml->dims), " "), num(osmp::cart::weighted_cost(o.weights, ml->dims))});
   print_table(rows);
   return 0;
 }

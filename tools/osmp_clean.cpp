@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "core/main.hpp"
 #include "shm/rendezvous.hpp"
 #include "shm/segment.hpp"
-#include "core/main.hpp"
 
 namespace {
 
@@ -100,9 +100,11 @@ int clean_names(const std::string& dir, bool dry, const std::map<int, std::set<s
     if (!users.empty()) {
       std::printf("  %s: in use by pid %d: kept\n", path.c_str(), users.front());
     } else if (dry) {
-      std::printf("  %s: stale (%s): would remove\n", path.c_str(), osmp::format_bytes(static_cast<std::uint64_t>(st.st_size)).c_str());
+      std::printf("  %s: stale (%s): would remove\n", path.c_str(),
+                  osmp::format_bytes(static_cast<std::uint64_t>(st.st_size)).c_str());
     } else if (::unlink(path.c_str()) == 0) {
-      std::printf("  %s: stale (%s): removed\n", path.c_str(), osmp::format_bytes(static_cast<std::uint64_t>(st.st_size)).c_str());
+      std::printf("  %s: stale (%s): removed\n", path.c_str(),
+                  osmp::format_bytes(static_cast<std::uint64_t>(st.st_size)).c_str());
     } else {
       std::printf("  %s: stale, cannot remove: %s\n", path.c_str(), std::strerror(errno));
     }

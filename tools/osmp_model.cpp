@@ -7,34 +7,34 @@
 #include <string>
 #include <vector>
 
+#include "core/main.hpp"
 #include "core/strings.hpp"
 #include "topology/levels.hpp"
+#include "topology/placed.hpp"
 #include "topology/placement.hpp"
 #include "topology/topology.hpp"
 #include "tuning/model.hpp"
-#include "topology/placed.hpp"
 #include "tuning/tuning_file.hpp"
 #include "virtual_hier/split.hpp"
-#include "core/main.hpp"
 
 namespace {
 
 const std::string kUsage = std::string("usage: osmp-model [options]\n") + osmp::kPlacementUsage +
-    "  --vh SPEC          the virtual hierarchy to predict (default: OSMP_VH)\n"
-    "  --op LIST          operations (default allreduce,bcast,reduce,gather,barrier)\n"
-    "  --sizes LIST       bytes per rank, K/M suffixes (default 8,4K,64K,1M)\n"
-    "  --base-case SPEC   base cases as OSMP_BASE_CASE (default: OSMP_BASE_CASE, auto)\n"
-    "  --alpha LEVEL=US,...     hand-off latency per level, microseconds\n"
-    "  --beta LEVEL=GBPS,...    bandwidth per level, GB/s\n"
-    "  --gamma US_PER_KIB       cost of combining a KiB in a reduction\n"
-    "  --contention C     extra cost per extra reader of one source, as a fraction\n"
-    "  --tuning FILE      the costs osmp-tune measured (its tuning file's calibration);\n"
-    "                     --alpha/--beta/--gamma/--contention still override them\n"
-    "                     Default: typical figures for every level (tuning/costs.hpp).\n"
-    "                     A domain standing for several levels (Package+L3Cache) pays\n"
-    "                     the deepest cache's costs: see the 'costs of' column.\n"
-    "  --recommend        rank the virtual hierarchies of this machine and placement\n"
-    "  --json             machine-readable output\n";
+                           "  --vh SPEC          the virtual hierarchy to predict (default: OSMP_VH)\n"
+                           "  --op LIST          operations (default allreduce,bcast,reduce,gather,barrier)\n"
+                           "  --sizes LIST       bytes per rank, K/M suffixes (default 8,4K,64K,1M)\n"
+                           "  --base-case SPEC   base cases as OSMP_BASE_CASE (default: OSMP_BASE_CASE, auto)\n"
+                           "  --alpha LEVEL=US,...     hand-off latency per level, microseconds\n"
+                           "  --beta LEVEL=GBPS,...    bandwidth per level, GB/s\n"
+                           "  --gamma US_PER_KIB       cost of combining a KiB in a reduction\n"
+                           "  --contention C     extra cost per extra reader of one source, as a fraction\n"
+                           "  --tuning FILE      the costs osmp-tune measured (its tuning file's calibration);\n"
+                           "                     --alpha/--beta/--gamma/--contention still override them\n"
+                           "                     Default: typical figures for every level (tuning/costs.hpp).\n"
+                           "                     A domain standing for several levels (Package+L3Cache) pays\n"
+                           "                     the deepest cache's costs: see the 'costs of' column.\n"
+                           "  --recommend        rank the virtual hierarchies of this machine and placement\n"
+                           "  --json             machine-readable output\n";
 
 struct Options {
   osmp::PlacementArgs where;
@@ -56,11 +56,18 @@ int fail(const std::string& msg) {
 
 // Returns 0 to go on, 1 when done (help), 2 on a bad command line.
 int parse(int argc, char** argv, Options& o) {
-  const std::vector<std::pair<std::string, std::string*>> valued = {
-      {"--topology", &o.where.topology}, {"--map-by", &o.where.map_by}, {"--bind-to", &o.where.bind_to}, {"--vh", &o.vh},
-      {"--op", &o.ops},            {"--sizes", &o.sizes},   {"--base-case", &o.base_case},
-      {"--alpha", &o.alpha},       {"--beta", &o.beta},     {"--gamma", &o.gamma},
-      {"--contention", &o.contention}, {"--tuning", &o.tuning}};
+  const std::vector<std::pair<std::string, std::string*>> valued = {{"--topology", &o.where.topology},
+                                                                    {"--map-by", &o.where.map_by},
+                                                                    {"--bind-to", &o.where.bind_to},
+                                                                    {"--vh", &o.vh},
+                                                                    {"--op", &o.ops},
+                                                                    {"--sizes", &o.sizes},
+                                                                    {"--base-case", &o.base_case},
+                                                                    {"--alpha", &o.alpha},
+                                                                    {"--beta", &o.beta},
+                                                                    {"--gamma", &o.gamma},
+                                                                    {"--contention", &o.contention},
+                                                                    {"--tuning", &o.tuning}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") return std::fputs(kUsage.c_str(), stdout), 1;
@@ -127,8 +134,8 @@ osmp::Result<std::vector<std::size_t>> parse_sizes(const std::string& list) {
 }
 
 // Sets alpha or beta of the levels named in "LEVEL=VALUE,...".
-osmp::Status apply_level_costs(const std::string& list, const std::string& option,
-                               const osmp::MachineTree& machine, osmp::Calibration& cal) {
+osmp::Status apply_level_costs(const std::string& list, const std::string& option, const osmp::MachineTree& machine,
+                               osmp::Calibration& cal) {
   for (std::string_view item : osmp::split(list, ',')) {
     auto eq = item.find('=');
     if (eq == std::string_view::npos) return bad(option, osmp::cat("'", osmp::trim(item), "' is not LEVEL=VALUE"));
@@ -138,8 +145,8 @@ osmp::Status apply_level_costs(const std::string& list, const std::string& optio
     for (auto& l : cal.levels)
       if (canon && l.level == *canon) entry = &l;
     if (entry == nullptr) {
-      return bad(option, osmp::cat("unknown level '", name, "' (levels of this topology: ",
-                                   osmp::join(machine.level_names(), ", "), ")"));
+      return bad(option, osmp::cat("unknown level '", name,
+                                   "' (levels of this topology: ", osmp::join(machine.level_names(), ", "), ")"));
     }
     OSMP_ASSIGN_OR_RETURN(double v, number(item.substr(eq + 1), option));
     if (option == "--alpha") entry->alpha_us = v;
@@ -198,18 +205,18 @@ std::string tree_summary(const osmp::Tree& t) {
   std::vector<std::string> parts;
   for (const auto& l : t.levels()) {
     if (l.groups == 0) continue;
-    parts.push_back(osmp::cat(l.name, l.is_virtual ? "(v)" : "", " ", l.groups, "x",
-                              l.min_group == l.max_group ? osmp::cat(l.max_group)
-                                                         : osmp::cat(l.min_group, "-", l.max_group)));
+    parts.push_back(
+        osmp::cat(l.name, l.is_virtual ? "(v)" : "", " ", l.groups, "x",
+                  l.min_group == l.max_group ? osmp::cat(l.max_group) : osmp::cat(l.min_group, "-", l.max_group)));
   }
   return parts.empty() ? "no groups (one process)" : osmp::join(parts, "  ");
 }
 
 // The machine and its costs, for the text output.
 std::string describe_costs(const osmp::Calibration& cal) {
-  std::string out = osmp::cat("costs: ", cal.source, "\n", "  gamma ", fmt("%.3f", cal.gamma_us_per_kib),
-                              " us/KiB, contention ", fmt("%.2f", cal.contention), " per extra reader\n",
-                              "  level        alpha(us)  beta(GB/s)\n");
+  std::string out =
+      osmp::cat("costs: ", cal.source, "\n", "  gamma ", fmt("%.3f", cal.gamma_us_per_kib), " us/KiB, contention ",
+                fmt("%.2f", cal.contention), " per extra reader\n", "  level        alpha(us)  beta(GB/s)\n");
   for (const auto& l : cal.levels) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "  %-12s %9.3f  %10.1f\n", l.level.c_str(), l.alpha_us,
@@ -251,8 +258,8 @@ osmp::Status set_up(const Options& o, Setup& s) {
 // --- text ------------------------------------------------------------------
 
 std::string prediction_text(const osmp::Prediction& p) {
-  std::string out = osmp::cat(osmp::to_string(p.op), " ", size_text(p.bytes), ": ", fmt("%.3f", p.us),
-                              " us (", p.path, ")\n");
+  std::string out =
+      osmp::cat(osmp::to_string(p.op), " ", size_text(p.bytes), ": ", fmt("%.3f", p.us), " us (", p.path, ")\n");
   if (p.terms.empty()) return out;
   out += "  phase         depth  level          groups  size  base        costs of        bytes        us\n";
   for (const auto& t : p.terms) {
@@ -374,12 +381,12 @@ std::string recommend_json(const Setup& s, const osmp::Recommendation& r) {
         sizes.push_back(osmp::cat("\"", s.work.sizes[b], "\": ", jnum(c.us[op][b])));
       ops.push_back(osmp::cat(jstr(osmp::to_string(s.work.ops[op])), ": {", osmp::join(sizes, ", "), "}"));
     }
-    cands.push_back(osmp::cat("{\"spec\": ", jstr(c.spec), ", \"levels\": ", c.levels, ", \"score_us\": ",
-                              jnum(c.score_us), ", \"us\": {", osmp::join(ops, ", "), "}}"));
+    cands.push_back(osmp::cat("{\"spec\": ", jstr(c.spec), ", \"levels\": ", c.levels,
+                              ", \"score_us\": ", jnum(c.score_us), ", \"us\": {", osmp::join(ops, ", "), "}}"));
   }
   return osmp::cat("{\"levels\": [", osmp::join(levels, ", "), "], \"exhaustive\": ", r.exhaustive ? "true" : "false",
-                   ", \"best\": ", jstr(r.best), ", \"best_per_op\": {", osmp::join(best, ", "),
-                   "}, \"candidates\": [", osmp::join(cands, ",\n  "), "]}");
+                   ", \"best\": ", jstr(r.best), ", \"best_per_op\": {", osmp::join(best, ", "), "}, \"candidates\": [",
+                   osmp::join(cands, ",\n  "), "]}");
 }
 
 // --- modes -----------------------------------------------------------------
@@ -423,12 +430,12 @@ int run_predict(const Setup& s, const osmp::VhSpec& spec, bool json) {
   if (json) {
     std::vector<std::string> preds;
     for (const auto& p : all) preds.push_back(prediction_json(p));
-    return print(osmp::cat(opening(s, true), ", \"spec\": ", jstr(spec_text), ", \"tree\": ",
-                           jstr(tree_summary(*tree)), ",\n \"predictions\": [", osmp::join(preds, ",\n  "), "]}\n"));
+    return print(osmp::cat(opening(s, true), ", \"spec\": ", jstr(spec_text), ", \"tree\": ", jstr(tree_summary(*tree)),
+                           ",\n \"predictions\": [", osmp::join(preds, ",\n  "), "]}\n"));
   }
-  std::string out = osmp::cat(opening(s, false), "virtual hierarchy: ", spec_text, "\ntree: ", tree_summary(*tree),
-                              "\n", describe_costs(s.cal), "\npredicted latency, us\n",
-                              us_table(s, {spec_text}, {us}, {}, {}));
+  std::string out =
+      osmp::cat(opening(s, false), "virtual hierarchy: ", spec_text, "\ntree: ", tree_summary(*tree), "\n",
+                describe_costs(s.cal), "\npredicted latency, us\n", us_table(s, {spec_text}, {us}, {}, {}));
   for (const auto& p : all) out += "\n" + prediction_text(p);
   return print(out);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/env.hpp"
+#include "core/main.hpp"
 #include "core/strings.hpp"
 #include "osmp/build_info.hpp"
 #include "topology/placed.hpp"
@@ -21,20 +22,19 @@
 #include "topology/render.hpp"
 #include "topology/topology.hpp"
 #include "virtual_hier/split.hpp"
-#include "core/main.hpp"
 
 namespace {
 
 const std::string kUsage = std::string("usage: osmp-topo [options]\n") + osmp::kPlacementUsage +
-    "  --vh SPEC          virtual hierarchy: LEVEL:DEGREE,..., LEVEL?MAX, ?MAX, auto\n"
-    "                     (default: OSMP_VH)\n"
-    "  --json             machine-readable output\n"
-    "  --svg FILE         also draw the tree as an SVG picture\n"
-    "  --png FILE         also draw it as a PNG picture (runs rsvg-convert, librsvg2-bin)\n"
-    "                     The text (or --json) still goes to stdout, unless FILE is '-':\n"
-    "                     then the picture goes there instead.\n"
-    "  --list-presets     print the paper machines and their synthetic strings\n"
-    "  --version          print the osmp version and git revision\n";
+                           "  --vh SPEC          virtual hierarchy: LEVEL:DEGREE,..., LEVEL?MAX, ?MAX, auto\n"
+                           "                     (default: OSMP_VH)\n"
+                           "  --json             machine-readable output\n"
+                           "  --svg FILE         also draw the tree as an SVG picture\n"
+                           "  --png FILE         also draw it as a PNG picture (runs rsvg-convert, librsvg2-bin)\n"
+                           "                     The text (or --json) still goes to stdout, unless FILE is '-':\n"
+                           "                     then the picture goes there instead.\n"
+                           "  --list-presets     print the paper machines and their synthetic strings\n"
+                           "  --version          print the osmp version and git revision\n";
 
 struct Options {
   osmp::PlacementArgs where;
@@ -64,20 +64,19 @@ int parse(int argc, char** argv, Options& o) {
       std::fputs(kUsage.c_str(), stdout);
       return 1;
     } else if (a == "--version") {
-      std::printf("osmp-topo (osmp) %s (git %s)\n", osmp::build_info::kVersion,
-                  osmp::build_info::kGitRevision);
+      std::printf("osmp-topo (osmp) %s (git %s)\n", osmp::build_info::kVersion, osmp::build_info::kGitRevision);
       return 1;
     } else if (a == "--list-presets") {
       for (const auto& p : osmp::presets())
-        std::printf("%-15s %s\n%15s %s\n", std::string(p.name).c_str(),
-                    std::string(p.machine).c_str(), "", std::string(p.synthetic).c_str());
+        std::printf("%-15s %s\n%15s %s\n", std::string(p.name).c_str(), std::string(p.machine).c_str(), "",
+                    std::string(p.synthetic).c_str());
       return 1;
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--oversubscribe") {
       o.where.oversubscribe = true;
-    } else if (a == "--topology" || a == "--map-by" || a == "--bind-to" || a == "--vh" ||
-               a == "-n" || a == "--np" || a == "--svg" || a == "--png") {
+    } else if (a == "--topology" || a == "--map-by" || a == "--bind-to" || a == "--vh" || a == "-n" || a == "--np" ||
+               a == "--svg" || a == "--png") {
       v = value(a.c_str());
       if (v == nullptr) return fail(a + " needs a value"), 2;
       if (a == "--topology") o.where.topology = v, o.where.topology_given = true;
@@ -96,8 +95,7 @@ int parse(int argc, char** argv, Options& o) {
       return fail(osmp::cat("unknown option '", a, "'\n", kUsage)), 2;
     }
   }
-  if (o.svg == "-" && o.png == "-")
-    return fail("--svg and --png cannot both go to stdout ('-')"), 2;
+  if (o.svg == "-" && o.png == "-") return fail("--svg and --png cannot both go to stdout ('-')"), 2;
   return 0;
 }
 
@@ -123,17 +121,14 @@ std::string run_rsvg_convert(const std::string& svg_path, const std::string& png
   std::fflush(stdout);
   pid_t pid = 0;
   if (int rc = posix_spawnp(&pid, cmd, nullptr, nullptr, argv.data(), environ); rc != 0)
-    return osmp::cat("cannot run '", cmd, "' for --png: ", std::strerror(rc),
-                     " (it comes with librsvg2-bin)");
+    return osmp::cat("cannot run '", cmd, "' for --png: ", std::strerror(rc), " (it comes with librsvg2-bin)");
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return osmp::cat("waiting for '", cmd, "': ", std::strerror(errno));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  return osmp::cat("'", cmd, "' failed to write ",
-                   png_path == "-" ? "the PNG to stdout" : "'" + png_path + "'", " (",
-                   WIFEXITED(status) ? osmp::cat("exit status ", WEXITSTATUS(status))
-                                     : osmp::cat("signal ", WTERMSIG(status)),
-                   ")");
+  return osmp::cat(
+      "'", cmd, "' failed to write ", png_path == "-" ? "the PNG to stdout" : "'" + png_path + "'", " (",
+      WIFEXITED(status) ? osmp::cat("exit status ", WEXITSTATUS(status)) : osmp::cat("signal ", WTERMSIG(status)), ")");
 }
 
 // The SVG goes to a temporary file that rsvg-convert turns into `path`.

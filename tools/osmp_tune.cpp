@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "api/access.hpp"
 #include "core/env.hpp"
 #include "core/log.hpp"
+#include "core/main.hpp"
 #include "core/strings.hpp"
 #include "osmp.hpp"
 #include "team/team.hpp"
 #include "tools/tune/report.hpp"
 #include "tools/tune/sweep.hpp"
 #include "tuning/tuning_file.hpp"
-#include "api/access.hpp"
-#include "core/main.hpp"
 
 namespace {
 
@@ -46,7 +46,7 @@ const char* kUsage =
 struct Options {
   int np = 0;
   std::vector<std::string> launch;  // passed to osmprun
-  std::string placement;  // the worker gets the command's (--placement-text)
+  std::string placement;            // the worker gets the command's (--placement-text)
   std::string output, plot;
   osmp::tune::Plan plan;
   bool worker = false;
@@ -80,10 +80,14 @@ int parse(int argc, char** argv, Options& o) {
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
     if (a == "-h" || a == "--help") return std::fputs(kUsage, stdout), 1;
-    if (a == "--worker") o.worker = true;
-    else if (a == "--quick") o.plan.thresholds = false, o.plan.target_us = 2000, o.plan.reps = 3;
-    else if (a == "--no-thresholds") o.plan.thresholds = false;
-    else if (a == "--oversubscribe") oversubscribe = true;
+    if (a == "--worker")
+      o.worker = true;
+    else if (a == "--quick")
+      o.plan.thresholds = false, o.plan.target_us = 2000, o.plan.reps = 3;
+    else if (a == "--no-thresholds")
+      o.plan.thresholds = false;
+    else if (a == "--oversubscribe")
+      oversubscribe = true;
     else if (a == "-n" || a == "--np" || a == "--map-by" || a == "--bind-to" || a == "--ops" || a == "--sizes" ||
              a == "-o" || a == "--output" || a == "--plot") {
       v = value();
@@ -93,21 +97,27 @@ int parse(int argc, char** argv, Options& o) {
         auto n = osmp::parse_int(v, 1, 4096, "-n");
         if (!n.ok()) return fail(n.status().message());
         o.np = static_cast<int>(*n);
-      } else if (a == "--map-by") map_by = v;
-      else if (a == "--bind-to") bind_to = v;
-      else if (a == "--ops") st = parse_list(v, o, false);
-      else if (a == "--sizes") st = parse_list(v, o, true), sizes_given = true;
-      else if (a == "-o" || a == "--output") o.output = v;
-      else o.plot = v;
+      } else if (a == "--map-by")
+        map_by = v;
+      else if (a == "--bind-to")
+        bind_to = v;
+      else if (a == "--ops")
+        st = parse_list(v, o, false);
+      else if (a == "--sizes")
+        st = parse_list(v, o, true), sizes_given = true;
+      else if (a == "-o" || a == "--output")
+        o.output = v;
+      else
+        o.plot = v;
       if (!st.ok()) return fail(st.message());
     } else {
       return fail("unknown option '" + a + "' (see -h)");
     }
   }
-  if (o.plan.ops.empty())
-    o.plan.ops.assign(std::begin(osmp::kOpKinds), std::end(osmp::kOpKinds));
-  if (!sizes_given) o.plan.sizes = o.plan.thresholds ? std::vector<std::size_t>{8, 4096, 65536, 1 << 20}
-                                                       : std::vector<std::size_t>{8, 65536};
+  if (o.plan.ops.empty()) o.plan.ops.assign(std::begin(osmp::kOpKinds), std::end(osmp::kOpKinds));
+  if (!sizes_given)
+    o.plan.sizes =
+        o.plan.thresholds ? std::vector<std::size_t>{8, 4096, 65536, 1 << 20} : std::vector<std::size_t>{8, 65536};
   if (o.np == 0) o.np = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   if (o.np > ::sysconf(_SC_NPROCESSORS_ONLN)) oversubscribe = true;
   o.launch = {"-n", std::to_string(o.np), "--map-by", map_by, "--bind-to", bind_to};
@@ -127,8 +137,10 @@ int launch(const Options& o, int argc, char** argv) {
   if (::access(osmprun.c_str(), X_OK) != 0) return fail("cannot run " + osmprun + ": " + std::strerror(errno));
   std::string output = o.output.empty() ? osmp::default_tuning_path() : o.output;
   if (output.empty()) return fail("no output file: give -o FILE (OSMP_TUNING_FILE is set but empty)");
-  std::string plot = o.plot.empty() ? (osmp::ends_with(output, ".json") ? output.substr(0, output.size() - 5) : output) +
-                                          "-degrees.png" : o.plot;
+  std::string plot =
+      o.plot.empty()
+          ? (osmp::ends_with(output, ".json") ? output.substr(0, output.size() - 5) : output) + "-degrees.png"
+          : o.plot;
   std::vector<std::string> args{osmprun};
   args.insert(args.end(), o.launch.begin(), o.launch.end());
   args.insert(args.end(), {"--", self, "--worker", "--output", output, "--plot", plot});
@@ -167,14 +179,14 @@ int work(Options& o) {
   }
   auto cal = osmp::tune::calibrate(t);
   if (!cal.ok()) return fail(cal.status().to_string());
-  cal->source = osmp::cat("measured by osmp-tune (alpha, beta: flag and 64 KiB copy ping-pong per level; gamma: "
-                          "float sum)", core_of(t).oversubscribed() ? ", oversubscribed: scheduling included" : "",
-                          "; contention: typical");
+  cal->source = osmp::cat(
+      "measured by osmp-tune (alpha, beta: flag and 64 KiB copy ping-pong per level; gamma: "
+      "float sum)",
+      core_of(t).oversubscribed() ? ", oversubscribed: scheduling included" : "", "; contention: typical");
   if (lead) osmp::tune::print_calibration(stdout, *cal), std::fflush(stdout);
   osmp::tune::ProgressBar bar(stderr);
-  auto outcome = osmp::tune::sweep(t, o.plan, [&](int done, int total, const std::string& what) {
-    bar(done, total, what);
-  });
+  auto outcome =
+      osmp::tune::sweep(t, o.plan, [&](int done, int total, const std::string& what) { bar(done, total, what); });
   if (!outcome.ok()) return fail(outcome.status().to_string());
   if (!lead) return 0;
   bar.finish();
@@ -184,8 +196,10 @@ int work(Options& o) {
   std::printf("\nwrote %s (fingerprint %s): osmp programs with %d processes placed %s load it\n", o.output.c_str(),
               file.fingerprint.c_str(), t.size(), o.placement.c_str());
   std::string why = osmp::tune::plot_degrees(*outcome, o.plot);
-  if (why.empty()) std::printf("plot: %s\n", o.plot.c_str());
-  else std::printf("no plot: %s\n", why.c_str());
+  if (why.empty())
+    std::printf("plot: %s\n", o.plot.c_str());
+  else
+    std::printf("no plot: %s\n", why.c_str());
   return 0;
 }
 

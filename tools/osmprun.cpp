@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "core/main.hpp"
 #include "launcher/launch.hpp"
 #include "osmp/build_info.hpp"
-#include "core/main.hpp"
 
 namespace {
 int run(int argc, char** argv) {

@@ -23,16 +23,14 @@ int home_node(const MachineTree& machine, const CpuSet& place) {
   return node;
 }
 
-Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places,
-                        const BuildOptions& options) {
+Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places, const BuildOptions& options) {
   if (machine.nodes.empty()) return Status(Errc::invalid_argument, "build_tree: empty machine");
   if (places.empty()) {
     return Status(Errc::invalid_argument, "build_tree: the process set is empty (0 processes)");
   }
   if (!options.allow_oversubscribe && places.size() > machine.pu_count()) {
-    return Status(Errc::invalid_argument,
-                  cat("build_tree: ", places.size(), " processes but the topology has only ",
-                      machine.pu_count(), " PUs; allow oversubscription to run more"));
+    return Status(Errc::invalid_argument, cat("build_tree: ", places.size(), " processes but the topology has only ",
+                                              machine.pu_count(), " PUs; allow oversubscription to run more"));
   }
   std::vector<Domain> domains(machine.nodes.size());
   for (std::size_t i = 0; i < machine.nodes.size(); ++i) {
@@ -50,8 +48,7 @@ Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> plac
     if (p.empty()) {
       return Status(Errc::invalid_argument,
                     cat("build_tree: rank ", r, " is bound to PUs '", places[r].to_string(),
-                        "', none of which is in the topology (PUs ", machine.pus().to_string(),
-                        ")"));
+                        "', none of which is in the topology (PUs ", machine.pus().to_string(), ")"));
     }
     int home = home_node(machine, p);
     domains[static_cast<std::size_t>(home)].direct.push_back(static_cast<int>(r));

@@ -25,7 +25,6 @@ struct BuildOptions {
 int home_node(const MachineTree& machine, const CpuSet& place);
 
 // The communication tree for ranks 0..places.size()-1 placed at `places`.
-Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places,
-                        const BuildOptions& options = {});
+Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places, const BuildOptions& options = {});
 
 }  // namespace osmp

@@ -14,14 +14,12 @@ struct Alias {
 };
 
 constexpr Alias kAliases[] = {
-    {"machine", "Machine"},   {"node", "Machine"},       {"package", "Package"},
-    {"socket", "Package"},    {"die", "Die"},            {"numanode", "NUMANode"},
-    {"numa", "NUMANode"},     {"l3cache", "L3Cache"},    {"l3", "L3Cache"},
-    {"l2cache", "L2Cache"},   {"l2", "L2Cache"},         {"l1cache", "L1Cache"},
-    {"l1", "L1Cache"},        {"l1dcache", "L1Cache"},   {"l4cache", "L4Cache"},
-    {"l4", "L4Cache"},        {"l5cache", "L5Cache"},    {"l5", "L5Cache"},
-    {"core", "Core"},         {"pu", "PU"},              {"hwthread", "PU"},
-    {"thread", "PU"},         {"group", "Group0"},
+    {"machine", "Machine"}, {"node", "Machine"},      {"package", "Package"}, {"socket", "Package"},
+    {"die", "Die"},         {"numanode", "NUMANode"}, {"numa", "NUMANode"},   {"l3cache", "L3Cache"},
+    {"l3", "L3Cache"},      {"l2cache", "L2Cache"},   {"l2", "L2Cache"},      {"l1cache", "L1Cache"},
+    {"l1", "L1Cache"},      {"l1dcache", "L1Cache"},  {"l4cache", "L4Cache"}, {"l4", "L4Cache"},
+    {"l5cache", "L5Cache"}, {"l5", "L5Cache"},        {"core", "Core"},       {"pu", "PU"},
+    {"hwthread", "PU"},     {"thread", "PU"},         {"group", "Group0"},
 };
 
 bool all_digits(std::string_view s) {
@@ -49,9 +47,8 @@ std::optional<std::string> canonical_level(std::string_view name) {
 }
 
 int level_naming_priority(std::string_view c) {
-  constexpr const char* kOrder[] = {"Machine", "Package", "Die",     "NUMANode", "L5Cache",
-                                    "L4Cache", "L3Cache", "Core",    "L2Cache",  "L1Cache",
-                                    "PU"};
+  constexpr const char* kOrder[] = {"Machine", "Package", "Die",     "NUMANode", "L5Cache", "L4Cache",
+                                    "L3Cache", "Core",    "L2Cache", "L1Cache",  "PU"};
   int i = 0;
   for (const char* n : kOrder) {
     if (c == n) return i;
@@ -60,9 +57,7 @@ int level_naming_priority(std::string_view c) {
   return i;  // groups and anything else come last
 }
 
-std::string virtual_level_name(std::string_view parent_level, int nesting) {
-  return cat(parent_level, "-v", nesting);
-}
+std::string virtual_level_name(std::string_view parent_level, int nesting) { return cat(parent_level, "-v", nesting); }
 
 bool is_virtual_level_name(std::string_view name) {
   auto dash = name.rfind("-v");

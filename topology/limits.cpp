@@ -139,13 +139,14 @@ TopologySize xml_size(std::string_view x) {
 
 Status check_size(const TopologySize& size, std::string_view what) {
   if (size.pus > kMaxPus) {
-    return Status(Errc::unsupported,
-                  cat(what, " has ", size.pus == ULLONG_MAX ? "over 2^64" : std::to_string(size.pus),
-                      " PUs; osmp takes at most ", kMaxPus, " (numbered 0-", kMaxPus - 1, ")"));
+    return Status(Errc::unsupported, cat(what, " has ", size.pus == ULLONG_MAX ? "over 2^64" : std::to_string(size.pus),
+                                         " PUs; osmp takes at most ", kMaxPus, " (numbered 0-", kMaxPus - 1, ")"));
   }
   if (size.depth > kMaxDepth) {
-    return Status(Errc::unsupported, cat(what, " has ", size.depth, " levels (Machine to PU, memory included); osmp "
-                                         "takes at most ", kMaxDepth));
+    return Status(Errc::unsupported, cat(what, " has ", size.depth,
+                                         " levels (Machine to PU, memory included); osmp "
+                                         "takes at most ",
+                                         kMaxDepth));
   }
   return {};
 }

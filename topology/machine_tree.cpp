@@ -14,8 +14,7 @@ std::vector<int> MachineTree::nodes_of_level(std::string_view level) const {
     int n = stack.back();
     stack.pop_back();
     if (nodes[n].level == level) out.push_back(n);
-    for (int child : std::ranges::reverse_view(nodes[n].children))
-      stack.push_back(child);
+    for (int child : std::ranges::reverse_view(nodes[n].children)) stack.push_back(child);
   }
   return out;
 }

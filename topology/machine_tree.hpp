@@ -13,11 +13,11 @@
 namespace osmp {
 
 struct MachineNode {
-  std::string level;        // canonical level name, e.g. "L3Cache", "Group0"
-  double order = 0;         // top-down position of the level: hwloc depth, NUMA = holder + 0.5
-  int logical_index = 0;    // hwloc logical index within its level
+  std::string level;      // canonical level name, e.g. "L3Cache", "Group0"
+  double order = 0;       // top-down position of the level: hwloc depth, NUMA = holder + 0.5
+  int logical_index = 0;  // hwloc logical index within its level
   unsigned os_index = std::numeric_limits<unsigned>::max();  // max(): none
-  std::string subtype;      // hwloc subtype ("Cluster", "MemorySideCache"), may be empty
+  std::string subtype;  // hwloc subtype ("Cluster", "MemorySideCache"), may be empty
   CpuSet cpuset;
   int parent = -1;
   std::vector<int> children;              // logical order

@@ -27,7 +27,7 @@ struct PlacementArgs {
   bool topology_given = false;  // else OSMP_TOPOLOGY, else this machine
   int np = 0;                   // 0: one per core
   std::string map_by = "core";
-  std::string bind_to;          // "": core, or pu with --map-by pu
+  std::string bind_to;  // "": core, or pu with --map-by pu
   bool oversubscribe = false;
 };
 
@@ -35,7 +35,7 @@ struct Placed {
   Topology topology;
   PlacementRequest request;
   std::vector<CpuSet> places;
-  std::string placement;        // "map-by core, bind-to core"
+  std::string placement;  // "map-by core, bind-to core"
 };
 
 // Loads the topology and places the ranks; errors name the bad value.

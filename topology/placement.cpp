@@ -7,12 +7,12 @@
 namespace osmp {
 namespace {
 
-constexpr std::pair<MapBy, const char*> kMapBy[] = {
-    {MapBy::core, "core"}, {MapBy::pu, "pu"},         {MapBy::l3, "l3"},
-    {MapBy::numa, "numa"}, {MapBy::package, "package"}, {MapBy::scatter, "scatter"}};
-constexpr std::pair<BindTo, const char*> kBindTo[] = {
-    {BindTo::pu, "pu"},     {BindTo::core, "core"},       {BindTo::l3, "l3"},
-    {BindTo::numa, "numa"}, {BindTo::package, "package"}, {BindTo::none, "none"}};
+constexpr std::pair<MapBy, const char*> kMapBy[] = {{MapBy::core, "core"},       {MapBy::pu, "pu"},
+                                                    {MapBy::l3, "l3"},           {MapBy::numa, "numa"},
+                                                    {MapBy::package, "package"}, {MapBy::scatter, "scatter"}};
+constexpr std::pair<BindTo, const char*> kBindTo[] = {{BindTo::pu, "pu"},           {BindTo::core, "core"},
+                                                      {BindTo::l3, "l3"},           {BindTo::numa, "numa"},
+                                                      {BindTo::package, "package"}, {BindTo::none, "none"}};
 
 const char* level_for(MapBy m) {
   switch (m) {
@@ -102,8 +102,8 @@ Result<std::vector<int>> mapping_order(const MachineTree& machine, MapBy map_by)
   std::vector<int> domains = machine.nodes_of_level(level_for(map_by));
   if (domains.empty()) {
     return Status(Errc::invalid_argument,
-                  cat("cannot map by ", to_string(map_by), ": this topology has no ",
-                      level_for(map_by), " level (levels: ", join(machine.level_names(), ", "), ")"));
+                  cat("cannot map by ", to_string(map_by), ": this topology has no ", level_for(map_by),
+                      " level (levels: ", join(machine.level_names(), ", "), ")"));
   }
   // Round-robin over the domains, each handing out its cores in logical order.
   std::vector<std::vector<int>> queues(domains.size());
@@ -135,9 +135,8 @@ Result<std::vector<CpuSet>> place_ranks(const MachineTree& machine, const Placem
   if (static_cast<std::size_t>(req.nprocs) > order.size() && !req.oversubscribe) {
     const char* unit = req.map_by == MapBy::pu ? "hardware threads" : "cores";
     return Status(Errc::invalid_argument,
-                  cat("cannot place ", req.nprocs, " processes on ", order.size(), " ", unit,
-                      " (", machine.pu_count(), " PUs) with map-by ", to_string(req.map_by),
-                      ": allow oversubscription, or map by pu"));
+                  cat("cannot place ", req.nprocs, " processes on ", order.size(), " ", unit, " (", machine.pu_count(),
+                      " PUs) with map-by ", to_string(req.map_by), ": allow oversubscription, or map by pu"));
   }
   std::vector<CpuSet> places;
   for (int r = 0; r < req.nprocs; ++r) {
@@ -151,8 +150,8 @@ Result<std::vector<CpuSet>> place_ranks(const MachineTree& machine, const Placem
     if (node < 0 && req.bind_to == BindTo::core) node = slot;  // no Core level: the slot is a PU
     if (node < 0) {
       return Status(Errc::invalid_argument,
-                    cat("cannot bind to ", to_string(req.bind_to), ": this topology has no ",
-                        level_of(req.bind_to), " above core ", machine.nodes[slot].logical_index));
+                    cat("cannot bind to ", to_string(req.bind_to), ": this topology has no ", level_of(req.bind_to),
+                        " above core ", machine.nodes[slot].logical_index));
     }
     places.push_back(machine.nodes[node].cpuset);
   }

@@ -43,8 +43,8 @@ std::string group_text(const Domain& d) {
 void text_domain(const Tree& t, int id, int indent, std::ostringstream& out) {
   const Domain& d = t.domain(id);
   if (!d.has_group() && d.parent >= 0) return;
-  out << std::string(static_cast<std::size_t>(indent) * 2, ' ') << d.level
-      << (d.is_virtual ? " V#" : " L#") << d.logical_index;
+  out << std::string(static_cast<std::size_t>(indent) * 2, ' ') << d.level << (d.is_virtual ? " V#" : " L#")
+      << d.logical_index;
   if (d.aliases.size() > 1) {
     std::string others;
     for (const auto& a : d.aliases)
@@ -92,8 +92,8 @@ std::string render_json(const Tree& tree, const RenderContext& ctx) {
     const auto& l = tree.levels()[i];
     out << (i ? ",\n" : "\n") << "    {\"name\": \"" << json_escape(l.name)
         << "\", \"virtual\": " << (l.is_virtual ? "true" : "false") << ", \"domains\": " << l.domains
-        << ", \"groups\": " << l.groups << ", \"min_group\": " << l.min_group
-        << ", \"max_group\": " << l.max_group << "}";
+        << ", \"groups\": " << l.groups << ", \"min_group\": " << l.min_group << ", \"max_group\": " << l.max_group
+        << "}";
   }
   out << "\n  ],\n  \"domains\": [";
   for (std::size_t i = 0; i < tree.domains().size(); ++i) {
@@ -102,17 +102,15 @@ std::string render_json(const Tree& tree, const RenderContext& ctx) {
         << "\", \"aliases\": [";
     for (std::size_t a = 0; a < d.aliases.size(); ++a)
       out << (a ? ", " : "") << "\"" << json_escape(d.aliases[a].name) << "\"";
-    out << "], \"virtual\": " << (d.is_virtual ? "true" : "false")
-        << ", \"logical_index\": " << d.logical_index << ", \"depth\": " << d.depth
-        << ", \"cpuset\": \"" << d.cpuset.to_string() << "\", \"parent\": " << d.parent
+    out << "], \"virtual\": " << (d.is_virtual ? "true" : "false") << ", \"logical_index\": " << d.logical_index
+        << ", \"depth\": " << d.depth << ", \"cpuset\": \"" << d.cpuset.to_string() << "\", \"parent\": " << d.parent
         << ", \"children\": " << json_ints(d.children) << ", \"members\": " << json_ints(d.members)
         << ", \"leader\": " << d.leader << ", \"group\": " << json_ints(d.group) << "}";
   }
   out << "\n  ],\n  \"ranks\": [";
   for (int r = 0; r < tree.size(); ++r) {
-    out << (r ? ",\n" : "\n") << "    {\"rank\": " << r << ", \"place\": \""
-        << tree.place(r).to_string() << "\", \"leaf\": " << tree.leaf(r)
-        << ", \"path\": " << json_ints(tree.path(r)) << "}";
+    out << (r ? ",\n" : "\n") << "    {\"rank\": " << r << ", \"place\": \"" << tree.place(r).to_string()
+        << "\", \"leaf\": " << tree.leaf(r) << ", \"path\": " << json_ints(tree.path(r)) << "}";
   }
   out << "\n  ]\n}\n";
   return out.str();

@@ -9,9 +9,9 @@
 namespace osmp {
 
 struct RenderContext {
-  std::string topology;   // Topology::describe()
-  std::string placement;  // "map-by core, bind-to core"
-  std::string spec;       // virtual-hierarchy spec, "" when none
+  std::string topology;                 // Topology::describe()
+  std::string placement;                // "map-by core, bind-to core"
+  std::string spec;                     // virtual-hierarchy spec, "" when none
   std::vector<std::string> spec_notes;  // items of the spec that had no effect, and why
 };
 
@@ -52,16 +52,16 @@ struct SvgText {
 struct SvgLegendEntry {
   enum class Kind { level, leader, group };
   Kind kind = Kind::level;
-  std::string level;        // Kind::level: the level name
+  std::string level;  // Kind::level: the level name
   std::string text;
   int x = 0, y = 0, w = 0;  // the swatch's corner; the text follows it
 };
 
 struct SvgLayout {
   int width = 0, height = 0;
-  int cell_w = 0;                      // every rank cell is this wide
-  std::vector<SvgText> title;          // headline, topology, levels
-  std::vector<SvgBox> boxes;           // pre-order: a domain before what it holds; [0] the root
+  int cell_w = 0;              // every rank cell is this wide
+  std::vector<SvgText> title;  // headline, topology, levels
+  std::vector<SvgBox> boxes;   // pre-order: a domain before what it holds; [0] the root
   std::vector<SvgLegendEntry> legend;
 };
 

@@ -40,25 +40,21 @@ constexpr int kGroupListMax = 12;  // longer groups are written as ranges
 // about as wide, next), so text measured with it fits its box.
 // clang-format off: one row per 16 characters, from ' '
 constexpr unsigned char kAdvance[2][95] = {
-    { 32,  40,  46,  84,  64,  95,  78,  27,  39,  39,  50,  84,  32,  36,  32,  34,
-      64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  34,  34,  84,  84,  84,  53,
-     100,  68,  69,  70,  77,  63,  58,  77,  75,  29,  29,  66,  56,  86,  75,  79,
-      60,  79,  69,  63,  61,  73,  68,  99,  69,  61,  69,  39,  34,  39,  84,  50,
-      50,  61,  63,  55,  63,  62,  35,  63,  63,  28,  28,  58,  28,  97,  63,  61,
-      63,  63,  41,  52,  39,  63,  59,  82,  59,  59,  52,  64,  34,  64,  84},
-    { 35,  46,  52,  84,  70, 100,  87,  31,  46,  46,  52,  84,  38,  42,  38,  37,
-      70,  70,  70,  70,  70,  70,  70,  70,  70,  70,  40,  40,  84,  84,  84,  58,
-     100,  77,  76,  73,  83,  68,  68,  82,  84,  37,  37,  77,  64, 100,  84,  85,
-      73,  85,  77,  72,  68,  81,  77, 110,  77,  72,  73,  46,  37,  46,  84,  50,
-      50,  67,  72,  59,  72,  68,  44,  72,  71,  34,  34,  67,  34, 104,  71,  69,
-      72,  72,  49,  60,  48,  71,  65,  92,  65,  65,  58,  71,  37,  71,  84}};
+    {32, 40, 46, 84, 64, 95, 78, 27, 39,  39, 50, 84, 32, 36, 32, 34, 64, 64, 64, 64, 64, 64, 64, 64,
+     64, 64, 34, 34, 84, 84, 84, 53, 100, 68, 69, 70, 77, 63, 58, 77, 75, 29, 29, 66, 56, 86, 75, 79,
+     60, 79, 69, 63, 61, 73, 68, 99, 69,  61, 69, 39, 34, 39, 84, 50, 50, 61, 63, 55, 63, 62, 35, 63,
+     63, 28, 28, 58, 28, 97, 63, 61, 63,  63, 41, 52, 39, 63, 59, 82, 59, 59, 52, 64, 34, 64, 84},
+    {35, 46, 52, 84, 70, 100, 87, 31,  46,  46, 52, 84, 38, 42, 38, 37, 70, 70, 70, 70, 70, 70,  70, 70,
+     70, 70, 40, 40, 84, 84,  84, 58,  100, 77, 76, 73, 83, 68, 68, 82, 84, 37, 37, 77, 64, 100, 84, 85,
+     73, 85, 77, 72, 68, 81,  77, 110, 77,  72, 73, 46, 37, 46, 84, 50, 50, 67, 72, 59, 72, 68,  44, 72,
+     71, 34, 34, 67, 34, 104, 71, 69,  72,  72, 49, 60, 48, 71, 65, 92, 65, 65, 58, 71, 37, 71,  84}};
 // clang-format on
 
 int text_width(std::string_view s, double font, bool bold = false) {
   int hundredths = 0;
   for (char ch : s) {
     auto c = static_cast<unsigned char>(ch);
-    if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
+    if ((c & 0xC0) == 0x80) continue;                                         // UTF-8 continuation byte
     hundredths += c >= 32 && c < 127 ? kAdvance[bold ? 1 : 0][c - 32] : 100;  // ★, …: 90, 100
   }
   return static_cast<int>(std::ceil(hundredths * font / 100.0 * 1.03));  // 3% to spare
@@ -181,8 +177,7 @@ void measure(Measure& m, int id) {
     it.h = m.nodes[static_cast<std::size_t>(it.domain)].h;
   }
   n.header = kLabelLine + (d.has_group() ? kGroupLine : 0) + 3;
-  int label_w = std::max(text_width(domain_label(d), kLabelFont, true),
-                         text_width(group_label(d), kGroupFont));
+  int label_w = std::max(text_width(domain_label(d), kLabelFont, true), text_width(group_label(d), kGroupFont));
   double best = 1e30;
   int count = static_cast<int>(n.items.size());
   for (int rows = 1; rows <= count; ++rows) {
@@ -249,16 +244,14 @@ std::string levels_line(const Tree& tree) {
 
 // Title lines from `y`; returns the y below them.
 int layout_title(const Tree& tree, const RenderContext& ctx, int width, int y, SvgLayout& out) {
-  std::string head =
-      cat("osmp communication tree: ", tree.size(), tree.size() == 1 ? " process" : " processes");
+  std::string head = cat("osmp communication tree: ", tree.size(), tree.size() == 1 ? " process" : " processes");
   std::string how = ctx.placement.empty() ? "" : "placement: " + ctx.placement;
   if (!ctx.spec.empty()) how += cat(how.empty() ? "" : "; ", "virtual hierarchy: ", ctx.spec);
   std::vector<std::pair<std::string, double>> lines;
   for (const auto& l : wrap(head, kTitleFont, width)) lines.emplace_back(l, kTitleFont);
   for (const auto& l : wrap(how, kSubFont, width)) lines.emplace_back(l, kSubFont);
   if (!ctx.topology.empty())
-    for (const auto& l : wrap("topology: " + ctx.topology, kSubFont, width))
-      lines.emplace_back(l, kSubFont);
+    for (const auto& l : wrap("topology: " + ctx.topology, kSubFont, width)) lines.emplace_back(l, kSubFont);
   for (const auto& l : wrap(levels_line(tree), kSubFont, width)) lines.emplace_back(l, kSubFont);
   for (const auto& [text, font] : lines) {
     y += static_cast<int>(std::ceil(font * 1.35));
@@ -278,13 +271,12 @@ int layout_legend(const Tree& tree, SvgLayout& out, int width, int y) {
       }
   for (const auto& name : shown) {
     bool v = tree.level(name) && tree.level(name)->is_virtual;
-    out.legend.push_back(
-        {SvgLegendEntry::Kind::level, name, v ? name + " (virtual, dashed)" : name});
+    out.legend.push_back({SvgLegendEntry::Kind::level, name, v ? name + " (virtual, dashed)" : name});
   }
-  out.legend.push_back({SvgLegendEntry::Kind::leader, "",
-                        "leader of a group; bars: the levels whose group it leads, top first"});
-  out.legend.push_back({SvgLegendEntry::Kind::group, "",
-                        "group: the leaders of the boxes inside plus the ranks placed directly"});
+  out.legend.push_back(
+      {SvgLegendEntry::Kind::leader, "", "leader of a group; bars: the levels whose group it leads, top first"});
+  out.legend.push_back(
+      {SvgLegendEntry::Kind::group, "", "group: the leaders of the boxes inside plus the ranks placed directly"});
   int x = 0;
   y += 4;
   for (auto& e : out.legend) {
@@ -304,17 +296,15 @@ struct Colour {
   const char* stroke;
 };
 // Physical levels top-down (Machine first), then virtual levels in their own hues.
-constexpr Colour kPhysical[] = {
-    {"#f5f5f5", "#7a7a7a"}, {"#dde9f7", "#3f73b0"}, {"#e1f2d9", "#4b9a37"}, {"#fde9cf", "#cc7a1a"},
-    {"#ede1f6", "#8856a8"}, {"#d9f1f1", "#2f8f8f"}, {"#f7dfdf", "#b84a4a"}};
-constexpr Colour kVirtual[] = {
-    {"#fff7c7", "#a68300"}, {"#ffe3f1", "#c04a8a"}, {"#e6f4ff", "#2a6f9f"}};
+constexpr Colour kPhysical[] = {{"#f5f5f5", "#7a7a7a"}, {"#dde9f7", "#3f73b0"}, {"#e1f2d9", "#4b9a37"},
+                                {"#fde9cf", "#cc7a1a"}, {"#ede1f6", "#8856a8"}, {"#d9f1f1", "#2f8f8f"},
+                                {"#f7dfdf", "#b84a4a"}};
+constexpr Colour kVirtual[] = {{"#fff7c7", "#a68300"}, {"#ffe3f1", "#c04a8a"}, {"#e6f4ff", "#2a6f9f"}};
 
 Colour colour_of(const Tree& t, const std::string& level) {
   std::size_t p = 0, v = 0;
   for (const auto& l : t.levels()) {
-    if (l.name == level)
-      return l.is_virtual ? kVirtual[v % std::size(kVirtual)] : kPhysical[p % std::size(kPhysical)];
+    if (l.name == level) return l.is_virtual ? kVirtual[v % std::size(kVirtual)] : kPhysical[p % std::size(kPhysical)];
     ++(l.is_virtual ? v : p);
   }
   return kPhysical[0];
@@ -335,17 +325,14 @@ std::string esc(std::string_view s) {
   return out;
 }
 
-std::string text(int x, int y, double font, bool bold, const char* fill, std::string_view s,
-                 const char* extra = "") {
-  return cat("<text x=\"", x, "\" y=\"", y, "\" font-size=\"", font, "\"",
-             bold ? " font-weight=\"bold\"" : "", " fill=\"", fill, "\"", extra, ">", esc(s),
-             "</text>");
+std::string text(int x, int y, double font, bool bold, const char* fill, std::string_view s, const char* extra = "") {
+  return cat("<text x=\"", x, "\" y=\"", y, "\" font-size=\"", font, "\"", bold ? " font-weight=\"bold\"" : "",
+             " fill=\"", fill, "\"", extra, ">", esc(s), "</text>");
 }
 
 std::string rect(int x, int y, int w, int h, int rx, const Colour& c, bool dashed) {
-  return cat("<rect x=\"", x, "\" y=\"", y, "\" width=\"", w, "\" height=\"", h, "\" rx=\"", rx,
-             "\" fill=\"", c.fill, "\" stroke=\"", c.stroke, "\" stroke-width=\"",
-             dashed ? "1.6\" stroke-dasharray=\"6 3" : "1.2", "\"/>");
+  return cat("<rect x=\"", x, "\" y=\"", y, "\" width=\"", w, "\" height=\"", h, "\" rx=\"", rx, "\" fill=\"", c.fill,
+             "\" stroke=\"", c.stroke, "\" stroke-width=\"", dashed ? "1.6\" stroke-dasharray=\"6 3" : "1.2", "\"/>");
 }
 
 // The domains whose group each rank leads, top-down.
@@ -361,37 +348,32 @@ std::vector<std::vector<int>> led_groups(const Tree& t) {
 
 void open_domain(const Tree& t, const SvgBox& b, std::string& out) {
   const Domain& d = t.domain(b.id);
-  out += cat("<g class=\"domain", d.is_virtual ? " virtual" : "", "\" data-level=\"", esc(d.level),
-             "\">\n<title>",
-             esc(cat(domain_label(d), ": ranks ", rank_list(d.members), ", cpus ",
-                     d.cpuset.to_string())),
-             "</title>\n", rect(b.x, b.y, b.w, b.h, 7, colour_of(t, d.level), d.is_virtual), "\n",
+  out += cat("<g class=\"domain", d.is_virtual ? " virtual" : "", "\" data-level=\"", esc(d.level), "\">\n<title>",
+             esc(cat(domain_label(d), ": ranks ", rank_list(d.members), ", cpus ", d.cpuset.to_string())), "</title>\n",
+             rect(b.x, b.y, b.w, b.h, 7, colour_of(t, d.level), d.is_virtual), "\n",
              text(b.x + kPad, b.y + 13, kLabelFont, true, "#1a1a1a", domain_label(d)), "\n");
   if (d.has_group())
-    out += text(b.x + kPad, b.y + 13 + kGroupLine, kGroupFont, false, "#333333", group_label(d)) +
-           "\n";
+    out += text(b.x + kPad, b.y + 13 + kGroupLine, kGroupFont, false, "#333333", group_label(d)) + "\n";
 }
 
 // A rank cell: the number, and for a leader a star and one bar per group it
 // leads in that level's colour. `cls` is "rank" in the tree only.
-void rank_cell(const Tree& t, const SvgBox& b, const std::vector<int>& led, const char* cls,
-               std::string& out) {
+void rank_cell(const Tree& t, const SvgBox& b, const std::vector<int>& led, const char* cls, std::string& out) {
   bool leader = !led.empty();
   std::string tip = cat("rank ", b.id, ", cpus ", t.place(b.id).to_string());
-  for (std::size_t i = 0; i < led.size(); ++i)
-    tip += cat(i ? ", " : "; leads ", domain_label(t.domain(led[i])));
+  for (std::size_t i = 0; i < led.size(); ++i) tip += cat(i ? ", " : "; leads ", domain_label(t.domain(led[i])));
   Colour cell = leader ? Colour{"#fff8e1", "#222222"} : Colour{"#ffffff", "#a0a0a0"};
   out += cat("<g class=\"", cls, leader ? " leader" : "", "\"><title>", esc(tip), "</title>",
              rect(b.x, b.y, b.w, b.h, 3, cell, false),
-             text(b.x + (leader ? (b.w - 8) / 2 : b.w / 2), b.y + 14, kRankFont, leader, "#111111",
-                  cat(b.id), " text-anchor=\"middle\""));
+             text(b.x + (leader ? (b.w - 8) / 2 : b.w / 2), b.y + 14, kRankFont, leader, "#111111", cat(b.id),
+                  " text-anchor=\"middle\""));
   if (leader) {
     out += text(b.x + b.w - 10, b.y + 11, 9, false, "#d62728", "\u2605", " class=\"star\"");
     int k = static_cast<int>(led.size()), bw = (b.w - 4) / k;
     for (int i = 0; i < k; ++i)
-      out += cat("<rect x=\"", b.x + 2 + i * bw, "\" y=\"", b.y + b.h - 5, "\" width=\"",
-                 bw - (k > 1 ? 1 : 0), "\" height=\"3\" fill=\"",
-                 colour_of(t, t.domain(led[static_cast<std::size_t>(i)]).level).stroke, "\"/>");
+      out +=
+          cat("<rect x=\"", b.x + 2 + i * bw, "\" y=\"", b.y + b.h - 5, "\" width=\"", bw - (k > 1 ? 1 : 0),
+              "\" height=\"3\" fill=\"", colour_of(t, t.domain(led[static_cast<std::size_t>(i)]).level).stroke, "\"/>");
   }
   out += "</g>\n";
 }
@@ -405,8 +387,7 @@ void legend(const Tree& t, const SvgLayout& l, const std::vector<int>& example, 
       out += rect(e.x, e.y + 5, kSwatchW, 12, 3, colour_of(t, e.level), info && info->is_virtual);
       tx += kSwatchW + 5;
     } else if (e.kind == SvgLegendEntry::Kind::leader) {
-      rank_cell(t, {SvgBox::Kind::rank, 0, -1, e.x, e.y, l.cell_w, kCellH}, example,
-                "legend-leader", out);
+      rank_cell(t, {SvgBox::Kind::rank, 0, -1, e.x, e.y, l.cell_w, kCellH}, example, "legend-leader", out);
       tx += l.cell_w + 5;
     }
     out += text(tx, e.y + 15, kLegendFont, false, "#333333", e.text) + "\n";
@@ -438,14 +419,11 @@ std::string render_svg(const Tree& tree, const RenderContext& ctx) {
   SvgLayout l = layout_svg(tree, ctx);
   auto led = led_groups(tree);
   std::string out =
-      cat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", l.width, "\" height=\"", l.height,
-          "\" viewBox=\"0 0 ", l.width, " ", l.height,
-          "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n<title>",
-          esc(l.title.front().text), "</title>\n",
+      cat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", l.width,
+          "\" height=\"", l.height, "\" viewBox=\"0 0 ", l.width, " ", l.height,
+          "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n<title>", esc(l.title.front().text), "</title>\n",
           "<rect class=\"background\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
-  for (const auto& t : l.title)
-    out += text(t.x, t.y, t.font, t.bold, t.bold ? "#111111" : "#444444", t.text) + "\n";
+  for (const auto& t : l.title) out += text(t.x, t.y, t.font, t.bold, t.bold ? "#111111" : "#444444", t.text) + "\n";
   std::vector<int> open;  // domain boxes whose <g> is not closed yet
   for (std::size_t i = 0; i < l.boxes.size(); ++i) {
     const SvgBox& b = l.boxes[i];

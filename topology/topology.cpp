@@ -156,8 +156,8 @@ void prefer_lean_hwloc() {
 
 Status check_xml_bytes(std::size_t bytes, std::string_view what) {
   if (bytes <= kMaxXmlBytes) return {};
-  return Status(Errc::unsupported, cat(what, " is ", bytes, " bytes; osmp takes topology XML of at most ",
-                                       kMaxXmlBytes >> 20, " MiB"));
+  return Status(Errc::unsupported,
+                cat(what, " is ", bytes, " bytes; osmp takes topology XML of at most ", kMaxXmlBytes >> 20, " MiB"));
 }
 
 // The file's text, for check_size() before hwloc reads it (hwloc then reads
@@ -168,7 +168,7 @@ Result<std::string> read_xml_file(const std::string& path) {
     return Status(Errc::topology, cat("cannot read topology XML file '", path, "': ", std::strerror(errno)));
   }
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, std::fclose);
-  struct stat st{};
+  struct stat st {};
   if (::fstat(::fileno(f), &st) == 0) {
     OSMP_RETURN_IF_ERROR(check_xml_bytes(static_cast<std::size_t>(st.st_size), cat("XML file '", path, "'")));
   }
@@ -235,8 +235,7 @@ Result<Topology> Topology::load(const TopologySource& source) {
     case TopologySource::Kind::xml_buffer:
       OSMP_RETURN_IF_ERROR(check_xml_bytes(source.text.size(), source.describe()));
       OSMP_RETURN_IF_ERROR(check_size(xml_size(source.text), source.describe()));
-      rc = hwloc_topology_set_xmlbuffer(t.topo_, source.text.c_str(),
-                                        static_cast<int>(source.text.size() + 1));
+      rc = hwloc_topology_set_xmlbuffer(t.topo_, source.text.c_str(), static_cast<int>(source.text.size() + 1));
       if (rc == 0 && source.this_system) {
         rc = hwloc_topology_set_flags(t.topo_, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
       }
@@ -245,10 +244,9 @@ Result<Topology> Topology::load(const TopologySource& source) {
       OSMP_RETURN_IF_ERROR(check_size(synthetic_size(source.text), source.describe()));
       rc = hwloc_topology_set_synthetic(t.topo_, source.text.c_str());
       if (rc != 0) {
-        return Status(Errc::topology,
-                      cat("malformed hwloc synthetic topology string '", source.text,
-                          "' (expected e.g. 'Package:2 [NUMANode] L3Cache:1 Core:8 PU:1'; "
-                          "run with HWLOC_SYNTHETIC_VERBOSE=1 for hwloc's reason)"));
+        return Status(Errc::topology, cat("malformed hwloc synthetic topology string '", source.text,
+                                          "' (expected e.g. 'Package:2 [NUMANode] L3Cache:1 Core:8 PU:1'; "
+                                          "run with HWLOC_SYNTHETIC_VERBOSE=1 for hwloc's reason)"));
       }
       break;
   }
@@ -268,9 +266,7 @@ Result<Topology> Topology::load(const TopologySource& source) {
 }
 
 Topology::Topology(Topology&& o) noexcept
-    : topo_(std::exchange(o.topo_, nullptr)),
-      source_(std::move(o.source_)),
-      machine_(std::move(o.machine_)) {}
+    : topo_(std::exchange(o.topo_, nullptr)), source_(std::move(o.source_)), machine_(std::move(o.machine_)) {}
 
 Topology& Topology::operator=(Topology&& o) noexcept {
   if (this != &o) {

@@ -119,9 +119,8 @@ std::vector<LevelInfo> summarize(const std::vector<Domain>& domains) {
   }
   std::vector<LevelInfo> out;
   for (auto& [name, li] : by_name) out.push_back(li);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.order != b.order ? a.order < b.order : a.name < b.name;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.order != b.order ? a.order < b.order : a.name < b.name; });
   return out;
 }
 
@@ -197,8 +196,7 @@ Result<int> Tree::lowest_common(std::span<const int> ranks) const {
   if (ranks.empty()) return Status(Errc::invalid_argument, "lowest_common: no ranks given");
   for (int r : ranks) {
     if (r < 0 || r >= size()) {
-      return Status(Errc::invalid_argument,
-                    cat("lowest_common: rank ", r, " is not in [0, ", size(), ")"));
+      return Status(Errc::invalid_argument, cat("lowest_common: rank ", r, " is not in [0, ", size(), ")"));
     }
   }
   std::vector<int> common = path(ranks[0]);
@@ -217,9 +215,7 @@ std::vector<int> Tree::domains_of(std::string_view level) const {
   std::vector<int> ids;
   for (std::size_t i = 0; i < domains_.size(); ++i)
     if (domains_[i].level == level) ids.push_back(static_cast<int>(i));
-  std::sort(ids.begin(), ids.end(), [&](int a, int b) {
-    return domain(a).logical_index < domain(b).logical_index;
-  });
+  std::sort(ids.begin(), ids.end(), [&](int a, int b) { return domain(a).logical_index < domain(b).logical_index; });
   return ids;
 }
 

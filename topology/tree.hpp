@@ -22,18 +22,18 @@ namespace osmp {
 
 // One level name merged into a domain, with where it came from.
 struct LevelAlias {
-  std::string name;        // canonical level name
-  double order = 0;        // top-down position (MachineNode::order)
-  int logical_index = 0;   // hwloc logical index of that object
+  std::string name;       // canonical level name
+  double order = 0;       // top-down position (MachineNode::order)
+  int logical_index = 0;  // hwloc logical index of that object
 };
 
 struct Domain {
   std::string level;                // the name this domain goes by
   std::vector<LevelAlias> aliases;  // every level it stands for, top-down; contains `level`
   bool is_virtual = false;
-  double order = 0;                 // of `level`
-  int logical_index = 0;            // within `level`: hwloc's for physical, DFS order for virtual
-  int depth = 0;                    // 0 at the root
+  double order = 0;       // of `level`
+  int logical_index = 0;  // within `level`: hwloc's for physical, DFS order for virtual
+  int depth = 0;          // 0 at the root
   CpuSet cpuset;
   std::vector<int> members;  // every rank in this domain, ascending
   std::vector<int> direct;   // ranks placed in this domain but in none of its children
@@ -50,9 +50,9 @@ struct LevelInfo {
   std::string name;
   bool is_virtual = false;
   double order = 0;
-  int domains = 0;      // domains going by this name
-  int groups = 0;       // of which have a group
-  int min_group = 0;    // group sizes over those groups
+  int domains = 0;    // domains going by this name
+  int groups = 0;     // of which have a group
+  int min_group = 0;  // group sizes over those groups
   int max_group = 0;
 };
 

@@ -33,8 +33,8 @@ Status check_domain(const Tree& t, int id) {
     if (cd.parent != id) return fail(cat(name_of(t, c), " does not point back to its parent"));
     if (cd.depth != d.depth + 1) return fail(cat(name_of(t, c), " has the wrong depth"));
     if (!cd.cpuset.is_subset_of(d.cpuset))
-      return fail(cat(name_of(t, c), " cpuset ", cd.cpuset.to_string(), " is not inside its parent's ",
-                      d.cpuset.to_string()));
+      return fail(
+          cat(name_of(t, c), " cpuset ", cd.cpuset.to_string(), " is not inside its parent's ", d.cpuset.to_string()));
     expect.insert(expect.end(), cd.members.begin(), cd.members.end());
     group.push_back(cd.leader);
   }
@@ -70,8 +70,7 @@ Status Tree::check() const {
     if (std::find(direct.begin(), direct.end(), r) == direct.end())
       return fail(cat("rank ", r, " is not placed in its leaf ", name_of(*this, l)));
     if (!domain(l).is_virtual && !place(r).is_subset_of(domain(l).cpuset))
-      return fail(cat("rank ", r, " place ", place(r).to_string(), " is outside its leaf ",
-                      name_of(*this, l)));
+      return fail(cat("rank ", r, " place ", place(r).to_string(), " is outside its leaf ", name_of(*this, l)));
     // Exactly one group chain: every group on the path holds r's representative.
     int rep = r;
     for (int d : path(r)) {

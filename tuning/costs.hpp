@@ -14,9 +14,9 @@ namespace osmp {
 // is `level` hand off a flag in alpha and copy a KiB through shared memory
 // in beta.
 struct LevelCost {
-  std::string level;             // canonical level name (Machine, Package, L3Cache, ...)
-  double alpha_us = 0;           // one hand-off: a flag and its cache line, microseconds
-  double beta_us_per_kib = 0;    // one KiB written by one and read by the other, microseconds
+  std::string level;           // canonical level name (Machine, Package, L3Cache, ...)
+  double alpha_us = 0;         // one hand-off: a flag and its cache line, microseconds
+  double beta_us_per_kib = 0;  // one KiB written by one and read by the other, microseconds
 };
 
 // Why 0.3: readers of one line are served one after the other by the line's
@@ -74,11 +74,16 @@ inline LevelCost typical_level_cost(std::string_view level) {
   };
   const bool cache = level.size() > 6 && level[0] == 'L' && level.substr(level.size() - 5) == "Cache";
   Figure f{0.160, 8};  // Machine (or anything unknown): the other socket
-  if (level == "PU" || level == "Core" || level == "L1Cache") f = {0.008, 40};
-  else if (level == "L2Cache") f = {0.020, 30};
-  else if (cache) f = {0.035, 20};  // L3 and beyond: the last level of a CCX or a socket
-  else if (level == "NUMANode" || level == "Die" || level.substr(0, 5) == "Group") f = {0.100, 12};
-  else if (level == "Package") f = {0.110, 10};
+  if (level == "PU" || level == "Core" || level == "L1Cache")
+    f = {0.008, 40};
+  else if (level == "L2Cache")
+    f = {0.020, 30};
+  else if (cache)
+    f = {0.035, 20};  // L3 and beyond: the last level of a CCX or a socket
+  else if (level == "NUMANode" || level == "Die" || level.substr(0, 5) == "Group")
+    f = {0.100, 12};
+  else if (level == "Package")
+    f = {0.110, 10};
   return {std::string(level), f.alpha_us, us_per_kib(f.gb_per_s)};
 }
 inline constexpr double kTypicalGammaUsPerKib = 0.03;

@@ -67,8 +67,7 @@ std::string base_name(const BaseCase& b) {
   return b.kind == BaseCase::Kind::knomial ? cat("knomial:", b.radix) : std::string("flat");
 }
 
-Result<Ctx> make_ctx(const Tree& tree, const Calibration& cal, const CollectiveConfig& cfg,
-                     const ModelOptions& opt) {
+Result<Ctx> make_ctx(const Tree& tree, const Calibration& cal, const CollectiveConfig& cfg, const ModelOptions& opt) {
   Ctx x{tree, cal, cfg, opt, {}, 0, plan_shape(tree, opt.slot_bytes, opt.bcast_bytes)};
   for (int id = 0; id < static_cast<int>(tree.domains().size()); ++id) {
     const Domain& d = tree.domain(id);
@@ -108,8 +107,8 @@ GroupTime up_time(const Ctx& x, const Group& g, const StepPlan& plan, Up kind, d
   const double one = a + wire_kib(m) * b + kib(m) * gamma;
   // The local root's reads: every member (flat), or its k-nomial children,
   // one round after the other.
-  const int reads = base.kind == BaseCase::Kind::knomial ? Knomial{g.p, knomial_radix(base), 0}.child_count(0)
-                                                         : g.p - 1;
+  const int reads =
+      base.kind == BaseCase::Kind::knomial ? Knomial{g.p, knomial_radix(base), 0}.child_count(0) : g.p - 1;
   return {reads * one, reads * m, base_name(base)};
 }
 
@@ -152,8 +151,8 @@ GroupTime top_time(const Ctx& x, const Group& g, const Step& s) {
 
 // One row per depth: the slowest group there (they run in parallel).
 template <class F>
-void add_rows(const Ctx& x, std::vector<LevelTerm>& out, const std::string& phase, bool bottom_up,
-              bool skip_top, F&& time) {
+void add_rows(const Ctx& x, std::vector<LevelTerm>& out, const std::string& phase, bool bottom_up, bool skip_top,
+              F&& time) {
   for (int i = 0; i <= x.max_depth; ++i) {
     const int depth = bottom_up ? x.max_depth - i : i;
     LevelTerm row;
@@ -181,8 +180,7 @@ void add_rows(const Ctx& x, std::vector<LevelTerm>& out, const std::string& phas
 std::vector<LevelTerm> step_rows(const Ctx& x, const Step& s, const std::string& label) {
   std::vector<LevelTerm> rows;
   const bool own_top = s.plan.top != TopCase::tree;
-  add_rows(x, rows, label + "up", true, own_top,
-           [&](const Group& g) { return up_time(x, g, s.plan, s.up, s.up_m); });
+  add_rows(x, rows, label + "up", true, own_top, [&](const Group& g) { return up_time(x, g, s.plan, s.up, s.up_m); });
   if (own_top) {
     const Group& g = x.top();
     GroupTime t = top_time(x, g, s);
@@ -217,8 +215,7 @@ std::vector<LevelTerm> pipeline(const Ctx& x, Step s, std::size_t total, std::si
     if (c.up == Up::flags) {
       add_rows(x, r, "chunks down", false, false, [&](const Group& g) { return down_time(x, g, c.down, c.down_m); });
     } else {
-      add_rows(x, r, "chunks up", true, false,
-               [&](const Group& g) { return up_time(x, g, c.plan, c.up, c.up_m); });
+      add_rows(x, r, "chunks up", true, false, [&](const Group& g) { return up_time(x, g, c.plan, c.up, c.up_m); });
     }
     return r;
   };

@@ -91,9 +91,9 @@ struct LevelTerm {
 
 struct Prediction {
   OpKind op = OpKind::barrier;
-  std::size_t bytes = 0;   // per rank
-  double us = 0;           // the sum of the terms
-  std::string path;        // "one step", "header step + 16 pipelined chunks", ...
+  std::size_t bytes = 0;  // per rank
+  double us = 0;          // the sum of the terms
+  std::string path;       // "one step", "header step + 16 pipelined chunks", ...
   std::vector<LevelTerm> terms;
 };
 
@@ -110,8 +110,8 @@ Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& ca
 // The predicted latency of one call of `op` with `bytes` per rank (for
 // gather, allgather, scatter and reduce_scatter_block: the block of one
 // rank), and where the time goes. The root is taken as rank 0.
-Result<Prediction> predict(const Tree& tree, const Calibration& cal, const CollectiveConfig& config,
-                           OpKind op, std::size_t bytes, const ModelOptions& options = {});
+Result<Prediction> predict(const Tree& tree, const Calibration& cal, const CollectiveConfig& config, OpKind op,
+                           std::size_t bytes, const ModelOptions& options = {});
 
 // What recommend() weighs: every op at every size, equally.
 struct Workload {
@@ -120,20 +120,20 @@ struct Workload {
 };
 
 struct Candidate {
-  std::string spec;                   // "none", "Package:7", "NUMANode:2,L3Cache:3"
-  std::vector<int> degrees;           // per split level of Recommendation::levels, 1 = none
-  int levels = 0;                     // levels of its tree that have groups
+  std::string spec;                     // "none", "Package:7", "NUMANode:2,L3Cache:3"
+  std::vector<int> degrees;             // per split level of Recommendation::levels, 1 = none
+  int levels = 0;                       // levels of its tree that have groups
   std::vector<std::vector<double>> us;  // [op][size], predicted
-  std::vector<double> op_us;          // per op: geometric mean over the sizes
-  double score_us = 0;                // geometric mean over every op and size
+  std::vector<double> op_us;            // per op: geometric mean over the sizes
+  double score_us = 0;                  // geometric mean over every op and size
 };
 
 struct Recommendation {
-  std::vector<std::string> levels;    // the physical levels considered for splitting
-  bool exhaustive = true;             // every combination (else greedy, level by level)
-  std::vector<Candidate> candidates;  // best first
+  std::vector<std::string> levels;       // the physical levels considered for splitting
+  bool exhaustive = true;                // every combination (else greedy, level by level)
+  std::vector<Candidate> candidates;     // best first
   std::vector<std::string> best_per_op;  // spec text, in Workload::ops order
-  std::string best;                   // spec text, best over everything
+  std::string best;                      // spec text, best over everything
 };
 
 // Builds the tree of a candidate spec (empty spec: no virtual levels).
@@ -149,9 +149,8 @@ using TreeBuilder = std::function<Result<Tree>(const VhSpec&)>;
 inline constexpr int kMinSplitMembers = 4;
 inline constexpr int kMaxDegree = 64;
 inline constexpr std::size_t kMaxExhaustive = 512;
-Result<Recommendation> recommend(const TreeBuilder& build, const Calibration& cal,
-                                 const CollectiveConfig& config, const Workload& work,
-                                 const ModelOptions& options = {});
+Result<Recommendation> recommend(const TreeBuilder& build, const Calibration& cal, const CollectiveConfig& config,
+                                 const Workload& work, const ModelOptions& options = {});
 // The same on `machine` with one place per rank (virtual_hier's build_tree).
 Result<Recommendation> recommend(const MachineTree& machine, std::span<const CpuSet> places,
                                  const BuildOptions& build_options, const Calibration& cal,

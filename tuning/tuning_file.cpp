@@ -20,12 +20,10 @@ namespace {
 // order of TuningFile, and to_json is stable.
 using Json = nlohmann::ordered_json;
 
-constexpr std::string_view kTeamSettings[] = {"OSMP_VH",           "OSMP_BASE_CASE", "OSMP_FLAT_MAX",
-                                              "OSMP_KNOMIAL_RADIX", "OSMP_SYMMETRIC_MAX",
-                                              "OSMP_CMA_MIN",      "OSMP_CMA_MAX", "OSMP_CMA",
-                                              "OSMP_SYMMETRIC_SLOT_MAX"};
-constexpr std::string_view kOpSettings[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX",
-                                            "OSMP_KNOMIAL_RADIX"};
+constexpr std::string_view kTeamSettings[] = {
+    "OSMP_VH",      "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX",     "OSMP_SYMMETRIC_MAX",
+    "OSMP_CMA_MIN", "OSMP_CMA_MAX",   "OSMP_CMA",      "OSMP_SYMMETRIC_SLOT_MAX"};
+constexpr std::string_view kOpSettings[] = {"OSMP_VH", "OSMP_BASE_CASE", "OSMP_FLAT_MAX", "OSMP_KNOMIAL_RADIX"};
 
 bool contains(std::span<const std::string_view> names, std::string_view name) {
   for (std::string_view n : names)
@@ -71,8 +69,8 @@ Status field_error(std::string_view field, std::string_view what) {
 }
 
 std::string expected(std::string_view what, const Json& v) {
-  std::string got = v.is_structured() ? std::string(v.type_name())
-                                      : v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string got =
+      v.is_structured() ? std::string(v.type_name()) : v.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (got.size() > 40) got = got.substr(0, 37) + "...";
   return cat("expected ", what, ", got ", got);
 }
@@ -149,8 +147,8 @@ Status check_header(const Fields& top) {
     return field_error("format", cat("\"", format, "\" is not \"", kTuningFormat, "\": not an osmp tuning file"));
   OSMP_ASSIGN_OR_RETURN(long long version, top.integer("version", LLONG_MIN, LLONG_MAX));
   if (version != kTuningVersion)
-    return Status(Errc::unsupported, cat("version: ", version, " is not supported (this osmp reads version ",
-                                         kTuningVersion, ")"));
+    return Status(Errc::unsupported,
+                  cat("version: ", version, " is not supported (this osmp reads version ", kTuningVersion, ")"));
   return {};
 }
 
@@ -247,8 +245,8 @@ bool is_fingerprint(std::string_view s) {
 Result<TuningFile> read_document(const Json& doc) {
   OSMP_ASSIGN_OR_RETURN(Fields top, Fields::of(doc, ""));
   OSMP_RETURN_IF_ERROR(check_header(top));
-  OSMP_RETURN_IF_ERROR(top.only({"format", "version", "fingerprint", "machine", "processes", "created",
-                                 "osmp_version", "calibration", "settings", "ops", "measurements"}));
+  OSMP_RETURN_IF_ERROR(top.only({"format", "version", "fingerprint", "machine", "processes", "created", "osmp_version",
+                                 "calibration", "settings", "ops", "measurements"}));
   TuningFile f;
   OSMP_ASSIGN_OR_RETURN(f.fingerprint, top.string("fingerprint"));
   if (!is_fingerprint(f.fingerprint))
@@ -272,8 +270,7 @@ Result<TuningFile> read_document(const Json& doc) {
 // An nlohmann message without its "[json.exception.parse_error.101] " tag.
 std::string_view plain(const Json::exception& e) {
   std::string_view what = e.what();
-  if (auto end = what.find("] "); what.starts_with("[json.exception") && end != what.npos)
-    what.remove_prefix(end + 2);
+  if (auto end = what.find("] "); what.starts_with("[json.exception") && end != what.npos) what.remove_prefix(end + 2);
   return what;
 }
 

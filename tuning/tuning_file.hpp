@@ -55,24 +55,24 @@ std::span<const std::string_view> tuning_op_names();
 
 // One timed candidate of the sweep.
 struct Measurement {
-  std::string op;              // "reduce", or whatever else the tuner timed
-  std::uint64_t bytes = 0;     // message size per rank
-  std::string candidate;       // what was tried, e.g. "OSMP_VH=Package:7 OSMP_BASE_CASE=flat"
-  double us = 0;               // measured time, microseconds
-  double predicted_us = -1;    // the model's prediction; < 0: none (left out of the file)
+  std::string op;            // "reduce", or whatever else the tuner timed
+  std::uint64_t bytes = 0;   // message size per rank
+  std::string candidate;     // what was tried, e.g. "OSMP_VH=Package:7 OSMP_BASE_CASE=flat"
+  double us = 0;             // measured time, microseconds
+  double predicted_us = -1;  // the model's prediction; < 0: none (left out of the file)
 
   friend bool operator==(const Measurement&, const Measurement&) = default;
 };
 
 struct TuningFile {
   int version = kTuningVersion;
-  std::string fingerprint;   // fingerprint() of the topology and placement it was tuned on
-  std::string machine;       // human description (topology, process count, placement)
-  int processes = 0;         // >= 1 in a valid file
-  std::string created;       // UTC ISO-8601
+  std::string fingerprint;  // fingerprint() of the topology and placement it was tuned on
+  std::string machine;      // human description (topology, process count, placement)
+  int processes = 0;        // >= 1 in a valid file
+  std::string created;      // UTC ISO-8601
   std::string osmp_version;
-  Calibration calibration;   // may be empty (no levels)
-  Settings settings;         // team-wide, names from team_setting_names()
+  Calibration calibration;                // may be empty (no levels)
+  Settings settings;                      // team-wide, names from team_setting_names()
   std::map<std::string, Settings> ops;    // per operation, names from op_setting_names()
   std::vector<Measurement> measurements;  // the sweep, for plots and prediction vs measurement
 };

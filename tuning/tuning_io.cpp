@@ -83,8 +83,10 @@ Result<std::string> read_file(const std::string& path) {
   if (fd < 0) return sys_error("cannot open tuning file", path, errno);
   struct stat st {};
   Result<std::string> text = Status(Errc::invalid_argument, cat("tuning file ", path, " is not a regular file"));
-  if (::fstat(fd, &st) != 0) text = sys_error("cannot stat tuning file", path, errno);
-  else if (S_ISREG(st.st_mode)) text = read_all(fd, path);
+  if (::fstat(fd, &st) != 0)
+    text = sys_error("cannot stat tuning file", path, errno);
+  else if (S_ISREG(st.st_mode))
+    text = read_all(fd, path);
   ::close(fd);
   return text;
 }

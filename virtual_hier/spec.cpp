@@ -10,9 +10,8 @@ namespace {
 constexpr long long kMaxDegree = 1 << 20;
 
 Status bad(std::string_view spec, std::string_view token, std::string_view why) {
-  return Status(Errc::invalid_argument,
-                cat("virtual-hierarchy spec '", spec, "': bad item '", token, "': ", why,
-                    " (expected LEVEL:DEGREE, LEVEL?MAX, ?MAX or auto)"));
+  return Status(Errc::invalid_argument, cat("virtual-hierarchy spec '", spec, "': bad item '", token, "': ", why,
+                                            " (expected LEVEL:DEGREE, LEVEL?MAX, ?MAX or auto)"));
 }
 
 Result<SpecItem> parse_item(std::string_view spec, std::string_view token) {
@@ -29,8 +28,7 @@ Result<SpecItem> parse_item(std::string_view spec, std::string_view token) {
   std::string_view name = trim(token.substr(0, pos));
   std::string_view number = token.substr(pos + 1);
   long long lo = item.kind == SpecItem::Kind::degree ? 1 : 2;
-  auto v = parse_int(number, lo, kMaxDegree,
-                     item.kind == SpecItem::Kind::degree ? "degree" : "maximum group size");
+  auto v = parse_int(number, lo, kMaxDegree, item.kind == SpecItem::Kind::degree ? "degree" : "maximum group size");
   if (!v.ok()) return bad(spec, token, v.status().message());
   item.value = static_cast<int>(*v);
   if (name.empty()) {
@@ -57,8 +55,7 @@ Result<VhSpec> parse_spec(std::string_view text) {
     for (const auto& other : spec.items) {
       if (other.level == item.level && other.kind == item.kind) {
         return bad(spec.text, token,
-                   cat("level '", item.level.empty() ? "(every level)" : item.level,
-                       "' is given twice"));
+                   cat("level '", item.level.empty() ? "(every level)" : item.level, "' is given twice"));
       }
     }
     spec.items.push_back(std::move(item));

@@ -13,7 +13,7 @@ namespace {
 struct Unit {
   int domain = -1;  // id in the raw domain vector, or -1 for a rank
   int rank = -1;
-  int weight = 1;   // processes it holds
+  int weight = 1;  // processes it holds
 };
 
 class Splitter {
@@ -35,12 +35,10 @@ class Splitter {
   Status validate(const VhSpec& spec) const {
     const auto& valid = tree_.machine_levels();
     for (const auto& item : spec.items) {
-      if (item.level.empty() || std::find(valid.begin(), valid.end(), item.level) != valid.end())
-        continue;
+      if (item.level.empty() || std::find(valid.begin(), valid.end(), item.level) != valid.end()) continue;
       return Status(Errc::invalid_argument,
-                    cat("virtual-hierarchy spec '", spec.text, "': unknown level '",
-                        item.level, "' in '", item.token, "'; levels of this topology: ",
-                        join(valid, ", ")));
+                    cat("virtual-hierarchy spec '", spec.text, "': unknown level '", item.level, "' in '", item.token,
+                        "'; levels of this topology: ", join(valid, ", ")));
     }
     return {};
   }
@@ -56,8 +54,7 @@ class Splitter {
       for (const auto& a : d.aliases)
         if (a.name == item.level) found.emplace_back(a.order, &item);
     }
-    std::stable_sort(found.begin(), found.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<const SpecItem*> out;
     for (auto& f : found) out.push_back(f.second);
     return out;
@@ -65,8 +62,7 @@ class Splitter {
 
   std::vector<Unit> units_of(int d) const {
     std::vector<Unit> units;
-    for (int c : raw_[d].children)
-      units.push_back({c, -1, weight_of(c)});
+    for (int c : raw_[d].children) units.push_back({c, -1, weight_of(c)});
     for (int r : raw_[d].direct) units.push_back({-1, r, 1});
     return units;
   }
@@ -117,8 +113,10 @@ class Splitter {
                             units.begin() + static_cast<long>(next + static_cast<std::size_t>(len)));
       next += static_cast<std::size_t>(len);
       if (run.size() == 1) {
-        if (run[0].domain >= 0) children.push_back(run[0].domain);
-        else direct.push_back(run[0].rank);
+        if (run[0].domain >= 0)
+          children.push_back(run[0].domain);
+        else
+          direct.push_back(run[0].rank);
         continue;
       }
       int v = make_virtual(d, run);
@@ -170,8 +168,8 @@ class Splitter {
     for (int i = 0; i < total; ++i) {
       int nesting = total - i;  // 1 = nearest to d
       for (int v : *made[static_cast<std::size_t>(i)]) {
-        raw_[v].aliases = {LevelAlias{virtual_level_name(parent_level, first + nesting - 1),
-                                      base + 0.001 * nesting, 0}};
+        raw_[v].aliases = {
+            LevelAlias{virtual_level_name(parent_level, first + nesting - 1), base + 0.001 * nesting, 0}};
       }
     }
   }
@@ -205,8 +203,7 @@ std::vector<int> balanced_runs(std::span<const int> weights, int parts) {
     double target = static_cast<double>(total) * p / parts;
     int best = start + 1;
     for (int j = start + 1; j <= n - (parts - p); ++j) {
-      if (std::abs(static_cast<double>(prefix[j]) - target) <=
-          std::abs(static_cast<double>(prefix[best]) - target))
+      if (std::abs(static_cast<double>(prefix[j]) - target) <= std::abs(static_cast<double>(prefix[best]) - target))
         best = j;
     }
     runs.push_back(best - start);
@@ -222,8 +219,8 @@ Result<Tree> apply_spec(const Tree& tree, const VhSpec& spec, SpecReport* report
   return Splitter(tree).run(spec, report);
 }
 
-Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places,
-                        const BuildOptions& options, const VhSpec& spec, SpecReport* report) {
+Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places, const BuildOptions& options,
+                        const VhSpec& spec, SpecReport* report) {
   OSMP_ASSIGN_OR_RETURN(Tree tree, build_tree(machine, places, options));
   return apply_spec(tree, spec, report);
 }
@@ -233,10 +230,10 @@ std::vector<std::string> ineffective_items(const SpecReport& report) {
   for (const SpecItemEffect& e : report) {
     if (e.split > 0) continue;
     const std::string what = e.level.empty() ? "group" : e.level + " domain";
-    std::string why = e.domains == 0 ? cat("no domain of this tree stands for ", e.level,
-                                           " (its domains hold one process each, or none)")
-                                     : cat("no ", what, " has more than ", e.max_members,
-                                           e.max_members == 1 ? " member here" : " members here");
+    std::string why =
+        e.domains == 0
+            ? cat("no domain of this tree stands for ", e.level, " (its domains hold one process each, or none)")
+            : cat("no ", what, " has more than ", e.max_members, e.max_members == 1 ? " member here" : " members here");
     const std::string would = values_that_split(e);
     out.push_back(cat("'", e.token, "' had no effect: ", why, "; ",
                       would.empty() ? std::string("no value would split it") : would + " would split it"));

@@ -38,8 +38,8 @@ using SpecReport = std::vector<SpecItemEffect>;  // one per item, in the spec's 
 Result<Tree> apply_spec(const Tree& tree, const VhSpec& spec, SpecReport* report = nullptr);
 
 // build_tree() followed by apply_spec().
-Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places,
-                        const BuildOptions& options, const VhSpec& spec, SpecReport* report = nullptr);
+Result<Tree> build_tree(const MachineTree& machine, std::span<const CpuSet> places, const BuildOptions& options,
+                        const VhSpec& spec, SpecReport* report = nullptr);
 
 // One sentence per item that changed nothing, saying why and which values
 // would change the tree: "'Package:13' had no effect: no Package domain has

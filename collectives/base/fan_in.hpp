@@ -40,8 +40,8 @@ Wait up_out(StepState<P>& x, int j, UpOut& o) {
   }
   if (j + 1 < x.k) {  // straight into my area in the next lane
     Lane& next = x.lane(j + 1);
-    const std::size_t len = x.plan.top == TopCase::symmetric ? sym_len(x.p, next, next.g->me)
-                                                             : x.p.up_len(next, next.g->me);
+    const std::size_t len =
+        x.plan.top == TopCase::symmetric ? sym_len(x.p, next, next.g->me) : x.p.up_len(next, next.g->me);
     if (Wait w = x.slot_free(next, len)) return w;
     if (len > kInlineBytes) o.shared_len = len;
     o.out = up_ptr(next, len, next.g->me, x.step);

@@ -89,7 +89,7 @@ class OneGroupStep {
     l.up_ok = x.step;
     CtrlLine& rel = rel_line(l, x.step);
     rel.ready.word = x.verdict;
-    *header_of(rel) = x.header;  // every member checks it (check_release)
+    *header_of(rel) = x.header;            // every member checks it (check_release)
     publish(rel.ready, x.step, x.sleepy);  // after the data, the verdict and the header
     if (x.verdict == 0) x.p.deliver(0, &l, area);
     return {};

@@ -76,9 +76,20 @@ struct StepState {
   // `block`: wait in place (the blocking path), else return what to wait for.
   StepState(Engine& eng, P& pay, const StepPlan& sp, std::uint64_t s, const OpHeader& h, StatusWord local, int r,
             std::uint64_t first, bool block)
-      : e(eng), p(pay), lanes(eng.lanes()), work(eng.work()), plan(sp), step(s), first_chunk(first), header(h),
-        status(local), root(r), k(static_cast<int>(lanes.size())), sleepy(eng.team().waiter().may_sleep()),
-        uniform(pay.uniform_up_len()), unit_acks(eng.unit_acks()),
+      : e(eng),
+        p(pay),
+        lanes(eng.lanes()),
+        work(eng.work()),
+        plan(sp),
+        step(s),
+        first_chunk(first),
+        header(h),
+        status(local),
+        root(r),
+        k(static_cast<int>(lanes.size())),
+        sleepy(eng.team().waiter().may_sleep()),
+        uniform(pay.uniform_up_len()),
+        unit_acks(eng.unit_acks()),
         waiter(block ? &eng.team().waiter() : nullptr) {
     while (m < k && lane(m).g->me == lane(m).lroot(root)) ++m;
     top_member = plan.top != TopCase::tree && m >= k - 1;
@@ -195,9 +206,9 @@ struct StepState {
   bool unit_acks;  // Engine::unit_acks
   Waiter* waiter;  // blocking: wait in place
   WaitStatus failed = WaitStatus::ok;
-  int m = 0;       // local root of lanes 0..m-1
-  int lroots = 0;  // lanes whose local root this rank is in the tree sense
-  bool top_member = false;    // this rank runs the top's symmetric or slices case
+  int m = 0;                // local root of lanes 0..m-1
+  int lroots = 0;           // lanes whose local root this rank is in the tree sense
+  bool top_member = false;  // this rank runs the top's symmetric or slices case
   StatusWord verdict = 0;
   const std::byte* result = nullptr;  // what the top produced
   // A one-pass step: what this rank found that others may not see (to be

@@ -64,9 +64,8 @@ struct Allreduce {
     if (e.use_cma(OpKind::allreduce, n * es) && cma_reduces(e, a.dtype))
       co_return co_await cma_allreduce(e, input(a), static_cast<std::byte*>(a.recv), n, a.dtype, a.op);
     AllreducePayload p(e, plan.chunk_bytes / es, a.dtype, a.op, input(a), static_cast<std::byte*>(a.recv));
-    co_return co_await chunk_steps(e, plan, n * es, -1, p, [&](std::size_t off, std::size_t len) {
-      p.set_chunk(off / es, len / es);
-    });
+    co_return co_await chunk_steps(e, plan, n * es, -1, p,
+                                   [&](std::size_t off, std::size_t len) { p.set_chunk(off / es, len / es); });
   }
 };
 

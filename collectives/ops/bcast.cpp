@@ -58,9 +58,8 @@ struct Bcast {
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     if (e.use_cma(OpKind::bcast, bytes)) co_return co_await cma_bcast(e, buf, bytes, a.root);
     BcastPayload p(buf, plan.chunk_bytes, e.team().rank() == a.root, a.root);
-    co_return co_await chunk_steps(e, plan, bytes, a.root, p, [&](std::size_t off, std::size_t len) {
-      p.set_chunk(buf + off, len);
-    });
+    co_return co_await chunk_steps(e, plan, bytes, a.root, p,
+                                   [&](std::size_t off, std::size_t len) { p.set_chunk(buf + off, len); });
   }
 };
 

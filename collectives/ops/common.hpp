@@ -73,7 +73,6 @@ Task chunk_steps(Engine& e, const Plan& plan, std::size_t bytes, int root, P& p,
 // The header step of a call whose data follows (plan.rest != none).
 Task header_step(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan);
 
-
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // An operation `Op` is its one-step payload and its other plans:
@@ -132,7 +131,8 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
   CollArgs args = a;
   args.earlier = h.earlier;
   Status st = run_operation<Op>(e, args, 0, h);
-  if (st.ok() && e.found_ == 0 && !e.agreed_error_) [[likely]] return st;
+  if (st.ok() && e.found_ == 0 && !e.agreed_error_) [[likely]]
+    return st;
   CallStart c;
   c.user = &a;
   c.args = args;
@@ -147,7 +147,9 @@ template <OpKind K>
 struct Ops {
   static const OpEntry entry;
 };
-#define OSMP_OP_ENTRY_(name, NAME, key, rooted, reduces) template <> const OpEntry Ops<OpKind::name>::entry;
+#define OSMP_OP_ENTRY_(name, NAME, key, rooted, reduces) \
+  template <>                                            \
+  const OpEntry Ops<OpKind::name>::entry;
 OSMP_COLLECTIVES(OSMP_OP_ENTRY_)
 #undef OSMP_OP_ENTRY_
 
@@ -215,8 +217,8 @@ class DirectCall {
   const HeapPeers* heaps_;
   bool on_ = false;  // OSMP_DIRECT: this call offers (the same on every rank)
   int parity_ = 0;
-  std::uint64_t call_step_ = 0;  // the call's header step, tagging its offers
-  std::uint64_t step_ = 0;       // the flat step of the data's flags (run())
+  std::uint64_t call_step_ = 0;             // the call's header step, tagging its offers
+  std::uint64_t step_ = 0;                  // the flat step of the data's flags (run())
   std::vector<std::uint64_t> send_, recv_;  // every rank's offers (mode())
   std::byte* staged_out_ = nullptr;         // the caller's output, when mine_.recv is a staged block
 };

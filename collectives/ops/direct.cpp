@@ -49,9 +49,11 @@ namespace {
 // waits longest) a full copy more: measured slower than the areas' chunks.
 bool staged_send(OpKind k, bool root) {
   switch (k) {
-    case OpKind::bcast: case OpKind::scatter: return root;
+    case OpKind::bcast:
+    case OpKind::scatter: return root;
     case OpKind::gather: return !root;
-    case OpKind::barrier: case OpKind::reduce: return false;
+    case OpKind::barrier:
+    case OpKind::reduce: return false;
     default: return true;
   }
 }
@@ -141,7 +143,9 @@ std::size_t DirectCall::need_recv(int q) const {
     case OpKind::gather: return q == a_.root ? bytes() * n : 0;
     case OpKind::allgather: return bytes() * n;
     case OpKind::reduce: return q == a_.root ? bytes() : 0;
-    case OpKind::allreduce: case OpKind::scatter: case OpKind::bcast: return bytes();
+    case OpKind::allreduce:
+    case OpKind::scatter:
+    case OpKind::bcast: return bytes();
     default: return 0;
   }
 }
@@ -156,8 +160,10 @@ DirectMode DirectCall::mode() {
     // Offers of another call (counts apart: a bug) are no offers: every rank
     // reads the same words, so all decide alike, on the other path.
     const bool this_call = l.offer[parity_][2].load(std::memory_order_relaxed) == call_step_;
-    send_[static_cast<std::size_t>(q)] = this_call ? l.offer[parity_][0].load(std::memory_order_relaxed) : Heap::kNowhere;
-    recv_[static_cast<std::size_t>(q)] = this_call ? l.offer[parity_][1].load(std::memory_order_relaxed) : Heap::kNowhere;
+    send_[static_cast<std::size_t>(q)] =
+        this_call ? l.offer[parity_][0].load(std::memory_order_relaxed) : Heap::kNowhere;
+    recv_[static_cast<std::size_t>(q)] =
+        this_call ? l.offer[parity_][1].load(std::memory_order_relaxed) : Heap::kNowhere;
   }
   auto all = [&](auto has, int except = -1) {
     for (int q = 0; q < n; ++q)
@@ -172,8 +178,9 @@ DirectMode DirectCall::mode() {
     case OpKind::gather:  // the senders write in parallel; the root reading them is serial
       return recv_of(root) ? DirectMode::push : all(&DirectCall::send_of, root) ? DirectMode::pull : DirectMode::none;
     case OpKind::allgather:
-      return all(&DirectCall::send_of) ? DirectMode::pull : all(&DirectCall::recv_of) ? DirectMode::push
-                                                                                       : DirectMode::none;
+      return all(&DirectCall::send_of)   ? DirectMode::pull
+             : all(&DirectCall::recv_of) ? DirectMode::push
+                                         : DirectMode::none;
     case OpKind::scatter:
       return send_of(root) ? DirectMode::pull : all(&DirectCall::recv_of, root) ? DirectMode::push : DirectMode::none;
     case OpKind::reduce: return all(&DirectCall::send_of) && recv_of(root) ? DirectMode::pull : DirectMode::none;
@@ -215,7 +222,9 @@ void combine_shared(Engine& e, std::byte* out, std::vector<const void*>& srcs, s
 // may reuse.
 FlagAwait DirectCall::arrived(int q) { return until(e_, e_.team().rank_line(q).arrive, step_, q); }
 FlagAwait DirectCall::finished(int q) { return until(e_, e_.team().rank_line(q).done, step_, q); }
-void DirectCall::arrive() { publish(e_.team().rank_line(e_.team().rank()).arrive, step_, e_.team().waiter().may_sleep()); }
+void DirectCall::arrive() {
+  publish(e_.team().rank_line(e_.team().rank()).arrive, step_, e_.team().waiter().may_sleep());
+}
 void DirectCall::done() { publish(e_.team().rank_line(e_.team().rank()).done, step_, e_.team().waiter().may_sleep()); }
 
 Task DirectCall::finished_all(int except) {
@@ -239,7 +248,8 @@ Task DirectCall::moves(DirectMode m) {
     case OpKind::gather: return m == DirectMode::pull ? gather_pull() : gather_push();
     case OpKind::allgather: return m == DirectMode::pull ? allgather_pull() : allgather_push();
     case OpKind::scatter: return m == DirectMode::pull ? scatter_pull() : scatter_push();
-    case OpKind::reduce: case OpKind::allreduce: return reduce();
+    case OpKind::reduce:
+    case OpKind::allreduce: return reduce();
     case OpKind::reduce_scatter_block: return reduce_scatter();
     case OpKind::barrier: break;
   }
@@ -254,8 +264,9 @@ Task DirectCall::bcast(DirectMode m) {
   const int me = e_.team().rank(), root = a_.root, n = e_.team().size();
   const std::size_t len = bytes();
   const std::size_t split = m == DirectMode::pull ? 0
-                            : m == DirectMode::push ? len
-                                                    : std::min(len, len / static_cast<std::size_t>(n) / kCacheLine * kCacheLine);
+                            : m == DirectMode::push
+                                ? len
+                                : std::min(len, len / static_cast<std::size_t>(n) / kCacheLine * kCacheLine);
   if (me != root) {
     if (split < len) copy_direct(mine_.recv + split, send_of(root) + split, len - split);
     if (split > 0) OSMP_CO_RETURN_IF_ERROR(co_await arrived(root));

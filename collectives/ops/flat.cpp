@@ -128,8 +128,7 @@ Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t
   co_return Status{};
 }
 
-Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t,
-                           Op op) {
+Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op) {
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t es = size_of(t);

@@ -51,9 +51,8 @@ struct Reduce {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     ReduceToRoot p(e, plan.chunk_bytes / es, a.dtype, a.op, input(a), output(e, a));
-    co_return co_await chunk_steps(e, plan, n * es, a.root, p, [&](std::size_t off, std::size_t len) {
-      p.set_chunk(off / es, len / es);
-    });
+    co_return co_await chunk_steps(e, plan, n * es, a.root, p,
+                                   [&](std::size_t off, std::size_t len) { p.set_chunk(off / es, len / es); });
   }
 };
 

@@ -12,8 +12,10 @@ namespace {
 class ReduceScatterPayload : public ReducePayload {
  public:
   ReduceScatterPayload(Engine& e, std::size_t block_elems, Datatype t, Op op, const std::byte* in, std::byte* out)
-      : ReducePayload(e, block_elems * e.top_packed().size(), t, op), block_(block_elems * size_of(t)),
-        in_(in), out_(out) {}
+      : ReducePayload(e, block_elems * e.top_packed().size(), t, op),
+        block_(block_elems * size_of(t)),
+        in_(in),
+        out_(out) {}
   const std::byte* own_up() { return in_; }
   std::byte* top_up_out(std::byte*) { return e_.scratch(2); }  // 0, 1: the levels below
   std::size_t down_len(const Lane& l) const { return l.packed.size() * block_; }
@@ -56,8 +58,9 @@ struct ReduceScatterBlock {
     // In place, each rank's result overwrites the first block of its input,
     // which rank 0 reads: single copy only from a staged copy of the input.
     const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-    DirectCall d(e, a, local, {input(a), block * static_cast<std::size_t>(e.team().size()),
-                               static_cast<std::byte*>(a.recv), block, a.send == kInPlace});
+    DirectCall d(e, a, local,
+                 {input(a), block * static_cast<std::size_t>(e.team().size()), static_cast<std::byte*>(a.recv), block,
+                  a.send == kInPlace});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     if (e.use_cma(OpKind::reduce_scatter_block, block) && cma_reduces(e, a.dtype)) {

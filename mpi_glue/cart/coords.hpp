@@ -32,8 +32,7 @@ struct Place {
 };
 
 // A process's coordinates from its per-level indices.
-Result<Place> place_of(const std::vector<std::vector<int>>& levels,
-                       std::span<const int> level_index);
+Result<Place> place_of(const std::vector<std::vector<int>>& levels, std::span<const int> level_index);
 
 // The inverse: the per-level indices of the process at row-major `rank` of
 // the final grid.
@@ -57,7 +56,6 @@ struct CutEdges {
   std::vector<std::int64_t> per_dim;
   std::int64_t total = 0;
 };
-Result<CutEdges> count_cut_edges(std::span<const int> dims, std::span<const int> periods,
-                                 std::span<const int> owner);
+Result<CutEdges> count_cut_edges(std::span<const int> dims, std::span<const int> periods, std::span<const int> owner);
 
 }  // namespace osmp::cart

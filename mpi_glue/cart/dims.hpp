@@ -50,8 +50,8 @@ struct CostModel {
 // as in MPI_Dims_create) with the best factorization of nnodes under
 // `weights` (ndims positive finite numbers, or empty for equal weights).
 // On error `dims` is unchanged.
-Status dims_create_weighted(int nnodes, int ndims, std::span<const double> weights,
-                            std::span<int> dims, const CostModel& model = {});
+Status dims_create_weighted(int nnodes, int ndims, std::span<const double> weights, std::span<int> dims,
+                            const CostModel& model = {});
 
 // The checks dims_create_weighted makes, for callers that want to name the
 // argument at fault: weights is empty or has ndims positive finite entries;
@@ -66,8 +66,7 @@ Status check_preset(std::int64_t nnodes, std::span<const int> dims);
 // the halo volume one cut perpendicular to dim i costs. Then sum_i w_i d_i is
 // the halo volume (one way) of a periodic d_0 x ... grid: a 580 x 1800 mesh
 // gives (1800, 580) and 12 processes come out 2 x 6 (paper Figure 3).
-Result<std::vector<double>> weights_from_mesh(std::span<const std::int64_t> mesh,
-                                              std::span<const double> halo = {},
+Result<std::vector<double>> weights_from_mesh(std::span<const std::int64_t> mesh, std::span<const double> halo = {},
                                               std::span<const double> cost = {});
 
 // sum_i w_i * dims_i in the caller's units (empty weights: all 1).
@@ -89,8 +88,7 @@ struct MultilevelDims {
 // paper falls back to one level when dims are preset). Level sizes must be
 // >= 1 and multiply to at most INT_MAX.
 Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, int ndims,
-                                              std::span<const double> weights,
-                                              std::span<const int> preset = {},
+                                              std::span<const double> weights, std::span<const int> preset = {},
                                               const CostModel& model = {});
 
 // The value level l minimises for factors n (this level's) with w_i R_i

@@ -16,13 +16,12 @@ Result<i64> product_of_levels(std::span<const int> level_sizes) {
   i64 total = 1;
   for (std::size_t l = 0; l < level_sizes.size(); ++l) {
     if (level_sizes[l] < 1) {
-      return Status(Errc::invalid_argument,
-                    cat("level_sizes[", l, "] = ", level_sizes[l], " is less than 1"));
+      return Status(Errc::invalid_argument, cat("level_sizes[", l, "] = ", level_sizes[l], " is less than 1"));
     }
     total *= level_sizes[l];  // total <= INT_MAX before, so no overflow
     if (total > INT_MAX) {
-      return Status(Errc::invalid_argument, cat("the level sizes multiply to more than ", INT_MAX,
-                                                " (at level_sizes[", l, "])"));
+      return Status(Errc::invalid_argument,
+                    cat("the level sizes multiply to more than ", INT_MAX, " (at level_sizes[", l, "])"));
     }
   }
   return total;
@@ -56,19 +55,17 @@ detail::LevelProblem level_problem(int size, i64 rest, const std::vector<long do
 }  // namespace
 
 Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, int ndims,
-                                              std::span<const double> weights,
-                                              std::span<const int> preset, const CostModel& model) {
+                                              std::span<const double> weights, std::span<const int> preset,
+                                              const CostModel& model) {
   OSMP_ASSIGN_OR_RETURN(const i64 total, product_of_levels(level_sizes));
   if (ndims < 1) return Status(Errc::invalid_argument, cat("ndims = ", ndims, " is less than 1"));
   OSMP_RETURN_IF_ERROR(check_weights(weights, ndims));
   if (!preset.empty() && preset.size() != static_cast<std::size_t>(ndims)) {
-    return Status(Errc::invalid_argument,
-                  cat("preset dims has ", preset.size(), " entries but ndims = ", ndims));
+    return Status(Errc::invalid_argument, cat("preset dims has ", preset.size(), " entries but ndims = ", ndims));
   }
   OSMP_RETURN_IF_ERROR(check_preset(total, preset));
   if (!model.periodic.empty() && model.periodic.size() != static_cast<std::size_t>(ndims)) {
-    return Status(Errc::invalid_argument,
-                  cat("periods has ", model.periodic.size(), " entries but ndims = ", ndims));
+    return Status(Errc::invalid_argument, cat("periods has ", model.periodic.size(), " entries but ndims = ", ndims));
   }
 
   const std::vector<long double> user = user_weights(weights, ndims);
@@ -81,8 +78,7 @@ Result<MultilevelDims> dims_create_multilevel(std::span<const int> level_sizes, 
     rest /= level_sizes[l];
     std::vector<double> scaled(ndims);
     for (int i = 0; i < ndims; ++i) scaled[i] = static_cast<double>(user[i] * static_cast<long double>(reached[i]));
-    const std::vector<i64> f =
-        detail::solve_level(level_problem(level_sizes[l], rest, base, reached, preset, model));
+    const std::vector<i64> f = detail::solve_level(level_problem(level_sizes[l], rest, base, reached, preset, model));
     if (f.empty()) {
       return Status(Errc::internal, cat("no factorization of level ", l, " (size ", level_sizes[l],
                                         ") keeps the preset dims reachable"));
@@ -139,14 +135,12 @@ Result<std::vector<std::vector<int>>> implied_levels_row_major(std::span<const i
   if (dims.empty()) return Status(Errc::invalid_argument, "dims is empty");
   i64 grid = 1;
   for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] < 1)
-      return Status(Errc::invalid_argument, cat("dims[", i, "] = ", dims[i], " is less than 1"));
+    if (dims[i] < 1) return Status(Errc::invalid_argument, cat("dims[", i, "] = ", dims[i], " is less than 1"));
     grid *= dims[i];
     if (grid > total) break;
   }
   if (grid != total) {
-    return Status(Errc::invalid_argument,
-                  cat("the dims do not multiply to the ", total, " processes of the levels"));
+    return Status(Errc::invalid_argument, cat("the dims do not multiply to the ", total, " processes of the levels"));
   }
   const std::size_t levels = level_sizes.size();
   std::vector<std::vector<int>> out(levels);
@@ -156,10 +150,9 @@ Result<std::vector<std::vector<int>>> implied_levels_row_major(std::span<const i
     block *= level_sizes[l];
     std::optional<std::vector<int>> box = box_of(dims, block);
     if (!box) {
-      return Status(
-          Errc::invalid_argument,
-          cat("level ", l, ": a block of ", block,
-              " consecutive ranks is not a box of the row-major grid ", detail::times(dims)));
+      return Status(Errc::invalid_argument,
+                    cat("level ", l, ": a block of ", block, " consecutive ranks is not a box of the row-major grid ",
+                        detail::times(dims)));
     }
     out[l].resize(dims.size());
     for (std::size_t i = 0; i < dims.size(); ++i) out[l][i] = (*box)[i] / inner[i];

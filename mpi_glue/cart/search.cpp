@@ -54,10 +54,10 @@ class Search {
 
   const LevelProblem& p_;
   std::vector<int> order_;
-  std::vector<int> free_;                 // free dims, by class then as in order_
-  std::vector<int> capped_;               // capped dims in order_
+  std::vector<int> free_;                  // free dims, by class then as in order_
+  std::vector<int> capped_;                // capped dims in order_
   std::vector<std::vector<real>> rest_w_;  // [t] = weights of free_[t..], ascending
-  std::vector<std::size_t> class_end_;    // [t] = end of free_[t]'s class in free_
+  std::vector<std::size_t> class_end_;     // [t] = end of free_[t]'s class in free_
   std::vector<i64> divs_;
   std::vector<i64> f_;
   bool select_ = false;
@@ -78,8 +78,7 @@ Search::Search(const LevelProblem& p)
   rest_w_.resize(free_.size() + 1);
   for (std::size_t t = free_.size(); t-- > 0;) {
     rest_w_[t] = rest_w_[t + 1];
-    rest_w_[t].insert(std::upper_bound(rest_w_[t].begin(), rest_w_[t].end(), p.weight[free_[t]]),
-                      p.weight[free_[t]]);
+    rest_w_[t].insert(std::upper_bound(rest_w_[t].begin(), rest_w_[t].end(), p.weight[free_[t]]), p.weight[free_[t]]);
   }
 }
 
@@ -130,9 +129,9 @@ void Search::free_dims(std::size_t j, i64 rem, i64 limit, real partial) {
   const bool last_class = class_end_[j] == free_.size();
   const std::size_t m = class_end_[j] - j;
   const i64 hi = std::min(limit, rem);
-  auto it = !last_class ? divs_.begin() : std::partition_point(divs_.begin(), divs_.end(), [&](i64 f) {
-    return !pow_at_least(f, m, rem);
-  });
+  auto it = !last_class
+                ? divs_.begin()
+                : std::partition_point(divs_.begin(), divs_.end(), [&](i64 f) { return !pow_at_least(f, m, rem); });
   for (; it != divs_.end() && *it <= hi; ++it) {
     if (rem % *it != 0) continue;
     f_[dim] = *it;

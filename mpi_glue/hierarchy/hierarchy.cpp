@@ -53,9 +53,12 @@ Result<Member> decode(std::string_view text) {
     auto idx = parse_int(parts[2], 0, (1LL << 31) - 1, "logical index");
     if (!idx.ok()) return bad();
     l.index = static_cast<int>(*idx);
-    if (l.order >= 0) m.chain.push_back(std::move(l));
-    else if (m.chain.empty()) m.network.push_back(std::move(l));  // network links come first
-    else return bad();
+    if (l.order >= 0)
+      m.chain.push_back(std::move(l));
+    else if (m.chain.empty())
+      m.network.push_back(std::move(l));  // network links come first
+    else
+      return bad();
   }
   if (m.chain.empty()) return bad();
   return m;
@@ -69,10 +72,9 @@ Result<std::string> level_for_request(std::string_view name) {
   if (t.size() > 10 && iequals(t.substr(0, 10), "HWLOC_OBJ_")) t = t.substr(10);
   auto canon = canonical_level(t);
   if (!canon || is_virtual_level_name(*canon)) {
-    return Status(Errc::invalid_argument,
-                  cat("unknown hardware level '", name,
-                      "' (known: Machine/Node, Package/Socket, Die, NUMANode/NUMA, L3Cache/L3, "
-                      "L2Cache/L2, L1Cache/L1, Core, PU, GroupN, mpi_shared_memory)"));
+    return Status(Errc::invalid_argument, cat("unknown hardware level '", name,
+                                              "' (known: Machine/Node, Package/Socket, Die, NUMANode/NUMA, L3Cache/L3, "
+                                              "L2Cache/L2, L1Cache/L1, Core, PU, GroupN, mpi_shared_memory)"));
   }
   return *canon;
 }
@@ -113,8 +115,10 @@ Split split_across_nodes(std::span<const Member> members) {
     bool differ = false;
     std::vector<std::optional<int>> keys;
     for (const Member& m : members) {
-      if (l < m.network.size() && m.network[l].level == level) keys.emplace_back(m.network[l].index);
-      else keys.emplace_back();
+      if (l < m.network.size() && m.network[l].level == level)
+        keys.emplace_back(m.network[l].index);
+      else
+        keys.emplace_back();
       differ = differ || keys.back() != keys.front();
     }
     if (differ) return number_parts(keys, level);
@@ -156,8 +160,10 @@ Split split_undirected(std::span<const Member> members) {
     bool some_missing = false;
     for (const Member& m : members) {
       keys.push_back(object_at(m, level, order, p));
-      if (keys.back()) distinct.insert(*keys.back());
-      else some_missing = true;
+      if (keys.back())
+        distinct.insert(*keys.back());
+      else
+        some_missing = true;
     }
     if (distinct.size() >= 2 || (distinct.size() == 1 && some_missing)) return number_parts(keys, level);
   }
@@ -303,7 +309,8 @@ Result<CpuSet> resolve_place(const MachineTree& machine, std::string_view spec) 
     return *set;
   }
   OSMP_ASSIGN_OR_RETURN(std::string level, level_for_request(t.substr(0, colon)));
-  OSMP_ASSIGN_OR_RETURN(long long index, parse_int(t.substr(colon + 1), 0, 1 << 30, cat("index in place '", spec, "'")));
+  OSMP_ASSIGN_OR_RETURN(long long index,
+                        parse_int(t.substr(colon + 1), 0, 1 << 30, cat("index in place '", spec, "'")));
   std::vector<int> nodes = machine.nodes_of_level(level);
   if (index >= static_cast<long long>(nodes.size())) {
     return Status(Errc::invalid_argument,

@@ -120,13 +120,11 @@ Result<std::vector<Link>> Network::links(int node, std::string_view name) const 
   } else if (!levels_.empty()) {
     auto it = placed_.find(name);
     if (it == placed_.end()) it = placed_.find(name.substr(0, name.find('.')));
-    if (it == placed_.end())
-      return Status(Errc::invalid_argument, cat(origin_, " does not list node '", name, "'"));
+    if (it == placed_.end()) return Status(Errc::invalid_argument, cat(origin_, " does not list node '", name, "'"));
     objs = it->second;
   }
   std::vector<Link> out;
-  for (std::size_t l = objs.size(); l-- > 0;)
-    out.push_back({levels_[l], -1.0 - static_cast<double>(l), objs[l]});
+  for (std::size_t l = objs.size(); l-- > 0;) out.push_back({levels_[l], -1.0 - static_cast<double>(l), objs[l]});
   return out;
 }
 

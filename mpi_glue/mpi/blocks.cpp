@@ -81,7 +81,8 @@ Result<std::vector<int>> compact_assignment(std::span<const int> dims, std::span
   std::vector<int> procs(keys.size()), cells(keys.size());
   std::iota(procs.begin(), procs.end(), 0);
   std::iota(cells.begin(), cells.end(), 0);
-  std::sort(procs.begin(), procs.end(), [&](int a, int b) { return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)]; });
+  std::sort(procs.begin(), procs.end(),
+            [&](int a, int b) { return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)]; });
   if (!procs.empty()) assign(w, procs, cells, 0);
   return w.out;
 }

@@ -78,12 +78,14 @@ Result<std::vector<int>> int_list(const std::string& text, const char* key, long
 Result<CartHints> cart_hints(MPI_Info info, int ndims, const int* periods) {
   CartHints h;
   if (auto cost = info_value(info, "osmp_cart_cost")) {
-    if (iequals(trim(*cost), "refined")) h.model.refined = true;
+    if (iequals(trim(*cost), "refined"))
+      h.model.refined = true;
     else if (!iequals(trim(*cost), "paper"))
       return Status(Errc::not_found, cat("info osmp_cart_cost = '", *cost, "' (expected paper or refined)"));
   }
   std::vector<int> per;
-  if (periods) per.assign(periods, periods + ndims);
+  if (periods)
+    per.assign(periods, periods + ndims);
   else if (auto p = info_value(info, "osmp_cart_periods")) {
     OSMP_ASSIGN_OR_RETURN(per, int_list(*p, "osmp_cart_periods", 0, 1));
   }
@@ -107,14 +109,20 @@ Result<CartArgs> agreed_args(MPI_Comm comm, int ndims, const double* weights, co
                              MPI_Comm* comm_cart, Status local) {
   CartArgs a;
   auto w = weights_of(weights, ndims);
-  if (local.ok() && !w.ok()) local = w.status();
-  else if (local.ok() && ndims < 1) local = Status(Errc::invalid_argument, cat("ndims = ", ndims, " (must be >= 1)"));
-  else if (local.ok() && !comm_cart) local = Status(Errc::invalid_argument, "comm_cart is NULL");
-  else if (local.ok() && !w->empty()) local = cart::check_weights(*w, ndims);
+  if (local.ok() && !w.ok())
+    local = w.status();
+  else if (local.ok() && ndims < 1)
+    local = Status(Errc::invalid_argument, cat("ndims = ", ndims, " (must be >= 1)"));
+  else if (local.ok() && !comm_cart)
+    local = Status(Errc::invalid_argument, "comm_cart is NULL");
+  else if (local.ok() && !w->empty())
+    local = cart::check_weights(*w, ndims);
   if (local.ok()) {
     auto hints = cart_hints(info, ndims, periods);
-    if (hints.ok()) a.hints = std::move(hints).value();
-    else local = hints.status();
+    if (hints.ok())
+      a.hints = std::move(hints).value();
+    else
+      local = hints.status();
   }
   int bad = local.ok() ? 0 : 1, any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
@@ -130,7 +138,8 @@ Status make_cart(MPI_Comm comm, const Levels& lv, int ndims, const CartArgs& a, 
   Result<int> rank = grid_rank(comm, lv, ndims, a.weights, a.hints.model, dims);
   int failed = rank.ok() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-  if (failed) return rank.ok() ? Status(Errc::internal, "another rank could not place itself in the grid") : rank.status();
+  if (failed)
+    return rank.ok() ? Status(Errc::internal, "another rank could not place itself in the grid") : rank.status();
   MPI_Comm ordered;
   MPI_Comm_split(comm, 0, *rank, &ordered);
   std::vector<int> per(static_cast<std::size_t>(ndims), 0);
@@ -173,7 +182,8 @@ int MPIX_Dims_create_weighted_info(int nnodes, int ndims, const double weights[]
     long long product = 1;
     for (int s : h.level_sizes) product = std::min<long long>(product * s, 1LL + INT_MAX);
     if (product != nnodes) {
-      return Status(Errc::not_found, cat("info osmp_cart_level_sizes multiply to ", product, ", not nnodes = ", nnodes));
+      return Status(Errc::not_found,
+                    cat("info osmp_cart_level_sizes multiply to ", product, ", not nnodes = ", nnodes));
     }
     OSMP_ASSIGN_OR_RETURN(cart::MultilevelDims ml, cart::dims_create_multilevel(h.level_sizes, ndims, w, d, h.model));
     std::copy(ml.dims.begin(), ml.dims.end(), d.begin());
@@ -185,12 +195,13 @@ int MPIX_Dims_create_ml(int nlevels, const int level_sizes[], int ndims, const d
                         int level_dims[]) {
   return guarded(MPI_COMM_WORLD, "MPIX_Dims_create_ml", [&]() -> Status {
     OSMP_ASSIGN_OR_RETURN(auto w, weights_of(weights, ndims));
-    if (nlevels < 1 || !level_sizes) return Status(Errc::invalid_argument, cat("nlevels = ", nlevels, " or level_sizes NULL"));
+    if (nlevels < 1 || !level_sizes)
+      return Status(Errc::invalid_argument, cat("nlevels = ", nlevels, " or level_sizes NULL"));
     if (ndims < 1 || !dims) return Status(Errc::invalid_argument, cat("ndims = ", ndims, " or dims NULL"));
     std::span<int> d(dims, static_cast<std::size_t>(ndims));
     OSMP_ASSIGN_OR_RETURN(cart::MultilevelDims ml,
-                          cart::dims_create_multilevel(std::span<const int>(level_sizes, static_cast<std::size_t>(nlevels)),
-                                                       ndims, w, d));
+                          cart::dims_create_multilevel(
+                              std::span<const int>(level_sizes, static_cast<std::size_t>(nlevels)), ndims, w, d));
     std::copy(ml.dims.begin(), ml.dims.end(), d.begin());
     if (level_dims)
       for (int l = 0; l < nlevels; ++l)
@@ -205,7 +216,8 @@ int MPIX_Cart_ml_coords(int nlevels, int ndims, const int level_dims[], const in
   return guarded(MPI_COMM_WORLD, "MPIX_Cart_ml_coords", [&]() -> Status {
     OSMP_ASSIGN_OR_RETURN(auto levels, levels_of(nlevels, ndims, level_dims));
     if (!level_index || !coords || !rank) return Status(Errc::invalid_argument, "level_index, coords or rank is NULL");
-    OSMP_ASSIGN_OR_RETURN(cart::Place p, cart::place_of(levels, std::span<const int>(level_index, static_cast<std::size_t>(nlevels))));
+    OSMP_ASSIGN_OR_RETURN(cart::Place p,
+                          cart::place_of(levels, std::span<const int>(level_index, static_cast<std::size_t>(nlevels))));
     std::copy(p.coords.begin(), p.coords.end(), coords);
     *rank = p.rank;
     return {};
@@ -224,7 +236,8 @@ int MPIX_Cart_ml_index(int nlevels, int ndims, const int level_dims[], int rank,
 
 int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]) {
   return guarded(MPI_COMM_WORLD, "MPIX_Weights_from_mesh", [&]() -> Status {
-    if (ndims < 1 || !mesh || !weights) return Status(Errc::invalid_argument, cat("ndims = ", ndims, " or NULL arrays"));
+    if (ndims < 1 || !mesh || !weights)
+      return Status(Errc::invalid_argument, cat("ndims = ", ndims, " or NULL arrays"));
     std::vector<std::int64_t> m(mesh, mesh + ndims);
     OSMP_ASSIGN_OR_RETURN(std::vector<double> w, cart::weights_from_mesh(m));
     std::copy(w.begin(), w.end(), weights);
@@ -232,8 +245,8 @@ int MPIX_Weights_from_mesh(int ndims, const long long mesh[], double weights[]) 
   });
 }
 
-int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights[], const int periods[],
-                              MPI_Info info, MPI_Comm* comm_cart) {
+int MPIX_Cart_create_weighted(MPI_Comm comm_old, int ndims, const double weights[], const int periods[], MPI_Info info,
+                              MPI_Comm* comm_cart) {
   return guarded(comm_old, "MPIX_Cart_create_weighted", [&]() -> Status {
     if (comm_old == MPI_COMM_NULL) return Status(Errc::invalid_argument, "comm_old is MPI_COMM_NULL");
     auto names = levels_requested(info);
@@ -250,11 +263,13 @@ int MPIX_Cart_create_weighted_comms(int nlevels, const MPI_Comm level_comms[], i
   MPI_Comm comm = nlevels >= 1 && level_comms ? level_comms[0] : MPI_COMM_NULL;
   return guarded(comm, "MPIX_Cart_create_weighted_comms", [&]() -> Status {
     if (comm == MPI_COMM_NULL)
-      return Status(Errc::invalid_argument, cat("nlevels = ", nlevels, ", level_comms NULL or level_comms[0] MPI_COMM_NULL"));
+      return Status(Errc::invalid_argument,
+                    cat("nlevels = ", nlevels, ", level_comms NULL or level_comms[0] MPI_COMM_NULL"));
     OSMP_ASSIGN_OR_RETURN(CartArgs args, agreed_args(comm, ndims, weights, periods, info, comm_cart, Status()));
     *comm_cart = MPI_COMM_NULL;
-    OSMP_ASSIGN_OR_RETURN(Levels lv, levels_from_comms(std::span<const MPI_Comm>(level_comms, static_cast<std::size_t>(nlevels)),
-                                                       "level_comms"));
+    OSMP_ASSIGN_OR_RETURN(
+        Levels lv,
+        levels_from_comms(std::span<const MPI_Comm>(level_comms, static_cast<std::size_t>(nlevels)), "level_comms"));
     return make_cart(comm, lv, ndims, args, periods, comm_cart);
   });
 }

@@ -128,8 +128,8 @@ Status share_topology(MPI_Comm node, const Layout& layout) {
   std::string xml = me == 0 ? g_local->xml : std::string(static_cast<std::size_t>(len), '\0');
   MPI_Bcast(xml.data(), static_cast<int>(len), MPI_CHAR, 0, node);
   if (g_local) return {};
-  auto topo = Topology::load(TopologySource::xml_buffer(std::move(xml), !layout.simulated && TopologySource::from_env().kind ==
-                                                                                      TopologySource::Kind::native));
+  auto topo = Topology::load(TopologySource::xml_buffer(
+      std::move(xml), !layout.simulated && TopologySource::from_env().kind == TopologySource::Kind::native));
   if (!topo.ok()) return topo.status();
   return adopt(std::move(*topo), layout);
 }
@@ -172,16 +172,20 @@ Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_
   if (!layout.ok() && local_error.ok()) local_error = layout.status();
   Layout cfg = layout.ok() ? *layout : Layout{};
   MPI_Comm node = MPI_COMM_NULL;
-  if (cfg.simulated) MPI_Comm_split(comm, world_rank() / cfg.ranks_per_node, rank, &node);
-  else MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  if (cfg.simulated)
+    MPI_Comm_split(comm, world_rank() / cfg.ranks_per_node, rank, &node);
+  else
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   Status st = share_topology(node, cfg);
   int id = node_id(node, cfg);
   MPI_Comm_free(&node);
   if (!st.ok() && local_error.ok()) local_error = st;
   if (local_error.ok()) {
     auto net = cfg.network.links(id, node_name(cfg, id));
-    if (net.ok()) g_local->local.me.network = std::move(net).value();
-    else local_error = net.status();
+    if (net.ok())
+      g_local->local.me.network = std::move(net).value();
+    else
+      local_error = net.status();
   }
   std::string record;
   if (!local_error.ok()) {
@@ -244,9 +248,8 @@ const CommRecord* record_of(MPI_Comm comm) {
 std::vector<std::pair<std::string, std::string>> hw_info_keys(const CommRecord& record) {
   if (record.type.empty()) return {};
   const std::string num = std::to_string(record.parts), rank = std::to_string(record.index);
-  return {{"mpi_hw_resource_type", record.type}, {"MPI_HW_DOMAIN_TYPE", record.type},
-          {"MPI_HW_DOMAIN_NUM", num},             {"MPI_HW_DOMAIN_RANK", rank},
-          {"MPI_COMM_HLEVEL_TYPE", record.type},  {"MPI_COMM_HLEVEL_NUM", num},
+  return {{"mpi_hw_resource_type", record.type}, {"MPI_HW_DOMAIN_TYPE", record.type},   {"MPI_HW_DOMAIN_NUM", num},
+          {"MPI_HW_DOMAIN_RANK", rank},          {"MPI_COMM_HLEVEL_TYPE", record.type}, {"MPI_COMM_HLEVEL_NUM", num},
           {"MPI_COMM_HLEVEL_RANK", rank}};
 }
 
@@ -282,9 +285,9 @@ Status remember_split(MPI_Comm parent, const std::vector<hier::Member>& parent_m
 namespace {
 
 struct ErrorKinds {
-  std::map<Errc, int> class_of;              // osmp error class per kind
-  std::map<int, int> standard;               // osmp class -> MPI class
-  std::map<std::string, int> code_of;        // message -> code
+  std::map<Errc, int> class_of;        // osmp error class per kind
+  std::map<int, int> standard;         // osmp class -> MPI class
+  std::map<std::string, int> code_of;  // message -> code
 };
 ErrorKinds& kinds() {
   static ErrorKinds k;

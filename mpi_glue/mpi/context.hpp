@@ -43,8 +43,7 @@ struct Gathered {
   std::vector<std::string> details;
   int me = 0;
 };
-Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_error,
-                        const std::string& detail = "");
+Result<Gathered> gather(MPI_Comm comm, const std::string& request, Status local_error, const std::string& detail = "");
 
 // What osmp remembers about a communicator it made (an attribute).
 struct CommRecord {

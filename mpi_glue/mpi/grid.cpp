@@ -27,7 +27,8 @@ Status check_level(std::span<const MPI_Comm> comms, std::size_t l, const char* n
   MPI_Group_free(&cg);
   for (int r : in_parent)
     if (r == MPI_UNDEFINED)
-      return Status(Errc::invalid_argument, cat(name, "[", l + 1, "] holds a process that ", name, "[", l, "] does not"));
+      return Status(Errc::invalid_argument,
+                    cat(name, "[", l + 1, "] holds a process that ", name, "[", l, "] does not"));
   return {};
 }
 

@@ -26,8 +26,8 @@ Result<Request> request_of(int split_type, MPI_Info info) {
   } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
     named = info_value(info, MPIX_HW_RESOURCE_TYPE_KEY);
     if (!named) {
-      return Status(Errc::not_found, cat("MPI_COMM_TYPE_HW_GUIDED needs info key '", MPIX_HW_RESOURCE_TYPE_KEY,
-                                         "' naming a level"));
+      return Status(Errc::not_found,
+                    cat("MPI_COMM_TYPE_HW_GUIDED needs info key '", MPIX_HW_RESOURCE_TYPE_KEY, "' naming a level"));
     }
   } else {  // MPI_COMM_TYPE_HW_UNGUIDED
     r.write_back = true;
@@ -106,8 +106,8 @@ int MPIX_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (comm == MPI_COMM_NULL) return Status(Errc::invalid_argument, "comm is MPI_COMM_NULL");
     if (newcomm) *newcomm = MPI_COMM_NULL;
     // A bad argument on one rank travels with the exchange: every rank fails alike.
-    Result<Request> req = newcomm ? request_of(split_type, info)
-                                  : Result<Request>(Status(Errc::invalid_argument, "newcomm is NULL"));
+    Result<Request> req =
+        newcomm ? request_of(split_type, info) : Result<Request>(Status(Errc::invalid_argument, "newcomm is NULL"));
     OSMP_ASSIGN_OR_RETURN(Made m, hw_split(comm, req, key));
     *newcomm = m.comm;
     if (req->write_back && info != MPI_INFO_NULL && m.comm != MPI_COMM_NULL)
@@ -183,8 +183,9 @@ int MPIX_Get_min_hw_domain(MPI_Comm comm, int size, int* ranks, char** type) {
     if (!type) return Status(Errc::invalid_argument, "type is NULL");
     if (size < 0 || (size > 0 && !ranks))
       return Status(Errc::invalid_argument, cat("size = ", size, (size > 0 ? " with ranks NULL" : "")));
-    OSMP_ASSIGN_OR_RETURN(std::string level,
-                          hier::min_domain(g.members, std::span<const int>(ranks, static_cast<std::size_t>(size)), g.me));
+    OSMP_ASSIGN_OR_RETURN(
+        std::string level,
+        hier::min_domain(g.members, std::span<const int>(ranks, static_cast<std::size_t>(size)), g.me));
     *type = intern(level);
     return {};
   });
@@ -196,9 +197,10 @@ int MPIX_Get_hw_domain_neighbours(MPI_Comm comm, int hops, int metric, MPI_Group
     if (!newgroup) return Status(Errc::invalid_argument, "newgroup is NULL");
     if (hops < 0) return Status(Errc::invalid_argument, cat("hops = ", hops, " (must be >= 0)"));
     if (metric != MPIX_HW_METRIC_TREE && metric != MPIX_HW_METRIC_MEMORY)
-      return Status(Errc::invalid_argument, cat("metric = ", metric, " (MPIX_HW_METRIC_TREE or MPIX_HW_METRIC_MEMORY)"));
-    std::vector<int> near = hier::neighbours(g.members, g.me, hops,
-                                             metric == MPIX_HW_METRIC_MEMORY ? hier::Metric::memory : hier::Metric::tree);
+      return Status(Errc::invalid_argument,
+                    cat("metric = ", metric, " (MPIX_HW_METRIC_TREE or MPIX_HW_METRIC_MEMORY)"));
+    std::vector<int> near = hier::neighbours(
+        g.members, g.me, hops, metric == MPIX_HW_METRIC_MEMORY ? hier::Metric::memory : hier::Metric::tree);
     MPI_Group group;
     MPI_Comm_group(comm, &group);
     MPI_Group_incl(group, static_cast<int>(near.size()), near.data(), newgroup);

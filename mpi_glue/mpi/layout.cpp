@@ -30,7 +30,8 @@ Status read_sim_nodes(Layout& c) {
     for (auto p : split(*places, ';'))
       if (!trim(p).empty()) c.places.emplace_back(trim(p));
   if (auto bind = env_get("OSMP_SIM_BIND")) {
-    if (iequals(*bind, "none")) c.unbound = true;
+    if (iequals(*bind, "none"))
+      c.unbound = true;
     else if (!iequals(*bind, "core"))
       return Status(Errc::invalid_argument, cat("OSMP_SIM_BIND='", *bind, "' (expected core or none)"));
   }
@@ -52,7 +53,9 @@ Result<hier::Network> read_network(const Layout& c) {
   }
   if (file && !trim(*file).empty()) {
     std::ifstream in(*file);
-    if (!in) return Status(Errc::invalid_argument, cat("OSMP_NETWORK_FILE: cannot read '", *file, "': ", std::strerror(errno)));
+    if (!in)
+      return Status(Errc::invalid_argument,
+                    cat("OSMP_NETWORK_FILE: cannot read '", *file, "': ", std::strerror(errno)));
     std::ostringstream text;
     text << in.rdbuf();
     return hier::Network::from_file(text.str(), *file);

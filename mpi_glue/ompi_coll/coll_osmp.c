@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "mpi.h"
+#include "mpi_glue/pmpi/logic.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/constants.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -31,14 +32,13 @@
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/info_subscriber.h"
-#include "mpi_glue/pmpi/logic.h"
 #include "osmp_ops.h"
 
 /* ---- parameters ------------------------------------------------------- */
 /* 1: per rank at MPI_Finalize, how many calls ran where, and why osmp
  *    declined (each reason once); 2: also the path of every call. */
 
-static int osmp_priority = 90;  /* above tuned (30): chosen whenever it is loaded */
+static int osmp_priority = 90; /* above tuned (30): chosen whenever it is loaded */
 static int osmp_verbose = 0;
 static char* osmp_vh = NULL;
 static char* osmp_wait = NULL;
@@ -59,8 +59,8 @@ static char* osmp_vh_op[OSMP_COLL_COUNT] = {NULL};
 typedef struct {
   mca_coll_base_module_t super;
   struct ompi_communicator_t* comm;
-#define OSMP_PREV(name)                              \
-  mca_coll_base_module_##name##_fn_t prev_##name;    \
+#define OSMP_PREV(name)                           \
+  mca_coll_base_module_##name##_fn_t prev_##name; \
   mca_coll_base_module_t* prev_##name##_module;
   /* every operation of osmp_ops.h, blocking and non-blocking */
 #define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_PREV(name) OSMP_PREV(i##name)
@@ -96,10 +96,10 @@ static __thread int bypass = 0;
 
 #define M ((mca_coll_osmp_module_t*)module)
 #define OSMP_CALL(name, logic_call, prev_call) \
-  if (bypass) return prev_call;                 \
-  bypass = 1;                                   \
-  int rc_ = logic_call;                         \
-  bypass = 0;                                   \
+  if (bypass) return prev_call;                \
+  bypass = 1;                                  \
+  int rc_ = logic_call;                        \
+  bypass = 0;                                  \
   return rc_
 
 static int coll_barrier_fn(struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
@@ -145,9 +145,8 @@ static int coll_scatter_fn(const void* s, int sc, struct ompi_datatype_t* st, vo
             M->prev_scatter(s, sc, st, r, rc, rt, root, comm, M->prev_scatter_module));
 }
 
-static int coll_reduce_scatter_block_fn(const void* s, void* r, int rc, struct ompi_datatype_t* t,
-                                        struct ompi_op_t* op, struct ompi_communicator_t* comm,
-                                        mca_coll_base_module_t* module) {
+static int coll_reduce_scatter_block_fn(const void* s, void* r, int rc, struct ompi_datatype_t* t, struct ompi_op_t* op,
+                                        struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
   OSMP_CALL(reduce_scatter_block, osmp_pmpi_reduce_scatter_block(s, r, rc, t, op, comm),
             M->prev_reduce_scatter_block(s, r, rc, t, op, comm, M->prev_reduce_scatter_block_module));
 }
@@ -171,16 +170,15 @@ static int coll_iallreduce_fn(const void* s, void* r, int count, struct ompi_dat
             M->prev_iallreduce(s, r, count, t, op, comm, req, M->prev_iallreduce_module));
 }
 
-static int coll_ireduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                           int root, struct ompi_communicator_t* comm, ompi_request_t** req,
-                           mca_coll_base_module_t* module) {
+static int coll_ireduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op, int root,
+                           struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_CALL(ireduce, osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req),
             M->prev_ireduce(s, r, count, t, op, root, comm, req, M->prev_ireduce_module));
 }
 
 static int coll_igather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                           struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                           ompi_request_t** req, mca_coll_base_module_t* module) {
+                           struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm, ompi_request_t** req,
+                           mca_coll_base_module_t* module) {
   OSMP_CALL(igather, osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req),
             M->prev_igather(s, sc, st, r, rc, rt, root, comm, req, M->prev_igather_module));
 }
@@ -252,13 +250,13 @@ static char* hint_changed(opal_infosubscriber_t* obj, char* key, char* value) {
 static int module_enable(mca_coll_base_module_t* module, struct ompi_communicator_t* comm) {
   mca_coll_osmp_module_t* m = (mca_coll_osmp_module_t*)module;
   m->comm = comm;
-#define OSMP_SAVE(name)                                                       \
-  m->prev_##name = comm->c_coll->coll_##name;                                 \
-  m->prev_##name##_module = comm->c_coll->coll_##name##_module;               \
-  if (!m->prev_##name || !m->prev_##name##_module) {                          \
+#define OSMP_SAVE(name)                                                           \
+  m->prev_##name = comm->c_coll->coll_##name;                                     \
+  m->prev_##name##_module = comm->c_coll->coll_##name##_module;                   \
+  if (!m->prev_##name || !m->prev_##name##_module) {                              \
     if (osmp_verbose >= 1) fprintf(stderr, "coll:osmp: no previous " #name "\n"); \
-    return OMPI_ERROR;                                                        \
-  }                                                                           \
+    return OMPI_ERROR;                                                            \
+  }                                                                               \
   OBJ_RETAIN(m->prev_##name##_module);
   /* every operation of osmp_ops.h, blocking and non-blocking */
 #define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_SAVE(name) OSMP_SAVE(i##name)
@@ -310,7 +308,7 @@ static mca_coll_base_module_t* comm_query(struct ompi_communicator_t* comm, int*
   *priority = osmp_priority;
   m->super.coll_module_enable = module_enable;
 #define OSMP_SET_(name, NAME, key, rooted, reduces) \
-  m->super.coll_##name = coll_##name##_fn;            \
+  m->super.coll_##name = coll_##name##_fn;          \
   m->super.coll_i##name = coll_i##name##_fn;
   OSMP_COLLECTIVES(OSMP_SET_)
 #undef OSMP_SET_
@@ -328,8 +326,7 @@ static int close_component(void) {
 
 mca_coll_base_component_2_0_0_t mca_coll_osmp_component = {
     .collm_version = {MCA_COLL_BASE_VERSION_2_0_0, .mca_component_name = "osmp",
-                      MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
-                      .mca_close_component = close_component,
+                      MCA_BASE_MAKE_VERSION(component, 0, 1, 0), .mca_close_component = close_component,
                       .mca_register_component_params = register_params},
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
     .collm_init_query = init_query,
@@ -345,12 +342,12 @@ static int register_params(void) {
   (void)mca_base_component_var_register(&mca_coll_osmp_component.collm_version, "priority",
                                         "Priority of coll/osmp (default 90, above tuned's 30: chosen whenever it is "
                                         "loaded, for intra-communicators on one node; < 0 disables it)",
-                                        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
-                                        MCA_BASE_VAR_SCOPE_READONLY, &osmp_priority);
+                                        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+                                        &osmp_priority);
   (void)mca_base_component_var_register(&mca_coll_osmp_component.collm_version, "verbose",
                                         "0 quiet; 1 why osmp declined, per communicator; 2 the path of every call",
-                                        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                        MCA_BASE_VAR_SCOPE_READONLY, &osmp_verbose);
+                                        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+                                        &osmp_verbose);
   string_param("vh", "Virtual hierarchy spec (as OSMP_VH): LEVEL:D, LEVEL?N, ?N, auto", &osmp_vh);
   string_param("wait", "Wait policy (as OSMP_WAIT): spin, yield, futex, auto", &osmp_wait);
   string_param("base_case", "Base case per level (as OSMP_BASE_CASE): flat, knomial[:K], LEVEL=CASE,...",

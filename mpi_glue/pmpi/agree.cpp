@@ -48,7 +48,8 @@ void merge_payload(const Block& in, Block& io) {
   if (io.h.combined != in.h.combined || io.h.combined < 0 || io.h.combined > static_cast<std::int32_t>(kPayload) ||
       static_cast<int>(t) >= kDatatypeCount)
     return;
-  combine(io.payload, in.payload, static_cast<std::size_t>(io.h.combined) / size_of(t), t, static_cast<Op>(io.h.op_min));
+  combine(io.payload, in.payload, static_cast<std::size_t>(io.h.combined) / size_of(t), t,
+          static_cast<Op>(io.h.op_min));
 }
 
 void merge_header(const Header& a, Header& b) {
@@ -100,8 +101,22 @@ const MpiObjects& objects() {
 
 Header header_of(const NodeSays& s, int who) {
   auto k = static_cast<std::int32_t>(s.kind);
-  return Header{static_cast<std::int32_t>(s.error), s.error == Errc::ok ? INT32_MAX : who,
-                s.to_mpi, s.to_mpi, s.bytes, s.bytes, k, k, s.dtype, s.dtype, s.op, s.op, s.root, s.root, 0, {}};
+  return Header{static_cast<std::int32_t>(s.error),
+                s.error == Errc::ok ? INT32_MAX : who,
+                s.to_mpi,
+                s.to_mpi,
+                s.bytes,
+                s.bytes,
+                k,
+                k,
+                s.dtype,
+                s.dtype,
+                s.op,
+                s.op,
+                s.root,
+                s.root,
+                0,
+                {}};
 }
 
 Decision decide(const Header& h) {

@@ -42,7 +42,7 @@ struct Payload {
   Op op = Op::sum;
   const void* in = nullptr;  // this leader's bytes
   std::size_t at = 0, len = 0;
-  void* out = nullptr;       // the result's `total` bytes (may be `in`)
+  void* out = nullptr;  // the result's `total` bytes (may be `in`)
   std::size_t total = 0;
 };
 

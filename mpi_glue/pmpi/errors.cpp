@@ -49,7 +49,8 @@ bool fatal(MPI_Comm comm) {
 int class_of(Errc e) {
   switch (e) {
     case Errc::ok: return MPI_SUCCESS;
-    case Errc::invalid_argument: case Errc::mismatch: return MPI_ERR_ARG;
+    case Errc::invalid_argument:
+    case Errc::mismatch: return MPI_ERR_ARG;
     case Errc::no_space: return MPI_ERR_NO_MEM;
     case Errc::internal: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
@@ -59,8 +60,10 @@ int class_of(Errc e) {
 int error_code(MPI_Comm comm, const char* function, int cls, const std::string& message) {
   const std::string text = cat("osmp: ", function, ": ", message);
   int code = code_for(cls, text);
-  if (fatal(comm)) log(LogLevel::error, text);
-  else log(LogLevel::info, text);
+  if (fatal(comm))
+    log(LogLevel::error, text);
+  else
+    log(LogLevel::info, text);
   return code;
 }
 

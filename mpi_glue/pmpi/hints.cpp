@@ -117,8 +117,9 @@ int apply(CommState& st, const Hints& h) {
   if (!any) return MPI_SUCCESS;
   if (s.ok()) {  // this node switched, another could not: back to where all were
     Status back = st.team->configure(before.all, before.per_op);
-    if (lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_vh refused on another node; kept the previous specs",
-                  back.ok() ? "" : cat(" (", back.to_string(), ")").c_str());
+    if (lead)
+      log(LogLevel::error, "osmp_pmpi: info hint osmp_vh refused on another node; kept the previous specs",
+          back.ok() ? "" : cat(" (", back.to_string(), ")").c_str());
   }
   return MPI_ERR_INFO_VALUE;
 }

@@ -36,11 +36,11 @@
 
 #include "core/log.hpp"
 #include "core/strings.hpp"
-#include "shm/wait.hpp"
 #include "mpi_glue/pmpi/call.hpp"
 #include "mpi_glue/pmpi/errors.hpp"
 #include "mpi_glue/pmpi/state.hpp"
 #include "mpi_glue/pmpi/types.hpp"
+#include "shm/wait.hpp"
 
 namespace osmp::pmpi {
 
@@ -125,7 +125,8 @@ int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
     case Outcome::Route::osmp:
       count(true);
       // OSMP_VERBOSE=3 (coll_osmp_verbose 2): the path of every call.
-      log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind), c.nodes() ? ": osmp per node + the MPI among leaders" : ": osmp");
+      log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind),
+          c.nodes() ? ": osmp per node + the MPI among leaders" : ": osmp");
       return MPI_SUCCESS;
     case Outcome::Route::mpi:
       declined(cat(to_string(c.kind), ": ", p.refuses() ? p.what : "another rank hands the call to the MPI"));
@@ -156,12 +157,13 @@ void reduction_type(Prepared& x, std::int64_t count, const TypeInfo& ti, MPI_Op 
   x.p.op = *o;
   x.p.count = count * (ti.size / static_cast<std::int64_t>(size_of(*ti.base)));
 }
-Prepared reduction(const Call& c, OpKind kind, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op,
-                   int root, int in_factor, bool wants_out) {
+Prepared reduction(const Call& c, OpKind kind, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root,
+                   int in_factor, bool wants_out) {
   Prepared x;
   x.p = start(c, kind, root);
   const bool in_place = s == MPI_IN_PLACE;
-  if (in_place && kind == OpKind::reduce && c.me != x.p.root) x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
+  if (in_place && kind == OpKind::reduce && c.me != x.p.root)
+    x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
   if (op == MPI_OP_NULL) x.p.fail(MPI_ERR_OP, "the op is MPI_OP_NULL");
   const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
   x.in = stream_of(x.p, c, in_place ? r : s, static_cast<std::int64_t>(count) * in_factor, t, &ti);
@@ -255,7 +257,8 @@ int osmp_pmpi_barrier(MPI_Comm comm) {
   auto mpi = [&] { return PMPI_Barrier(comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_barrier(c);
-  return blocking(c, x, [&] { return nodes_barrier(c); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_barrier(c); }, mpi);
 }
 
 int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
@@ -263,7 +266,8 @@ int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm com
   auto mpi = [&] { return PMPI_Bcast(buf, count, t, root, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_bcast(c, buf, count, t, root);
-  return blocking(c, x, [&] { return nodes_bcast(c, x.p, x.recv); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_bcast(c, x.p, x.recv); }, mpi);
 }
 
 int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
@@ -271,7 +275,8 @@ int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_O
   auto mpi = [&] { return PMPI_Allreduce(s, r, count, t, op, comm); };
   if (!c.take) return mpi();
   Prepared x = reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true);
-  return blocking(c, x, [&] { return nodes_allreduce(c, x.p, x.send, x.recv); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_allreduce(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
@@ -279,7 +284,8 @@ int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op o
   auto mpi = [&] { return PMPI_Reduce(s, r, count, t, op, root, comm); };
   if (!c.take) return mpi();
   Prepared x = reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root);
-  return blocking(c, x, [&] { return nodes_reduce(c, x.p, x.send, x.recv); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_reduce(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
@@ -287,15 +293,18 @@ int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype 
   auto mpi = [&] { return PMPI_Reduce_scatter_block(s, r, rc, t, op, comm); };
   if (!c.take) return mpi();
   Prepared x = reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true);
-  return blocking(c, x, [&] { return nodes_reduce_scatter_block(c, x.p, x.send, x.recv); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_reduce_scatter_block(c, x.p, x.send, x.recv); }, mpi);
 }
 
-int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                     MPI_Comm comm) {
   Call c(comm, OpKind::gather, "MPI_Gather");
   auto mpi = [&] { return PMPI_Gather(s, sc, st, r, rc, rt, root, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root);
-  return blocking(c, x, [&] { return nodes_gather(c, x.p, x.send, x.recv); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_gather(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
@@ -303,15 +312,18 @@ int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc,
   auto mpi = [&] { return PMPI_Allgather(s, sc, st, r, rc, rt, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1);
-  return blocking(c, x, [&] { return nodes_allgather(c, x.p, x.send, x.recv); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_allgather(c, x.p, x.send, x.recv); }, mpi);
 }
 
-int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                      MPI_Comm comm) {
   Call c(comm, OpKind::scatter, "MPI_Scatter");
   auto mpi = [&] { return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm); };
   if (!c.take) return mpi();
   Prepared x = prepare_scatter(c, s, sc, st, r, rc, rt, root);
-  return blocking(c, x, [&] { return nodes_scatter(c, x.p, x.send, x.recv); }, mpi);
+  return blocking(
+      c, x, [&] { return nodes_scatter(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
@@ -352,8 +364,8 @@ int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype
   return nonblocking(c, reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true), req, mpi);
 }
 
-int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                      MPI_Comm comm, MPI_Request* req) {
+int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                      MPI_Request* req) {
   Call c(comm, OpKind::gather, "MPI_Igather", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
@@ -394,17 +406,17 @@ __attribute__((visibility("default"))) void osmp_pmpi_shm_use(int* teams, int* p
 
 void osmp_pmpi_report(void) { report(reporting_rank()); }
 
-void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype)) {
-  osmp::pmpi::set_undescribed_test(undescribed);
-}
+void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype)) { osmp::pmpi::set_undescribed_test(undescribed); }
 
 void osmp_pmpi_set_nonblocking_builds(int on) { g_nonblocking_builds = on != 0; }
 
 void osmp_pmpi_set_progress_hook(void (*hook)()) { osmp::set_progress_hook(hook); }
 
 void osmp_pmpi_set_verbose(int level) {
-  if (level >= 2) set_log_level(LogLevel::debug);
-  else if (level >= 1) set_log_level(LogLevel::info);
+  if (level >= 2)
+    set_log_level(LogLevel::debug);
+  else if (level >= 1)
+    set_log_level(LogLevel::info);
 }
 
 void osmp_pmpi_finalize(void) {

@@ -14,8 +14,7 @@ int osmp_pmpi_barrier(MPI_Comm comm);
 int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm);
 int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
 int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm);
-int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                     MPI_Comm comm);
+int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm);
 int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm);
 int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                       MPI_Comm comm);
@@ -26,12 +25,11 @@ int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype 
  * or the MPI's own call, by the route rule (nonblocking.cpp). */
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req);
 int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                         MPI_Request* req);
+int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
 int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
                       MPI_Request* req);
-int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                      MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                      MPI_Request* req);
 int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
                          MPI_Request* req);
 int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,

@@ -68,9 +68,8 @@ Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* sen
   const void* in = send == kInPlace ? recv : send;  // in place: the input is recv (all blocks)
   std::vector<unsigned char> partial(lead ? static_cast<std::size_t>(all) : 0), grouped(partial.size());
   std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b * team.size()) : 0);
-  Status v1 = join(team, part_plan(p, OpKind::reduce, p.count * c.n, 0), [&] {
-    return team.reduce(in, lead ? partial.data() : nullptr, p.count * c.n, p.dtype, p.op, 0);
-  });
+  Status v1 = join(team, part_plan(p, OpKind::reduce, p.count * c.n, 0),
+                   [&] { return team.reduce(in, lead ? partial.data() : nullptr, p.count * c.n, p.dtype, p.op, 0); });
   Decision d;
   if (lead) {
     const Layout l = layout(*c.st, b);
@@ -79,8 +78,8 @@ Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* sen
     const auto len = static_cast<std::size_t>(small ? all : 0);
     std::vector<int> counts(l.counts);
     for (int& n : counts) n = static_cast<int>(n / static_cast<int>(size_of(p.dtype)));
-    d = leaders_part(c, says(p, v1), {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len},
-                     !small, [&] {
+    d = leaders_part(c, says(p, v1),
+                     {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len}, !small, [&] {
                        return PMPI_Reduce_scatter(grouped.data(), node.data(), counts.data(), mpi_type_of(p.dtype),
                                                   mpi_op_of(p.op), c.st->leaders);
                      });
@@ -106,8 +105,13 @@ Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* re
   if (lead) {
     const Layout l = layout(*c.st, b);
     const auto lme = static_cast<std::size_t>(leaders_rank(c));
-    Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum, node.data(),
-               static_cast<std::size_t>(l.displs[lme]), small ? node.size() : 0, grouped.data(),
+    Payload pl{Payload::Mode::place,
+               Datatype::uint8,
+               Op::sum,
+               node.data(),
+               static_cast<std::size_t>(l.displs[lme]),
+               small ? node.size() : 0,
+               grouped.data(),
                small ? grouped.size() : 0};
     d = leaders_part(c, says(p, v1), pl, !small, [&] {
       return PMPI_Allgatherv(node.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
@@ -134,7 +138,8 @@ Outcome nodes_bcast(const Call& c, const Plan& p, void* buf) {
   if (at.mine) {
     Status v1 = join(team, part_plan(p, OpKind::bcast, b, at.local),
                      [&] { return team.bcast(buf, b, Datatype::uint8, at.local); });
-    if (leader(c)) d = leaders_part(c, says(p, v1), {Payload::Mode::place, Datatype::uint8, Op::sum, buf, 0, len}, !small, move);
+    if (leader(c))
+      d = leaders_part(c, says(p, v1), {Payload::Mode::place, Datatype::uint8, Op::sum, buf, 0, len}, !small, move);
     if (v1.code() == Errc::unsupported) return tell_node(c, d);
     if (!v1.ok()) return Outcome::of(v1);
     return leader(c) ? outcome_of(d) : Outcome{};
@@ -171,7 +176,7 @@ Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv
   Decision d;
   if (lead) {
     Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum, grouped.data(), 0, small && at.mine ? grouped.size() : 0,
-               out.data(), out.size()};
+               out.data(),           out.size()};
     d = leaders_part(c, says(p, at.mine ? v1 : own(p)), pl, !small, [&] {
       return PMPI_Scatterv(grouped.data(), l.counts.data(), l.displs.data(), MPI_BYTE, node.data(),
                            l.counts[static_cast<std::size_t>(lme)], MPI_BYTE, at.lroot, c.st->leaders);
@@ -247,8 +252,14 @@ Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv)
   if (lead) {
     const Layout l = layout(*c.st, b);
     const auto lme = static_cast<std::size_t>(leaders_rank(c));
-    Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum, node.data(), static_cast<std::size_t>(l.displs[lme]),
-               small ? node.size() : 0, grouped.data(), small ? grouped.size() : 0};
+    Payload pl{Payload::Mode::place,
+               Datatype::uint8,
+               Op::sum,
+               node.data(),
+               static_cast<std::size_t>(l.displs[lme]),
+               small ? node.size() : 0,
+               grouped.data(),
+               small ? grouped.size() : 0};
     d = leaders_part(c, says(p, v1), pl, !small, [&] {
       return PMPI_Gatherv(node.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
                           MPI_BYTE, at.lroot, c.st->leaders);

@@ -42,8 +42,8 @@ namespace {
 struct NbCall {
   MPI_Comm comm = MPI_COMM_NULL;
   const char* name = "";
-  Prepared x;             // the plan and the streams osmp reads and writes
-  Request osmp;           // osmp's call, or this rank's abstention
+  Prepared x;    // the plan and the streams osmp reads and writes
+  Request osmp;  // osmp's call, or this rank's abstention
   bool osmp_done = false;
   MPI_Request inner = MPI_REQUEST_NULL;  // the MPI's own call, when this rank declined
   MPI_Request outer = MPI_REQUEST_NULL;  // the application's generalized request

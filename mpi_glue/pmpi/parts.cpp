@@ -27,7 +27,9 @@ Word word_of(const Decision& d, std::int64_t len) {
   return w;
 }
 
-Decision decision_of(const Word& w) { return Decision{static_cast<Route>(w.route), static_cast<Errc>(w.error), w.text}; }
+Decision decision_of(const Word& w) {
+  return Decision{static_cast<Route>(w.route), static_cast<Errc>(w.error), w.text};
+}
 
 }  // namespace
 
@@ -50,8 +52,10 @@ Status own(const Plan& p) { return p.why == Errc::ok ? Status() : Status(p.why, 
 
 NodeSays says(const Plan& p, const Status& verdict) {
   NodeSays s{Errc::ok, false, p.kind, p.bytes(), static_cast<int>(p.dtype), static_cast<int>(p.op), p.root};
-  if (verdict.code() == Errc::unsupported) s.to_mpi = true;
-  else if (!verdict.ok()) s.error = verdict.code();
+  if (verdict.code() == Errc::unsupported)
+    s.to_mpi = true;
+  else if (!verdict.ok())
+    s.error = verdict.code();
   return s;
 }
 

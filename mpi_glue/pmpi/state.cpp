@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "api/access.hpp"
 #include "core/env.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
@@ -14,7 +15,6 @@
 #include "mpi_glue/pmpi/call.hpp"
 #include "shm/segment.hpp"
 #include "team/team.hpp"
-#include "api/access.hpp"
 
 namespace osmp::pmpi {
 namespace {
@@ -127,8 +127,9 @@ Result<Team> node_team(MPI_Comm node) {
   if (!team.ok()) return team;
   const std::uint64_t bytes = core_of(*team).shm_bytes(), max = settings().shm_max;
   if (max && shm_use().bytes + bytes > max)
-    return Status(Errc::no_space, cat("its team would take this process's teams to ", format_bytes(shm_use().bytes + bytes),
-                                      " of shared memory, over OSMP_PMPI_SHM_MAX (", format_bytes(max), ")"));
+    return Status(Errc::no_space,
+                  cat("its team would take this process's teams to ", format_bytes(shm_use().bytes + bytes),
+                      " of shared memory, over OSMP_PMPI_SHM_MAX (", format_bytes(max), ")"));
   return team;
 }
 
@@ -322,8 +323,10 @@ void count(bool on_osmp) { ++(on_osmp ? counters().on_osmp : counters().fell_bac
 void declined(const std::string& reason) {
   auto [it, fresh] = counters().reasons.emplace(reason, 0);
   ++it->second;
-  if (fresh) log(LogLevel::info, "osmp_pmpi: using the MPI's own collective: ", reason);
-  else log(LogLevel::debug, "osmp_pmpi: the MPI's own collective: ", reason);
+  if (fresh)
+    log(LogLevel::info, "osmp_pmpi: using the MPI's own collective: ", reason);
+  else
+    log(LogLevel::debug, "osmp_pmpi: the MPI's own collective: ", reason);
 }
 
 int reporting_rank() { return g_world_rank < 0 ? 0 : g_world_rank; }

@@ -20,15 +20,15 @@ struct CommState {
   enum class Kind { declined, alone, node, nodes } kind = Kind::declined;
   std::string declined_because;
   MPI_Comm comm = MPI_COMM_NULL;
-  unsigned ops = 0;                         // the operations osmp runs here (agreed: OSMP_PMPI_OPS)
-  std::optional<Team> team;                 // this process's node (all of comm when kind == node)
-  std::uint64_t shm_bytes = 0;              // the team's shared memory
-  MPI_Comm leaders = MPI_COMM_NULL;         // kind == nodes: local rank 0 of every node
-  MPI_Comm node = MPI_COMM_NULL;            // kind == nodes: this node's ranks (root <-> leader)
-  std::vector<int> node_of, local_of;       // per comm rank
-  std::vector<int> leader_rank_of_node;     // rank in `leaders` of each node
+  unsigned ops = 0;                      // the operations osmp runs here (agreed: OSMP_PMPI_OPS)
+  std::optional<Team> team;              // this process's node (all of comm when kind == node)
+  std::uint64_t shm_bytes = 0;           // the team's shared memory
+  MPI_Comm leaders = MPI_COMM_NULL;      // kind == nodes: local rank 0 of every node
+  MPI_Comm node = MPI_COMM_NULL;         // kind == nodes: this node's ranks (root <-> leader)
+  std::vector<int> node_of, local_of;    // per comm rank
+  std::vector<int> leader_rank_of_node;  // rank in `leaders` of each node
   int my_node = 0;
-  int rank = 0, size = 0;                   // in comm (unset for an intercommunicator)
+  int rank = 0, size = 0;  // in comm (unset for an intercommunicator)
 };
 
 // The state of `comm`, built on first use (collective over comm).

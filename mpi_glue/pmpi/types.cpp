@@ -16,14 +16,16 @@ struct TypePair {
 };
 const std::vector<TypePair>& type_pairs() {
   static const std::vector<TypePair> pairs = [] {
-    std::vector<TypePair> v = {
-        {MPI_DOUBLE, Datatype::float64}, {MPI_FLOAT, Datatype::float32}, {MPI_INT, Datatype::int32},
-        {MPI_INT32_T, Datatype::int32}, {MPI_INT64_T, Datatype::int64}, {MPI_LONG_LONG, Datatype::int64},
-        {MPI_INT8_T, Datatype::int8}, {MPI_SIGNED_CHAR, Datatype::int8}, {MPI_CHAR, Datatype::int8},
-        {MPI_INT16_T, Datatype::int16}, {MPI_SHORT, Datatype::int16}, {MPI_UINT8_T, Datatype::uint8},
-        {MPI_UNSIGNED_CHAR, Datatype::uint8}, {MPI_BYTE, Datatype::uint8}, {MPI_UINT16_T, Datatype::uint16},
-        {MPI_UNSIGNED_SHORT, Datatype::uint16}, {MPI_UINT32_T, Datatype::uint32}, {MPI_UNSIGNED, Datatype::uint32},
-        {MPI_UINT64_T, Datatype::uint64}, {MPI_UNSIGNED_LONG_LONG, Datatype::uint64}};
+    std::vector<TypePair> v = {{MPI_DOUBLE, Datatype::float64},      {MPI_FLOAT, Datatype::float32},
+                               {MPI_INT, Datatype::int32},           {MPI_INT32_T, Datatype::int32},
+                               {MPI_INT64_T, Datatype::int64},       {MPI_LONG_LONG, Datatype::int64},
+                               {MPI_INT8_T, Datatype::int8},         {MPI_SIGNED_CHAR, Datatype::int8},
+                               {MPI_CHAR, Datatype::int8},           {MPI_INT16_T, Datatype::int16},
+                               {MPI_SHORT, Datatype::int16},         {MPI_UINT8_T, Datatype::uint8},
+                               {MPI_UNSIGNED_CHAR, Datatype::uint8}, {MPI_BYTE, Datatype::uint8},
+                               {MPI_UINT16_T, Datatype::uint16},     {MPI_UNSIGNED_SHORT, Datatype::uint16},
+                               {MPI_UINT32_T, Datatype::uint32},     {MPI_UNSIGNED, Datatype::uint32},
+                               {MPI_UINT64_T, Datatype::uint64},     {MPI_UNSIGNED_LONG_LONG, Datatype::uint64}};
     for (MPI_Datatype t : {MPI_AINT, MPI_OFFSET, MPI_COUNT}) {
       int size = 0;
       PMPI_Type_size(t, &size);
@@ -100,16 +102,18 @@ void walk(MPI_Datatype t, Walk& w, int depth) {
   parts_of(t, p);
   if (p.combiner == MPI_COMBINER_NAMED) {
     auto b = arith_type(t);
-    if (!b || (w.any && w.base != b)) w.base.reset();
-    else if (!w.any) w.base = b;
+    if (!b || (w.any && w.base != b))
+      w.base.reset();
+    else if (!w.any)
+      w.base = b;
     w.any = true;
     w.raw = w.raw && sizes(t).raw;
     return;
   }
   const bool run = p.combiner == MPI_COMBINER_DUP || p.combiner == MPI_COMBINER_CONTIGUOUS;
   w.raw = w.raw && run;
-  if (depth > 64 || p.types.empty() || p.combiner == MPI_COMBINER_F90_REAL ||
-      p.combiner == MPI_COMBINER_F90_COMPLEX || p.combiner == MPI_COMBINER_F90_INTEGER) {
+  if (depth > 64 || p.types.empty() || p.combiner == MPI_COMBINER_F90_REAL || p.combiner == MPI_COMBINER_F90_COMPLEX ||
+      p.combiner == MPI_COMBINER_F90_INTEGER) {
     w.base.reset();
     w.any = true;
     w.raw = false;

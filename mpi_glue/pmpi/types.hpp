@@ -20,9 +20,9 @@
 namespace osmp::pmpi {
 
 struct TypeInfo {
-  std::int64_t size = 0;      // bytes of one element's signature (MPI_Type_size)
-  MPI_Aint extent = 0;        // how far apart consecutive elements lie
-  bool raw = false;           // the elements' bytes lie at buf, in signature order, back to back
+  std::int64_t size = 0;  // bytes of one element's signature (MPI_Type_size)
+  MPI_Aint extent = 0;    // how far apart consecutive elements lie
+  bool raw = false;       // the elements' bytes lie at buf, in signature order, back to back
   // Every basic element is this osmp type (a builtin repeated: MPI_DOUBLE,
   // contiguous / vector / indexed / struct of MPI_DOUBLE ...): reductions can
   // run on osmp, `size / size_of(*base)` elements per element of the type.

@@ -85,8 +85,8 @@ void register_window(MPI_Comm comm, MPI_Win win) {
 }  // namespace
 }  // namespace osmp::pmpi
 
-extern "C" int osmp_pmpi_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                                             void* baseptr, MPI_Win* win) {
+extern "C" int osmp_pmpi_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                             MPI_Win* win) {
   const int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
   if (rc == MPI_SUCCESS) osmp::pmpi::register_window(comm, *win);
   return rc;

@@ -35,8 +35,8 @@
 #include <string>
 
 #include "collectives/types.hpp"
-#include "osmp.hpp"
 #include "core/strings.hpp"
+#include "osmp.hpp"
 #include "support/collective_suite.hpp"
 #include "support/shm_probe.hpp"
 
@@ -82,9 +82,9 @@ std::vector<osmp::test::CollCase> large_cases(int n) {
 std::vector<osmp::test::CollCase> random_cases(int n, std::uint32_t seed, int count) {
   std::mt19937 rng(seed);
   std::vector<osmp::test::CollCase> out;
-  const osmp::OpKind kinds[] = {osmp::OpKind::barrier, osmp::OpKind::bcast, osmp::OpKind::reduce,
-                                osmp::OpKind::allreduce, osmp::OpKind::gather, osmp::OpKind::allgather,
-                                osmp::OpKind::scatter, osmp::OpKind::reduce_scatter_block};
+  const osmp::OpKind kinds[] = {
+      osmp::OpKind::barrier, osmp::OpKind::bcast,     osmp::OpKind::reduce,  osmp::OpKind::allreduce,
+      osmp::OpKind::gather,  osmp::OpKind::allgather, osmp::OpKind::scatter, osmp::OpKind::reduce_scatter_block};
   for (int i = 0; i < count; ++i) {
     osmp::test::CollCase c;
     c.kind = kinds[rng() % std::size(kinds)];
@@ -110,7 +110,9 @@ std::uint64_t sum_bits(osmp::Team& t) {
   std::vector<double> in(30011), out(in.size());
   for (auto& x : in) x = d(rng);
   if (auto st = t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), osmp::Datatype::float64,
-                            osmp::Op::sum); !st.ok()) die(st.to_string());
+                            osmp::Op::sum);
+      !st.ok())
+    die(st.to_string());
   return osmp::fnv1a(std::string_view(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(double)));
 }
 
@@ -126,8 +128,7 @@ void reconfigure(osmp::Team& t, std::uint32_t seed, int count, const std::string
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (rng() % 16 == 0) {
       const std::string& spec = specs[rng() % specs.size()];
-      osmp::Status st = rng() % 2 ? t.set_vh(spec)
-                                  : t.set_vh(osmp::kOpKinds[rng() % osmp::kOpKindCount], spec);
+      osmp::Status st = rng() % 2 ? t.set_vh(spec) : t.set_vh(osmp::kOpKinds[rng() % osmp::kOpKindCount], spec);
       if (!st.ok()) die(osmp::cat("change ", changes, " to '", spec, "': ", st.to_string()));
       ++changes;
     }
@@ -136,7 +137,8 @@ void reconfigure(osmp::Team& t, std::uint32_t seed, int count, const std::string
   }
   if (auto st = t.configure({{"OSMP_VH", specs.front()}}); !st.ok()) die(st.to_string());
   if (t.views() != 1) die(osmp::cat(t.views(), " views after setting every operation"));
-  if (osmp::test::osmp_mappings() != maps) die(osmp::cat(osmp::test::osmp_mappings(), " osmp mappings at the end, ", maps, " at the start"));
+  if (osmp::test::osmp_mappings() != maps)
+    die(osmp::cat(osmp::test::osmp_mappings(), " osmp mappings at the end, ", maps, " at the start"));
   if (sum_bits(t) != bits) die("allreduce bits differ after going back to the first spec");
   line(osmp::cat("rank ", g_rank, ": ", changes, " changes, generation ", t.generation()));
   // The cost of a change: a few round trips to a tree rebuilt from scratch.
@@ -181,9 +183,13 @@ int main(int argc, char** argv) {
     std::vector<double> in(100003), out(in.size()), again(in.size());
     for (auto& x : in) x = d(rng);
     if (auto st = t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(in.size()), osmp::Datatype::float64,
-                              osmp::Op::sum); !st.ok()) die(st.to_string());
+                              osmp::Op::sum);
+        !st.ok())
+      die(st.to_string());
     if (auto st = t.allreduce(in.data(), again.data(), static_cast<std::int64_t>(in.size()), osmp::Datatype::float64,
-                              osmp::Op::sum); !st.ok()) die(st.to_string());
+                              osmp::Op::sum);
+        !st.ok())
+      die(st.to_string());
     if (std::memcmp(out.data(), again.data(), out.size() * sizeof(double)) != 0) die("two runs differ");
     std::uint64_t h = 1469598103934665603ULL;
     for (double x : out) {
@@ -198,8 +204,10 @@ int main(int argc, char** argv) {
     line(osmp::cat("checksum ", h));
   } else if (mode == "list") {
     if (g_rank == 0) {
-      auto cases = random_cases(t.size(), static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)), std::atoi(argv[3]));
-      for (std::size_t i = std::strtoul(argv[4], nullptr, 10); i < cases.size(); ++i) line(osmp::cat(i, " ", cases[i].name()));
+      auto cases =
+          random_cases(t.size(), static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)), std::atoi(argv[3]));
+      for (std::size_t i = std::strtoul(argv[4], nullptr, 10); i < cases.size(); ++i)
+        line(osmp::cat(i, " ", cases[i].name()));
     }
   } else if (mode == "reconfigure") {
     reconfigure(t, static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10)), std::atoi(argv[3]),

@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -101,7 +101,8 @@ struct Target {
 };
 
 std::vector<std::string> g_planted;
-volatile std::sig_atomic_t g_stop = 0;  // SIGTERM: stop early, report as usual  // removed at the end: a test leaves nothing either
+volatile std::sig_atomic_t g_stop =
+    0;  // SIGTERM: stop early, report as usual  // removed at the end: a test leaves nothing either
 
 void plant(Target& t, std::uint64_t job, unsigned victim, Counts& c) {
   const std::string dir = osmp::shm_dir();
@@ -167,7 +168,8 @@ std::set<std::uint64_t> seen_jobs(unsigned victim) {
   const std::string prefix = "osmp-" + std::to_string(victim) + "-";
   for (const auto& name : osmp::abstract_sockets(prefix)) {
     auto dash = name.find('-', prefix.size());
-    if (dash != std::string::npos) jobs.insert(std::strtoull(name.substr(prefix.size(), dash - prefix.size()).c_str(), nullptr, 16));
+    if (dash != std::string::npos)
+      jobs.insert(std::strtoull(name.substr(prefix.size(), dash - prefix.size()).c_str(), nullptr, 16));
   }
   return jobs;
 }
@@ -264,7 +266,7 @@ int main(int argc, char** argv) {
       if (t.forged.at<osmp::RankLine>(t.layout.rank_line(r))->pid.load() != 0) ++c.joined;
   }
   for (const auto& p : g_planted) ::unlink(p.c_str());
-  std::printf("intruder: planted %d forged %d callers %d joined %d stolen %d opened %d tries %d\n", c.planted,
-              c.forged, c.callers, c.joined, c.stolen, c.opened, c.tries);
+  std::printf("intruder: planted %d forged %d callers %d joined %d stolen %d opened %d tries %d\n", c.planted, c.forged,
+              c.callers, c.joined, c.stolen, c.opened, c.tries);
   return 0;
 }

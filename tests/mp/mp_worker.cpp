@@ -113,11 +113,13 @@ int main(int argc, char** argv) {
   } else if (mode == "info") {
     std::string groups;
     for (const auto& g : team->groups()) {
-      groups += osmp::cat(groups.empty() ? "" : " ", team->tree().domain(g.domain).level, ":",
-                          g.members.size(), g.leader() ? "*" : g.leads_unit() ? "" : "-");
+      groups += osmp::cat(groups.empty() ? "" : " ", team->tree().domain(g.domain).level, ":", g.members.size(),
+                          g.leader()       ? "*"
+                          : g.leads_unit() ? ""
+                                           : "-");
     }
-    line(osmp::cat("rank ", g_rank, " place ", team->tree().place(g_rank).to_string(), " groups ",
-                   groups, team->oversubscribed() ? " oversubscribed" : ""));
+    line(osmp::cat("rank ", g_rank, " place ", team->tree().place(g_rank).to_string(), " groups ", groups,
+                   team->oversubscribed() ? " oversubscribed" : ""));
   } else if (mode == "where") {
     line(osmp::cat("rank ", g_rank, " segments in", segment_dirs()));
   } else if (mode == "exit") {

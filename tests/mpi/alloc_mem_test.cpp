@@ -46,7 +46,8 @@ struct Buf {
     if (g_mode == Mode::window || g_mode == Mode::window_split) {
       MPI_Comm on = g_mode == Mode::window ? MPI_COMM_WORLD : g_half;
       void* mine = nullptr;
-      if (MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, on, &mine, &win) != MPI_SUCCESS) fail("MPI_Win_allocate_shared");
+      if (MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, on, &mine, &win) != MPI_SUCCESS)
+        fail("MPI_Win_allocate_shared");
       int size = 0, rank = 0, disp = 0;
       MPI_Comm_size(on, &size);
       MPI_Comm_rank(on, &rank);
@@ -144,7 +145,8 @@ void run(std::size_t n) {
   {  // reduce_scatter_block
     Buf s(all), r(n);
     for (int q = 0; q < g_size; ++q)
-      for (std::size_t i = 0; i < n; ++i) s.p[static_cast<std::size_t>(q) * n + i] = value(g_rank, static_cast<std::size_t>(q) * n + i);
+      for (std::size_t i = 0; i < n; ++i)
+        s.p[static_cast<std::size_t>(q) * n + i] = value(g_rank, static_cast<std::size_t>(q) * n + i);
     MPI_Reduce_scatter_block(s.p, r.p, static_cast<int>(n), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     for (std::size_t i = 0; i < n; ++i) {
       const int want = sum_at(static_cast<std::size_t>(g_rank) * n + i, 0);

@@ -60,14 +60,17 @@ long long cut_edges(MPI_Comm cart, int rpn, std::vector<int>& dims, bool check_b
       auto c = *osmp::cart::rank_to_coords(dims, r);
       auto [it, fresh] = box.emplace(owner[static_cast<std::size_t>(r)], std::pair{c, c});
       for (int i = 0; i < nd; ++i) {
-        it->second.first[static_cast<std::size_t>(i)] = std::min(it->second.first[static_cast<std::size_t>(i)], c[static_cast<std::size_t>(i)]);
-        it->second.second[static_cast<std::size_t>(i)] = std::max(it->second.second[static_cast<std::size_t>(i)], c[static_cast<std::size_t>(i)]);
+        it->second.first[static_cast<std::size_t>(i)] =
+            std::min(it->second.first[static_cast<std::size_t>(i)], c[static_cast<std::size_t>(i)]);
+        it->second.second[static_cast<std::size_t>(i)] =
+            std::max(it->second.second[static_cast<std::size_t>(i)], c[static_cast<std::size_t>(i)]);
       }
       ++count[owner[static_cast<std::size_t>(r)]];
     }
     for (auto& [n, b] : box) {
       long long vol = 1;
-      for (int i = 0; i < nd; ++i) vol *= b.second[static_cast<std::size_t>(i)] - b.first[static_cast<std::size_t>(i)] + 1;
+      for (int i = 0; i < nd; ++i)
+        vol *= b.second[static_cast<std::size_t>(i)] - b.first[static_cast<std::size_t>(i)] + 1;
       expect(vol == count[n], "node " + std::to_string(n) + " does not hold one box of the grid");
     }
   }
@@ -91,8 +94,10 @@ void compare_with_default(const double* weights, int rpn, bool boxes, const char
   MPI_Cart_create(MPI_COMM_WORLD, nd, d.data(), periods.data(), 0, &theirs);
   long long c = cut_edges(theirs, rpn, their_dims, false);
   if (g_world == 0)
-    std::printf("%s: inter-node halo edges, %s grid: %lld reordered by osmp, %lld by MPI_Cart_create; "
-                "MPI_Dims_create's %s grid: %lld\n", label, str(our_dims).c_str(), a, b, str(their_dims).c_str(), c);
+    std::printf(
+        "%s: inter-node halo edges, %s grid: %lld reordered by osmp, %lld by MPI_Cart_create; "
+        "MPI_Dims_create's %s grid: %lld\n",
+        label, str(our_dims).c_str(), a, b, str(their_dims).c_str(), c);
   expect(a >= 0 && a <= b, std::string(label) + ": more inter-node edges than MPI_Cart_create on the same grid");
   MPI_Comm_free(&ours);
   MPI_Comm_free(&same);
@@ -173,8 +178,8 @@ void symmetric() {
   info = info_of({{"osmp_cart_cost", "refined"}});
   MPIX_Cart_create_weighted(MPI_COMM_WORLD, 3, w, periods, info, &cart);
   MPI_Info_free(&info);
-  std::string refined = dims_info(24, 3, w, {{"osmp_cart_level_sizes", "4,2,3"}, {"osmp_cart_cost", "refined"},
-                                             {"osmp_cart_periods", "0,0,0"}});
+  std::string refined = dims_info(
+      24, 3, w, {{"osmp_cart_level_sizes", "4,2,3"}, {"osmp_cart_cost", "refined"}, {"osmp_cart_periods", "0,0,0"}});
   expect(str(dims_of(cart)) == refined, "refined: dims " + str(dims_of(cart)) + ", the dims call says " + refined);
   MPI_Comm_free(&cart);
 }
@@ -245,14 +250,15 @@ void comms() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm bad[3] = {MPI_COMM_WORLD, g_world == 5 ? MPI_COMM_NULL : node, pkg};
   expect_error(MPIX_Cart_create_weighted_comms(3, bad, 3, w, periods, MPI_INFO_NULL, &cart),
-               g_world == 5 ? "level_comms[1] is MPI_COMM_NULL" : "another process passed a bad level_comms", "NULL part");
+               g_world == 5 ? "level_comms[1] is MPI_COMM_NULL" : "another process passed a bad level_comms",
+               "NULL part");
   MPI_Comm outside[3] = {MPI_COMM_WORLD, g_world == 7 ? pkg : node, g_world == 7 ? node : pkg};
   expect_error(MPIX_Cart_create_weighted_comms(3, outside, 3, w, periods, MPI_INFO_NULL, &cart),
                g_world == 7 ? "level_comms[2] holds a process that level_comms[1] does not" : "another process passed",
                "part outside its parent");
   MPI_Comm overlap[2] = {MPI_COMM_WORLD, g_world < 6 ? half : node};  // halves and nodes mixed: no partition
-  expect_error(MPIX_Cart_create_weighted_comms(2, overlap, 3, w, periods, MPI_INFO_NULL, &cart),
-               "do not partition", "parts that do not partition");
+  expect_error(MPIX_Cart_create_weighted_comms(2, overlap, 3, w, periods, MPI_INFO_NULL, &cart), "do not partition",
+               "parts that do not partition");
   for (MPI_Comm* c : {&node, &pkg, &half, &quarter}) MPI_Comm_free(c);
 }
 
@@ -269,8 +275,8 @@ void network() {
   MPI_Comm cart;
   int periods[3] = {0, 0, 0};
   MPIX_Cart_create_weighted(MPI_COMM_WORLD, 3, w, periods, MPI_INFO_NULL, &cart);
-  expect(dims_of(cart) == std::vector<int>(want, want + 3), "network: dims " + str(dims_of(cart)) + ", want " +
-                                                                 str({want, want + 3}));
+  expect(dims_of(cart) == std::vector<int>(want, want + 3),
+         "network: dims " + str(dims_of(cart)) + ", want " + str({want, want + 3}));
   std::vector<int> d;
   cut_edges(cart, 12, d, true);  // every switch one box
   cut_edges(cart, 6, d, true);   // every node one box
@@ -292,13 +298,15 @@ void local() {
   // Paper Table 1: 8 nodes x 2 CPUs x 12 cores, equal and 1:2:4 mesh weights.
   int levels[3] = {8, 2, 12}, d[3] = {0, 0, 0}, per[9];
   MPIX_Dims_create_ml(3, levels, 3, MPIX_WEIGHTS_EQUAL, d, per);
-  expect(str({d, d + 3}) == "8x6x4" && str({per, per + 9}) == "2x2x2x2x1x1x2x3x2", "Table 1 equal: " + str({d, d + 3}) + " " + str({per, per + 9}));
+  expect(str({d, d + 3}) == "8x6x4" && str({per, per + 9}) == "2x2x2x2x1x1x2x3x2",
+         "Table 1 equal: " + str({d, d + 3}) + " " + str({per, per + 9}));
   long long g[3] = {1, 2, 4};
   double w[3];
   MPIX_Weights_from_mesh(3, g, w);
   std::fill(d, d + 3, 0);
   MPIX_Dims_create_ml(3, levels, 3, w, d, per);
-  expect(str({d, d + 3}) == "4x6x8" && str({per, per + 9}) == "1x2x4x2x1x1x2x3x2", "Table 1 mesh: " + str({d, d + 3}) + " " + str({per, per + 9}));
+  expect(str({d, d + 3}) == "4x6x8" && str({per, per + 9}) == "1x2x4x2x1x1x2x3x2",
+         "Table 1 mesh: " + str({d, d + 3}) + " " + str({per, per + 9}));
   // Coordinates: node 5 of 8 (level 0), CPU 1, core 7 in the 4x6x8 grid, and back.
   int idx[3] = {5, 1, 7}, coords[3], r = -1, back[3];
   MPIX_Cart_ml_coords(3, 3, per, idx, coords, &r);
@@ -349,8 +357,8 @@ void local() {
                MPI_ERR_INFO_VALUE);
   MPI_Info_free(&bad);
   bad = info_of({{"osmp_cart_cost", "nonsense"}});
-  expect_error(MPIX_Cart_create_weighted(MPI_COMM_WORLD, 2, MPIX_WEIGHTS_EQUAL, periods, g_world == 0 ? bad : MPI_INFO_NULL,
-                                         &cart),
+  expect_error(MPIX_Cart_create_weighted(MPI_COMM_WORLD, 2, MPIX_WEIGHTS_EQUAL, periods,
+                                         g_world == 0 ? bad : MPI_INFO_NULL, &cart),
                g_world == 0 ? "osmp_cart_cost" : "another rank", "a bad info value on rank 0 only",
                g_world == 0 ? MPI_ERR_INFO_VALUE : MPI_ERR_ARG);
   MPI_Info_free(&bad);
@@ -363,12 +371,18 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   std::string scenario = argc > 1 ? argv[1] : "";
-  if (scenario == "symmetric") symmetric();
-  else if (scenario == "uneven") uneven();
-  else if (scenario == "unbound") unbound();
-  else if (scenario == "local") local();
-  else if (scenario == "comms") comms();
-  else if (scenario == "network") network();
+  if (scenario == "symmetric")
+    symmetric();
+  else if (scenario == "uneven")
+    uneven();
+  else if (scenario == "unbound")
+    unbound();
+  else if (scenario == "local")
+    local();
+  else if (scenario == "comms")
+    comms();
+  else if (scenario == "network")
+    network();
   else {
     if (g_world == 0) std::fprintf(stderr, "usage: cart_test symmetric|uneven|unbound|local|comms|network\n");
     MPI_Abort(MPI_COMM_WORLD, 2);

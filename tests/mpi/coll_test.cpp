@@ -31,11 +31,26 @@ T value(int rank, std::size_t i) {
 
 template <class T>
 MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<std::int32_t>() { return MPI_INT; }
-template <> MPI_Datatype mpi_type<std::int64_t>() { return MPI_INT64_T; }
-template <> MPI_Datatype mpi_type<std::uint8_t>() { return MPI_UINT8_T; }
-template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <>
+MPI_Datatype mpi_type<std::int32_t>() {
+  return MPI_INT;
+}
+template <>
+MPI_Datatype mpi_type<std::int64_t>() {
+  return MPI_INT64_T;
+}
+template <>
+MPI_Datatype mpi_type<std::uint8_t>() {
+  return MPI_UINT8_T;
+}
+template <>
+MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
 
 template <class T>
 T combine(MPI_Op op, T a, T b) {

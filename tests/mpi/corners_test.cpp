@@ -85,9 +85,12 @@ void in_place(const Comm& c, int k) {
   for (int root : {0, c.n - 1}) {
     const bool spread_here = derived && c.me == root;
     std::vector<int> r = spread_here ? spread(mine(c.me, k)) : mine(c.me, k);
-    if (c.me == root) MPI_Reduce(MPI_IN_PLACE, r.data(), derived ? 1 : k, derived ? vec : MPI_INT, MPI_SUM, root, c.comm);
-    else MPI_Reduce(r.data(), nullptr, k, MPI_INT, MPI_SUM, root, c.comm);
-    if (c.me == root) check_equal(r, spread_here ? spread(sums(c.n, k)) : sums(c.n, k), "reduce in place at the root" + at);
+    if (c.me == root)
+      MPI_Reduce(MPI_IN_PLACE, r.data(), derived ? 1 : k, derived ? vec : MPI_INT, MPI_SUM, root, c.comm);
+    else
+      MPI_Reduce(r.data(), nullptr, k, MPI_INT, MPI_SUM, root, c.comm);
+    if (c.me == root)
+      check_equal(r, spread_here ? spread(sums(c.n, k)) : sums(c.n, k), "reduce in place at the root" + at);
     // gather: the root's block already in place, the root's type a vector
     std::vector<int> g(c.me == root ? 2 * static_cast<std::size_t>(c.n * k) : 0, kSentinel);
     auto m = mine(c.me, k);
@@ -103,8 +106,10 @@ void in_place(const Comm& c, int k) {
     // scatter: the root keeps its block, sends vectors
     std::vector<int> src = c.me == root ? spread(everyone(c.n, k)) : std::vector<int>();
     std::vector<int> got(static_cast<std::size_t>(k), kSentinel);
-    if (c.me == root) MPI_Scatter(src.data(), 1, vec, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, c.comm);
-    else MPI_Scatter(nullptr, 0, MPI_DATATYPE_NULL, got.data(), k, MPI_INT, root, c.comm);
+    if (c.me == root)
+      MPI_Scatter(src.data(), 1, vec, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, c.comm);
+    else
+      MPI_Scatter(nullptr, 0, MPI_DATATYPE_NULL, got.data(), k, MPI_INT, root, c.comm);
     if (c.me != root) check_equal(got, m, "scatter in place at the root, vector" + at);
     if (c.me == root) check_equal(src, spread(everyone(c.n, k)), "scatter in place: the root's buffer" + at);
   }
@@ -257,7 +262,8 @@ void free_right_after() {
     std::vector<int> b(static_cast<std::size_t>(it % 2 ? 20000 : 5), g_rank == it % g_size ? it : kSentinel);
     MPI_Bcast(b.data(), static_cast<int>(b.size()), MPI_INT, it % g_size, c);
     MPI_Comm_free(&c);
-    check_equal(b, std::vector<int>(b.size(), it), "bcast on a communicator freed right after, round " + std::to_string(it));
+    check_equal(b, std::vector<int>(b.size(), it),
+                "bcast on a communicator freed right after, round " + std::to_string(it));
     MPI_Comm s;
     MPI_Comm_split(MPI_COMM_WORLD, it % 3 == 0 ? 0 : g_rank % 2, g_rank, &s);
     Comm x = comm_of(s, "(split, freed after)");
@@ -277,7 +283,8 @@ void dozens() {
     MPI_Comm_dup(MPI_COMM_WORLD, &comms[i]);
     suite(comm_of(comms[i], "(one of 40, #" + std::to_string(i) + ")"), 3);
   }
-  for (std::size_t i = 0; i < comms.size(); ++i) suite(comm_of(comms[i], "(40 alive, #" + std::to_string(i) + ")"), 100);
+  for (std::size_t i = 0; i < comms.size(); ++i)
+    suite(comm_of(comms[i], "(40 alive, #" + std::to_string(i) + ")"), 100);
   using Use = void (*)(int*, int*, unsigned long long*, unsigned long long*);
   static auto use = reinterpret_cast<Use>(dlsym(RTLD_DEFAULT, "osmp_pmpi_shm_use"));
   if (use) {

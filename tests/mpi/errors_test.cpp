@@ -71,9 +71,8 @@ void run(int odd) {
     expect_errors("allgather count" + at, odd, true, -1, [&](bool me) {
       return MPI_Allgather(a.data(), me ? n + 2 : n, MPI_DOUBLE, b.data(), n, MPI_DOUBLE, MPI_COMM_WORLD);
     });
-    expect_errors("bcast count" + at, odd, single, -1, [&](bool me) {
-      return MPI_Bcast(b.data(), me ? n + 3 : n, MPI_DOUBLE, root, MPI_COMM_WORLD);
-    });
+    expect_errors("bcast count" + at, odd, single, -1,
+                  [&](bool me) { return MPI_Bcast(b.data(), me ? n + 3 : n, MPI_DOUBLE, root, MPI_COMM_WORLD); });
     expect_errors("reduce count" + at, odd, single, root, [&](bool me) {
       return MPI_Reduce(a.data(), b.data(), me ? n + 2 : n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
     });

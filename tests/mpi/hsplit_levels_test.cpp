@@ -35,7 +35,8 @@ void memory(const std::string& kind, const std::string& data) {
   for (int hops = 0; hops < 5; ++hops) {
     std::vector<int> got = neighbours(MPI_COMM_WORLD, hops, MPIX_HW_METRIC_MEMORY);
     const std::vector<int>& w = want[static_cast<std::size_t>(std::min(hops, 3))];
-    expect(got == w, kind + ": memory neighbours, hops " + std::to_string(hops) + ": " + list(got) + ", want " + list(w));
+    expect(got == w,
+           kind + ": memory neighbours, hops " + std::to_string(hops) + ": " + list(got) + ", want " + list(w));
   }
 }
 
@@ -104,18 +105,19 @@ void network() {
   } else {
     for (auto r : {std::vector<int>{0, 1}, {0, 3}, {0, 2, 5}, {0, 15}}) min_domain(r);  // collective the first time
   }
-  const std::vector<std::vector<int>> tree = {{w}, range(w / 2 * 2, 2), range(w / 4 * 4, 4), range(w / 8 * 8, 8),
-                                              range(0, 16)};
+  const std::vector<std::vector<int>> tree = {
+      {w}, range(w / 2 * 2, 2), range(w / 4 * 4, 4), range(w / 8 * 8, 8), range(0, 16)};
   for (int hops = 0; hops <= 5; ++hops) {
     std::vector<int> got = neighbours(MPI_COMM_WORLD, hops, MPIX_HW_METRIC_TREE);
-    expect(got == tree[static_cast<std::size_t>(std::min(hops, 4))], "network: tree neighbours, hops " +
-                                                                          std::to_string(hops) + ": " + list(got));
+    expect(got == tree[static_cast<std::size_t>(std::min(hops, 4))],
+           "network: tree neighbours, hops " + std::to_string(hops) + ": " + list(got));
   }
-  const std::vector<std::vector<int>> mem = {range(w / 2 * 2, 2), range(w / 4 * 4, 4), range(w / 8 * 8, 8), range(0, 16)};
+  const std::vector<std::vector<int>> mem = {range(w / 2 * 2, 2), range(w / 4 * 4, 4), range(w / 8 * 8, 8),
+                                             range(0, 16)};
   for (int hops = 0; hops <= 4; ++hops) {
     std::vector<int> got = neighbours(MPI_COMM_WORLD, hops, MPIX_HW_METRIC_MEMORY);
-    expect(got == mem[static_cast<std::size_t>(std::min(hops, 3))], "network: memory neighbours, hops " +
-                                                                        std::to_string(hops) + ": " + list(got));
+    expect(got == mem[static_cast<std::size_t>(std::min(hops, 3))],
+           "network: memory neighbours, hops " + std::to_string(hops) + ": " + list(got));
   }
 }
 
@@ -138,7 +140,8 @@ void network_file(const std::string& data) {
   expect_comm(c, sw_ranks, "network file: directed Switch");
   MPI_Comm_free(&c);
   const std::string a = min_domain({0, 5}), b = min_domain({0, 7}), d = min_domain({0, 11});
-  if (g_world == 0) expect(a == "Switch" && b == "Island" && d == "Cluster", "network file: min domains " + a + " " + b + " " + d);
+  if (g_world == 0)
+    expect(a == "Switch" && b == "Island" && d == "Cluster", "network file: min domains " + a + " " + b + " " + d);
   // A node the file does not list: every rank gets the error.
   setenv("OSMP_NETWORK_FILE", (dir + "sim6-without-sim5.txt").c_str(), 1);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -158,10 +161,10 @@ void expect_hw_info(MPI_Comm c, const std::string& what, bool interposer) {
   MPI_Info info;
   MPI_Comm_get_info(c, &info);
   const std::string num = std::to_string(parts), rank = std::to_string(index);
-  const std::pair<const char*, std::string> keys[] = {
-      {"mpi_hw_resource_type", type}, {"MPI_HW_DOMAIN_TYPE", type},  {"MPI_HW_DOMAIN_NUM", num},
-      {"MPI_HW_DOMAIN_RANK", rank},   {"MPI_COMM_HLEVEL_TYPE", type}, {"MPI_COMM_HLEVEL_NUM", num},
-      {"MPI_COMM_HLEVEL_RANK", rank}};
+  const std::pair<const char*, std::string> keys[] = {{"mpi_hw_resource_type", type}, {"MPI_HW_DOMAIN_TYPE", type},
+                                                      {"MPI_HW_DOMAIN_NUM", num},     {"MPI_HW_DOMAIN_RANK", rank},
+                                                      {"MPI_COMM_HLEVEL_TYPE", type}, {"MPI_COMM_HLEVEL_NUM", num},
+                                                      {"MPI_COMM_HLEVEL_RANK", rank}};
   for (const auto& [key, want] : keys)
     expect(info_get(info, key) == want, what + ": info " + key + " = " + info_get(info, key) + ", want " + want);
   int size = 0;

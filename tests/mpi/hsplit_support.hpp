@@ -53,8 +53,9 @@ inline std::vector<int> range(int first, int count) {
 
 inline void expect_comm(MPI_Comm comm, const std::vector<int>& want, const std::string& what) {
   std::vector<int> got = members(comm);
-  if (got != want) fail(what + ": got " + (comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : list(got)) + ", want " +
-                        (want.empty() ? "MPI_COMM_NULL" : list(want)));
+  if (got != want)
+    fail(what + ": got " + (comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : list(got)) + ", want " +
+         (want.empty() ? "MPI_COMM_NULL" : list(want)));
 }
 
 inline std::string domain_type(MPI_Comm comm, int* parts = nullptr, int* index = nullptr) {

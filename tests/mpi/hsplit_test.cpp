@@ -17,9 +17,9 @@
 //   info [interposer]  MPI_Comm_get_info of hardware communicators (8 ranks);
 //                      "interposer": with libosmp_pmpi preloaded, both wrappers
 #include <hwloc.h>
+#include <osmp_mpi.h>
 #include <sched.h>
 #include <unistd.h>
-#include <osmp_mpi.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -92,16 +92,18 @@ void paper51() {
     for (MPI_Comm& c : made) MPI_Comm_free(&c);
   }
   // Queries on MPI_COMM_WORLD (collective the first time).
-  std::vector<std::pair<std::vector<int>, std::string>> mins = {
-      {{0, 1}, "L2Cache"}, {{0, 2}, "L3Cache"}, {{0, 4}, "Machine"}, {{0, 8}, "Cluster"}, {{1, 2}, "Unknown"}, {{0}, "PU"}};
+  std::vector<std::pair<std::vector<int>, std::string>> mins = {{{0, 1}, "L2Cache"}, {{0, 2}, "L3Cache"},
+                                                                {{0, 4}, "Machine"}, {{0, 8}, "Cluster"},
+                                                                {{1, 2}, "Unknown"}, {{0}, "PU"}};
   for (auto& [ranks, want] : mins) {
     char* type = nullptr;
     int rc = MPIX_Get_min_hw_domain(MPI_COMM_WORLD, static_cast<int>(ranks.size()), ranks.data(), &type);
-    if (g_world == 0) expect(rc == MPI_SUCCESS && want == type, "min domain of " + list(ranks) + ": " + (type ? type : "?"));
+    if (g_world == 0)
+      expect(rc == MPI_SUCCESS && want == type, "min domain of " + list(ranks) + ": " + (type ? type : "?"));
   }
   // Neighbours: tree metric 0..4 hops, memory metric.
-  std::vector<std::vector<int>> tree = {{g_world}, range(base + 2 * l2, 2), range(base + 4 * numa, 4), range(base, 8),
-                                        range(0, 32)};
+  std::vector<std::vector<int>> tree = {
+      {g_world}, range(base + 2 * l2, 2), range(base + 4 * numa, 4), range(base, 8), range(0, 32)};
   for (int hops = 0; hops <= 5; ++hops) {
     MPI_Group g;
     MPIX_Get_hw_domain_neighbours(MPI_COMM_WORLD, hops, MPIX_HW_METRIC_TREE, &g);
@@ -132,7 +134,9 @@ void paper52() {
   const int r = g_world;
   std::vector<std::vector<int>> want = {
       r < 4 ? range(0, 4) : range(4, 4),
-      r < 2 ? range(0, 2) : r < 4 ? range(2, 2) : std::vector<int>{},
+      r < 2   ? range(0, 2)
+      : r < 4 ? range(2, 2)
+              : std::vector<int>{},
       r < 2 ? std::vector<int>{r} : std::vector<int>{},
       {},
   };
@@ -189,7 +193,8 @@ struct Oracle {
     hwloc_obj_t core = place_of_local[static_cast<std::size_t>(w % rpn)];
     if (type == HWLOC_OBJ_MACHINE) return w / rpn;
     int depth = hwloc_get_type_depth(topo, type);
-    if (type == HWLOC_OBJ_GROUP || type == HWLOC_OBJ_L1CACHE || type == HWLOC_OBJ_L2CACHE || type == HWLOC_OBJ_L3CACHE) {
+    if (type == HWLOC_OBJ_GROUP || type == HWLOC_OBJ_L1CACHE || type == HWLOC_OBJ_L2CACHE ||
+        type == HWLOC_OBJ_L3CACHE) {
       // several depths may carry the type (Group0, Group1): match the name
       for (int d = 0; d < hwloc_topology_get_depth(topo); ++d) {
         hwloc_obj_t o = hwloc_get_obj_by_depth(topo, d, 0);
@@ -247,7 +252,8 @@ void directed(const char* xml, int rpn) {
   }
   MPI_Info_free(&levels);
   // Aliases give the same communicators as the hwloc names.
-  for (auto [alias, name] : {std::pair{"Socket", "Package"}, std::pair{"NUMA", "NUMANode"}, std::pair{"Node", "Machine"}}) {
+  for (auto [alias, name] :
+       {std::pair{"Socket", "Package"}, std::pair{"NUMA", "NUMANode"}, std::pair{"Node", "Machine"}}) {
     MPI_Comm a, b;
     MPI_Info ia = info_with(MPIX_HW_DOMAIN_TYPE_KEY, alias), ib = info_with(MPIX_HW_DOMAIN_TYPE_KEY, name);
     MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, ia, &a);
@@ -385,17 +391,20 @@ void errors() {
   MPI_Info_free(&empty);
   int ranks[2] = {0, g_size};
   char* type = nullptr;
-  expect_error(MPIX_Get_min_hw_domain(MPI_COMM_WORLD, 2, ranks, &type), MPI_ERR_ARG, "is not a rank", "rank out of range");
+  expect_error(MPIX_Get_min_hw_domain(MPI_COMM_WORLD, 2, ranks, &type), MPI_ERR_ARG, "is not a rank",
+               "rank out of range");
   MPI_Group g;
   expect_error(MPIX_Get_hw_domain_neighbours(MPI_COMM_WORLD, -1, MPIX_HW_METRIC_TREE, &g), MPI_ERR_ARG, "hops = -1",
                "negative hops");
   expect_error(MPIX_Get_hw_domain_neighbours(MPI_COMM_WORLD, 1, 7, &g), MPI_ERR_ARG, "metric = 7", "bad metric");
-  expect_error(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL,
-                                    g_world == 1 ? nullptr : &c),
-               MPI_ERR_ARG, "newcomm is NULL", "one rank passes newcomm NULL");
+  expect_error(
+      MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL, g_world == 1 ? nullptr : &c),
+      MPI_ERR_ARG, "newcomm is NULL", "one rank passes newcomm NULL");
   int rc = MPIX_Get_hw_domain_neighbours(MPI_COMM_WORLD, g_world == 1 ? -1 : 1, MPIX_HW_METRIC_TREE, &g);
-  if (g_world == 1) expect_error(rc, MPI_ERR_ARG, "hops = -1", "negative hops on one rank");
-  else expect(rc == MPI_SUCCESS, "neighbours failed where another rank passed bad hops"), MPI_Group_free(&g);
+  if (g_world == 1)
+    expect_error(rc, MPI_ERR_ARG, "hops = -1", "negative hops on one rank");
+  else
+    expect(rc == MPI_SUCCESS, "neighbours failed where another rank passed bad hops"), MPI_Group_free(&g);
   // Still usable.
   expect(MPIX_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_HW_DOMAIN, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS,
          "a split after the errors failed");
@@ -419,20 +428,33 @@ int main(int argc, char** argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   };
-  if (scenario == "paper51") need(32), paper51();
-  else if (scenario == "paper52") need(8), paper52();
-  else if (scenario == "directed" && argc > 3) directed(argv[2], std::atoi(argv[3]));
-  else if (scenario == "unbound" && argc > 2) unbound(std::atoi(argv[2]));
-  else if (scenario == "real") real();
-  else if (scenario == "mpi4") mpi4();
-  else if (scenario == "errors") errors();
-  else if (scenario == "memory" && argc > 3) need(16), memory(argv[2], argv[3]);
-  else if (scenario == "network") need(16), network();
-  else if (scenario == "network_file" && argc > 2) need(12), network_file(argv[2]);
-  else if (scenario == "info") info(argc > 2 && std::string(argv[2]) == "interposer");
+  if (scenario == "paper51")
+    need(32), paper51();
+  else if (scenario == "paper52")
+    need(8), paper52();
+  else if (scenario == "directed" && argc > 3)
+    directed(argv[2], std::atoi(argv[3]));
+  else if (scenario == "unbound" && argc > 2)
+    unbound(std::atoi(argv[2]));
+  else if (scenario == "real")
+    real();
+  else if (scenario == "mpi4")
+    mpi4();
+  else if (scenario == "errors")
+    errors();
+  else if (scenario == "memory" && argc > 3)
+    need(16), memory(argv[2], argv[3]);
+  else if (scenario == "network")
+    need(16), network();
+  else if (scenario == "network_file" && argc > 2)
+    need(12), network_file(argv[2]);
+  else if (scenario == "info")
+    info(argc > 2 && std::string(argv[2]) == "interposer");
   else {
-    if (g_world == 0) std::fprintf(stderr, "usage: hsplit_test paper51|paper52|directed XML RPN|unbound RPN|real|mpi4|errors|"
-                                 "memory KIND DATA|network|network_file DATA|info [interposer]\n");
+    if (g_world == 0)
+      std::fprintf(stderr,
+                   "usage: hsplit_test paper51|paper52|directed XML RPN|unbound RPN|real|mpi4|errors|"
+                   "memory KIND DATA|network|network_file DATA|info [interposer]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int total = 0;

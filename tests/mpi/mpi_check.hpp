@@ -68,7 +68,8 @@ inline bool derived_reductions() {
     accepted = MPI_Reduce_local(in, io, 1, two, MPI_SUM) == MPI_SUCCESS && io[0] == 4 && io[1] == 6;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Type_free(&two);
-    if (!accepted && g_rank == 0) std::printf("note: this MPI refuses predefined ops on derived datatypes; not asked\n");
+    if (!accepted && g_rank == 0)
+      std::printf("note: this MPI refuses predefined ops on derived datatypes; not asked\n");
   }
   return accepted == 1;
 }
@@ -79,7 +80,8 @@ void on_route(bool want_osmp, const std::string& what, F&& fn) {
   const long long before = osmp_calls(want_osmp ? 1 : 0);
   fn();
   if (!counting()) return;
-  if (osmp_calls(want_osmp ? 1 : 0) <= before) fail(what + (want_osmp ? ": did not run on osmp" : ": did not go to the MPI"));
+  if (osmp_calls(want_osmp ? 1 : 0) <= before)
+    fail(what + (want_osmp ? ": did not run on osmp" : ": did not go to the MPI"));
 }
 
 inline void start(int* argc, char*** argv) {
@@ -94,8 +96,8 @@ inline int finish(const char* name) {
   int total = 0;
   MPI_Allreduce(&g_fail, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (g_rank == 0)
-    std::printf("%s %d ranks: %s (rank 0: %lld calls on osmp, %lld by the MPI)\n", name, g_size, total ? "FAILED" : "ok",
-                osmp_calls(1), osmp_calls(0));
+    std::printf("%s %d ranks: %s (rank 0: %lld calls on osmp, %lld by the MPI)\n", name, g_size,
+                total ? "FAILED" : "ok", osmp_calls(1), osmp_calls(0));
   std::fflush(stdout);
   MPI_Finalize();
   return total ? 1 : 0;

@@ -152,8 +152,8 @@ void complete(std::vector<MPI_Request>& rs, int how, std::mt19937& rng) {
 void batches() {
   std::mt19937 rng(static_cast<unsigned>(g_rank + 1));
   int how = 0;
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1024},
-                        std::size_t{(1u << 20) / sizeof(int) + 3}}) {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1024}, std::size_t{(1u << 20) / sizeof(int) + 3}}) {
     for (int root : {0, g_size - 1}) {
       // Two batches outstanding at once, completed together.
       Batch a(n, root), b(n, (root + 1) % g_size);
@@ -271,7 +271,8 @@ int main(int argc, char** argv) {
   const long long before = calls ? calls(1) : 0;
   batches();
   const long long after = calls ? calls(1) : 0;
-  const bool one_node = !std::getenv("OSMP_SIM_RANKS_PER_NODE") || std::atoi(std::getenv("OSMP_SIM_RANKS_PER_NODE")) == 0;
+  const bool one_node =
+      !std::getenv("OSMP_SIM_RANKS_PER_NODE") || std::atoi(std::getenv("OSMP_SIM_RANKS_PER_NODE")) == 0;
   mixed_with_p2p();
   progress_in_collective();
   declined_and_packed(one_node);

@@ -15,14 +15,14 @@
 
 static int rank, size, failures;
 
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      printf("FAIL rank %d line %d: ", rank, __LINE__);    \
-      printf(__VA_ARGS__);                                 \
-      printf("\n");                                        \
-      ++failures;                                          \
-    }                                                      \
+#define CHECK(cond, ...)                                \
+  do {                                                  \
+    if (!(cond)) {                                      \
+      printf("FAIL rank %d line %d: ", rank, __LINE__); \
+      printf(__VA_ARGS__);                              \
+      printf("\n");                                     \
+      ++failures;                                       \
+    }                                                   \
   } while (0)
 
 /* Every collective osmp runs, checked element by element. */
@@ -44,7 +44,8 @@ static void collectives(MPI_Comm comm, int round) {
   MPI_Bcast(out, n, MPI_LONG_LONG, root, comm);
   CHECK(out[n - 1] == (n - 1) * 3 + round, "bcast got %lld", out[n - 1]);
   MPI_Allgather(in, n, MPI_LONG_LONG, out, n, MPI_LONG_LONG, comm);
-  for (int r = 0; r < size; ++r) CHECK(out[(size_t)r * (size_t)n + 7] == (long long)r * 1000003 + 7 + round, "allgather");
+  for (int r = 0; r < size; ++r)
+    CHECK(out[(size_t)r * (size_t)n + 7] == (long long)r * 1000003 + 7 + round, "allgather");
   MPI_Barrier(comm);
   free(in);
   free(out);
@@ -121,8 +122,9 @@ int main(int argc, char** argv) {
   MPI_Barrier(shared);
   int shared_size = 0;
   MPI_Comm_size(shared, &shared_size);
-  if (shared_size > 1) CHECK(strcmp(info_value(shared, "osmp_vh"), "?3") == 0, "split_type: osmp_vh reads '%s'",
-                             info_value(shared, "osmp_vh"));
+  if (shared_size > 1)
+    CHECK(strcmp(info_value(shared, "osmp_vh"), "?3") == 0, "split_type: osmp_vh reads '%s'",
+          info_value(shared, "osmp_vh"));
   MPI_Comm_free(&shared);
   collectives(comm, 5);
 

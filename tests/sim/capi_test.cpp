@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
+#include "api/access.hpp"
 #include "osmp.h"
 #include "osmp.hpp"
 #include "team/thread_bootstrap.hpp"
-#include "api/access.hpp"
 
 namespace {
 
@@ -64,7 +64,11 @@ void expect_refused_everywhere(osmp_team* t, const std::string& words) {
       {"osmp_reduce_scatter_block", [&] { return osmp_reduce_scatter_block(t, &x, &y, 1, OSMP_INT32, OSMP_SUM); }},
       {"osmp_set", [&] { return osmp_set(t, OSMP_COLL_ALL, "OSMP_VH", ""); }},
       {"osmp_set_vh", [&] { return osmp_set_vh(t, OSMP_COLL_ALL, ""); }},
-      {"osmp_alloc", [&] { void* p = nullptr; return osmp_alloc(t, 64, &p); }},
+      {"osmp_alloc",
+       [&] {
+         void* p = nullptr;
+         return osmp_alloc(t, 64, &p);
+       }},
       {"osmp_free", [&] { return osmp_free(t, &x); }},
   };
   for (const auto& [name, call] : calls) {
@@ -115,12 +119,13 @@ TEST(CApi, ForeignPointersAreRefusedWithoutBeingRead) {
   osmp_team* live = solo();
   const auto h = reinterpret_cast<std::uintptr_t>(live);
   int on_stack = 0;
-  const std::vector<osmp_team*> foreign = {
-      static_cast<osmp_team*>(page), reinterpret_cast<osmp_team*>(&on_stack), reinterpret_cast<osmp_team*>(1),
-      reinterpret_cast<osmp_team*>(~std::uintptr_t{0}),
-      reinterpret_cast<osmp_team*>(h + 1),               // another slot
-      reinterpret_cast<osmp_team*>(h + (1u << 16)),      // a generation not issued yet
-      reinterpret_cast<osmp_team*>(h ^ (1ull << 60))};  // another tag
+  const std::vector<osmp_team*> foreign = {static_cast<osmp_team*>(page),
+                                           reinterpret_cast<osmp_team*>(&on_stack),
+                                           reinterpret_cast<osmp_team*>(1),
+                                           reinterpret_cast<osmp_team*>(~std::uintptr_t{0}),
+                                           reinterpret_cast<osmp_team*>(h + 1),           // another slot
+                                           reinterpret_cast<osmp_team*>(h + (1u << 16)),  // a generation not issued yet
+                                           reinterpret_cast<osmp_team*>(h ^ (1ull << 60))};  // another tag
   for (osmp_team* f : foreign) {
     SCOPED_TRACE(reinterpret_cast<std::uintptr_t>(f));
     expect_refused_everywhere(f, "not a team handle returned by osmp_init or osmp_init_with");
@@ -158,9 +163,9 @@ TEST(CppApi, AMovedFromTeamAnswersWithAnError) {
   osmp::Team b = std::move(a);
   EXPECT_TRUE(b.barrier().ok());
   int x = 1, y = 0;
-  for (const osmp::Status& st : {a.barrier(), a.allreduce(&x, &y, 1, osmp::Datatype::int32, osmp::Op::sum),
-                                 a.bcast(&x, 1, osmp::Datatype::int32, 0), a.set_vh("auto"),
-                                 a.configure({{"OSMP_VH", ""}})}) {
+  for (const osmp::Status& st :
+       {a.barrier(), a.allreduce(&x, &y, 1, osmp::Datatype::int32, osmp::Op::sum),
+        a.bcast(&x, 1, osmp::Datatype::int32, 0), a.set_vh("auto"), a.configure({{"OSMP_VH", ""}})}) {
     EXPECT_EQ(st.code(), osmp::Errc::invalid_argument) << st.to_string();
     EXPECT_NE(st.message().find("this team was moved from"), std::string::npos) << st.message();
   }

@@ -22,7 +22,8 @@ auto no_heap = [](Options& o) { o.settings["OSMP_HEAP_SIZE"] = "0"; };
 std::vector<test::CollCase> cma_cases(int n, std::int64_t bytes) {
   std::vector<test::CollCase> out;
   for (const auto& c : test::matrix(n, {}, true, {bytes}))
-    if (c.kind != OpKind::barrier && c.kind != OpKind::reduce && (c.type == Datatype::int32 || c.type == Datatype::float64))
+    if (c.kind != OpKind::barrier && c.kind != OpKind::reduce &&
+        (c.type == Datatype::int32 || c.type == Datatype::float64))
       out.push_back(c);
   return out;
 }

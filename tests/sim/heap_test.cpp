@@ -4,13 +4,13 @@
 // the buffers allow it; allocation errors.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
-#include <cstring>
 
 #include "shm/regions.hpp"
 #include "support/collective_suite.hpp"
@@ -57,8 +57,8 @@ TEST(HeapPath, SingleCopyExactlyWhenTheBuffersAllowIt) {
   auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""});
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   std::vector<test::CollCase> heap, plain;
-  for (OpKind k : {OpKind::bcast, OpKind::reduce, OpKind::allreduce, OpKind::gather, OpKind::allgather,
-                   OpKind::scatter, OpKind::reduce_scatter_block}) {
+  for (OpKind k : {OpKind::bcast, OpKind::reduce, OpKind::allreduce, OpKind::gather, OpKind::allgather, OpKind::scatter,
+                   OpKind::reduce_scatter_block}) {
     for (bool ip : {false, true}) {
       if (ip && k == OpKind::bcast) continue;
       heap.push_back({k, Datatype::int32, Op::sum, kLarge / 4, 1, ip, Placement::heap});
@@ -237,8 +237,9 @@ class RegionSource final : public test::SharedSource {
 // removed, they take the areas. Results right throughout.
 TEST(RegionPath, SharedRegionsTakeSingleCopyWhenEveryRankHasThem) {
   for (bool heaps : {false, true}) {
-    auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""},
-                               [&](Options& o) { if (!heaps) o.settings["OSMP_HEAP_SIZE"] = "0"; });
+    auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""}, [&](Options& o) {
+      if (!heaps) o.settings["OSMP_HEAP_SIZE"] = "0";
+    });
     ASSERT_TRUE(tt.ok()) << tt.first_error();
     // Staging would make plain buffers single copy too: off, so that the
     // counts below are the regions' alone.
@@ -255,9 +256,10 @@ TEST(RegionPath, SharedRegionsTakeSingleCopyWhenEveryRankHasThem) {
       const auto before = copies();
       EXPECT_EQ(test::run_cases(tt, all_in, 23), "");
       // All but reduce_scatter_block in place (its input is overwritten: never offered).
-      const auto in_place_rsb = static_cast<std::uint64_t>(std::count_if(all_in.begin(), all_in.end(), [](const auto& c) {
-        return c.kind == OpKind::reduce_scatter_block && c.in_place;
-      }));
+      const auto in_place_rsb =
+          static_cast<std::uint64_t>(std::count_if(all_in.begin(), all_in.end(), [](const auto& c) {
+            return c.kind == OpKind::reduce_scatter_block && c.in_place;
+          }));
       EXPECT_EQ(copies(), before + all_in.size() - in_place_rsb) << "heaps " << heaps;
     }
     {

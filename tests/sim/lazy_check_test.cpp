@@ -154,8 +154,8 @@ TEST_P(LazyCheck, ReduceCountFoundByTheRoot) {
   const Status& found = got[static_cast<std::size_t>(root)];
   EXPECT_EQ(found.code(), Errc::mismatch) << found.to_string();
   EXPECT_THAT(found.message(), HasSubstr("reduce: ranks disagree on the count: rank "));
-  EXPECT_TRUE(got[static_cast<std::size_t>(odd)].ok()) << "a sender returns once its data is in: "
-                                                        << got[static_cast<std::size_t>(odd)].to_string();
+  EXPECT_TRUE(got[static_cast<std::size_t>(odd)].ok())
+      << "a sender returns once its data is in: " << got[static_cast<std::size_t>(odd)].to_string();
   next_call(true, "reduce: ranks disagree on the count: " + sides(n(), odd, "1", "2"));
   next_call(false);
 }
@@ -177,8 +177,8 @@ TEST_P(LazyCheck, TwoRootsNobodyComparesTheNextCallFindsIt) {
     } else {
       EXPECT_THAT(st.message(), HasSubstr("ranks disagree on the root")) << "rank " << r;
       if (st.message().find("bcast: not ") == std::string::npos) {  // the finder: it read rank 1's line
-        EXPECT_EQ(st.message(), "bcast: ranks disagree on the root: rank 1 passed 1, rank " + std::to_string(r) +
-                                    " passed 0");
+        EXPECT_EQ(st.message(),
+                  "bcast: ranks disagree on the root: rank 1 passed 1, rank " + std::to_string(r) + " passed 0");
       }
     }
   }
@@ -234,13 +234,14 @@ TEST_P(LazyCheck, ResultsOfLargeAllreducesSurviveOnePassBcastsAfterThem) {
   // An allreduce in chunks ends with every rank copying the result out of the
   // top's broadcast area; two one-pass bcasts later the root writes that area
   // again. No rank may see its result overwritten, however late it reads.
-  constexpr std::size_t kElems = 1 << 15;  // 128 KiB of int32: several chunks
+  constexpr std::size_t kElems = 1 << 15;   // 128 KiB of int32: several chunks
   constexpr std::int64_t kBcast = 1 << 14;  // 64 KiB: the whole area, in one pass
   auto got = run([&](Team& t) {
     std::vector<std::int32_t> in(kElems), out(kElems), small(static_cast<std::size_t>(kBcast));
     for (int i = 0; i < 40; ++i) {
       for (std::size_t k = 0; k < kElems; ++k) in[k] = static_cast<std::int32_t>(k % 97) + t.rank() + i;
-      OSMP_RETURN_IF_ERROR(t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(kElems), Datatype::int32, Op::sum));
+      OSMP_RETURN_IF_ERROR(
+          t.allreduce(in.data(), out.data(), static_cast<std::int64_t>(kElems), Datatype::int32, Op::sum));
       for (int b = 0; b < 2; ++b) {
         std::fill(small.begin(), small.end(), t.rank() == 0 ? -1000 - b : 0);
         OSMP_RETURN_IF_ERROR(t.bcast(small.data(), kBcast, Datatype::int32, 0));
@@ -250,15 +251,16 @@ TEST_P(LazyCheck, ResultsOfLargeAllreducesSurviveOnePassBcastsAfterThem) {
       for (std::size_t k = 0; k < kElems; ++k) {
         const std::int32_t want = n * (static_cast<std::int32_t>(k % 97) + i) + ranks;
         if (out[k] != want) {
-          ADD_FAILURE() << "rank " << t.rank() << " round " << i << ": element " << k << " is " << out[k]
-                        << ", not " << want;
+          ADD_FAILURE() << "rank " << t.rank() << " round " << i << ": element " << k << " is " << out[k] << ", not "
+                        << want;
           break;
         }
       }
     }
     return Status{};
   });
-  for (int r = 0; r < n(); ++r) EXPECT_TRUE(got[static_cast<std::size_t>(r)].ok()) << got[static_cast<std::size_t>(r)].to_string();
+  for (int r = 0; r < n(); ++r)
+    EXPECT_TRUE(got[static_cast<std::size_t>(r)].ok()) << got[static_cast<std::size_t>(r)].to_string();
 }
 
 TEST_P(LazyCheck, MismatchesInARowNeverHang) {
@@ -290,7 +292,8 @@ TEST_P(LazyCheck, MismatchesInARowNeverHang) {
     return st;
   });
   for (int r = 0; r < n(); ++r) {
-    EXPECT_TRUE(got[static_cast<std::size_t>(r)].ok()) << "rank " << r << ": " << got[static_cast<std::size_t>(r)].to_string();
+    EXPECT_TRUE(got[static_cast<std::size_t>(r)].ok())
+        << "rank " << r << ": " << got[static_cast<std::size_t>(r)].to_string();
   }
   next_call(false);
 }
@@ -348,31 +351,43 @@ class LazyPlans : public LazyCheck {
 TEST_P(LazyPlans, OnePassAgainstARoundTrip) {
   for (int odd : {0, n() - 1}) {
     SCOPED_TRACE("odd rank " + std::to_string(odd));
-    expect_found([odd](Team& t) {
-      std::vector<std::int32_t> buf(1 << 18, 1);
-      return t.bcast(buf.data(), t.rank() == odd ? 4 : (1 << 18), Datatype::int32, 0);
-    }, "bcast: ranks disagree on the count: ");
-    expect_found([odd](Team& t) {
-      std::vector<std::int32_t> in(1 << 18, 1), out(1 << 18, 0);
-      return t.reduce(in.data(), out.data(), t.rank() == odd ? 4 : (1 << 18), Datatype::int32, Op::sum, 0);
-    }, "reduce: ranks disagree on the count: ");
-    expect_found([odd](Team& t) {
-      std::vector<std::int32_t> in(1 << 16, 1), out(static_cast<std::size_t>(t.size()) << 16, 0);
-      return t.gather(in.data(), out.data(), t.rank() == odd ? 2 : (1 << 16), Datatype::int32, 0);
-    }, "gather: ranks disagree on the count: ");
+    expect_found(
+        [odd](Team& t) {
+          std::vector<std::int32_t> buf(1 << 18, 1);
+          return t.bcast(buf.data(), t.rank() == odd ? 4 : (1 << 18), Datatype::int32, 0);
+        },
+        "bcast: ranks disagree on the count: ");
+    expect_found(
+        [odd](Team& t) {
+          std::vector<std::int32_t> in(1 << 18, 1), out(1 << 18, 0);
+          return t.reduce(in.data(), out.data(), t.rank() == odd ? 4 : (1 << 18), Datatype::int32, Op::sum, 0);
+        },
+        "reduce: ranks disagree on the count: ");
+    expect_found(
+        [odd](Team& t) {
+          std::vector<std::int32_t> in(1 << 16, 1), out(static_cast<std::size_t>(t.size()) << 16, 0);
+          return t.gather(in.data(), out.data(), t.rank() == odd ? 2 : (1 << 16), Datatype::int32, 0);
+        },
+        "gather: ranks disagree on the count: ");
   }
 }
 
 TEST_P(LazyPlans, AnotherOperation) {
   const int odd = n() - 1;
-  expect_found([odd](Team& t) {
-    std::int32_t v = 1, out = 0;
-    return t.rank() == odd ? t.bcast(&v, 1, Datatype::int32, 0) : t.allreduce(&v, &out, 1, Datatype::int32, Op::sum);
-  }, "ranks disagree on the operation: ");
-  expect_found([](Team& t) {
-    std::int32_t v = 1, out[64] = {};
-    return t.rank() == 0 ? t.reduce(&v, out, 1, Datatype::int32, Op::sum, 0) : t.gather(&v, out, 1, Datatype::int32, 0);
-  }, "ranks disagree on the operation: ");
+  expect_found(
+      [odd](Team& t) {
+        std::int32_t v = 1, out = 0;
+        return t.rank() == odd ? t.bcast(&v, 1, Datatype::int32, 0)
+                               : t.allreduce(&v, &out, 1, Datatype::int32, Op::sum);
+      },
+      "ranks disagree on the operation: ");
+  expect_found(
+      [](Team& t) {
+        std::int32_t v = 1, out[64] = {};
+        return t.rank() == 0 ? t.reduce(&v, out, 1, Datatype::int32, Op::sum, 0)
+                             : t.gather(&v, out, 1, Datatype::int32, 0);
+      },
+      "ranks disagree on the operation: ");
 }
 
 TEST_P(LazyPlans, RootsThatCrossRightAfterTwoRoots) {
@@ -390,7 +405,8 @@ TEST_P(LazyPlans, RootsThatCrossRightAfterTwoRoots) {
     for (const Status* st : {&first, &second, &third}) {
       if (st->ok()) continue;
       EXPECT_EQ(st->code(), Errc::mismatch) << "rank " << t.rank() << ": " << st->to_string();
-      EXPECT_THAT(st->message(), ContainsRegex("disagree on (the root|the call before this one)")) << "rank " << t.rank();
+      EXPECT_THAT(st->message(), ContainsRegex("disagree on (the root|the call before this one)"))
+          << "rank " << t.rank();
       ++heard;
     }
     EXPECT_GE(heard, 1) << "rank " << t.rank() << " never heard";
@@ -401,10 +417,12 @@ TEST_P(LazyPlans, RootsThatCrossRightAfterTwoRoots) {
 
 TEST_P(LazyPlans, RootsThatCross) {
   // Each rank names the next as the root: every one waits to receive.
-  expect_found([](Team& t) {
-    std::int32_t v = 5;
-    return t.bcast(&v, 1, Datatype::int32, (t.rank() + 1) % t.size());
-  }, "bcast: ranks disagree on the root: ");
+  expect_found(
+      [](Team& t) {
+        std::int32_t v = 5;
+        return t.bcast(&v, 1, Datatype::int32, (t.rank() + 1) % t.size());
+      },
+      "bcast: ranks disagree on the root: ");
 }
 
 INSTANTIATE_TEST_SUITE_P(Teams, LazyPlans,

@@ -9,10 +9,10 @@
 
 #include <mutex>
 
+#include "api/access.hpp"
 #include "collectives/config.hpp"
 #include "team/team.hpp"
 #include "team_api_harness.hpp"
-#include "api/access.hpp"
 
 namespace osmp {
 namespace {
@@ -91,10 +91,12 @@ TEST_P(Mismatch, OneRankPassesAnotherCount) {
     std::string mine = "rank " + std::to_string(odd) + " passed 8";
     std::string rest = side(n(), odd, "passed", "16");
     std::string sides = n() == 2 && odd == 1 ? rest + ", " + mine : mine + ", " + rest;
-    expect_message([odd](Team& t) {
-      std::vector<std::int32_t> in(16, 1), out(16, 0);
-      return t.allreduce(in.data(), out.data(), t.rank() == odd ? 8 : 16, Datatype::int32, Op::sum);
-    }, "allreduce: ranks disagree on the count: " + sides);
+    expect_message(
+        [odd](Team& t) {
+          std::vector<std::int32_t> in(16, 1), out(16, 0);
+          return t.allreduce(in.data(), out.data(), t.rank() == odd ? 8 : 16, Datatype::int32, Op::sum);
+        },
+        "allreduce: ranks disagree on the count: " + sides);
   }
 }
 
@@ -109,17 +111,22 @@ TEST_P(Mismatch, OneRankPassesAnotherRootOrALargeCount) {
     // the top group that can leave two ranks each waiting for the other (a
     // hang the header round trip cannot catch; see the report of issue 12).
     // Here only where the whole team is one group.
-    if (one_group()) expect_message([odd, root](Team& t) {
-      std::int32_t v = 1;
-      return t.bcast(&v, 1, Datatype::int32, t.rank() == odd ? odd : root);
-    }, "bcast: ranks disagree on the root: rank " + std::to_string(odd) + " passed " + std::to_string(odd) + ", " +
-           side(n(), odd, "passed", std::to_string(root)));
+    if (one_group())
+      expect_message(
+          [odd, root](Team& t) {
+            std::int32_t v = 1;
+            return t.bcast(&v, 1, Datatype::int32, t.rank() == odd ? odd : root);
+          },
+          "bcast: ranks disagree on the root: rank " + std::to_string(odd) + " passed " + std::to_string(odd) + ", " +
+              side(n(), odd, "passed", std::to_string(root)));
     // One rank in the first step, the others in chunks.
-    expect_message([odd](Team& t) {
-      std::vector<std::int32_t> buf(1 << 18, 7);
-      return t.bcast(buf.data(), t.rank() == odd ? 3 : (1 << 18), Datatype::int32, 0);
-    }, "bcast: ranks disagree on the count: rank " + std::to_string(odd) + " passed 3, " +
-           side(n(), odd, "passed", "262144"));
+    expect_message(
+        [odd](Team& t) {
+          std::vector<std::int32_t> buf(1 << 18, 7);
+          return t.bcast(buf.data(), t.rank() == odd ? 3 : (1 << 18), Datatype::int32, 0);
+        },
+        "bcast: ranks disagree on the count: rank " + std::to_string(odd) + " passed 3, " +
+            side(n(), odd, "passed", "262144"));
   }
 }
 
@@ -151,7 +158,7 @@ TEST_P(Mismatch, OneRankCallsAnotherOperation) {
     const Status& st = got[static_cast<std::size_t>(r)];
     EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ": " << st.to_string();
     EXPECT_THAT(st.message(), ::testing::ContainsRegex(std::string("^") + (r == odd ? "barrier" : "allreduce") +
-                                                        ": (not (run|completed): )?ranks disagree on the operation"))
+                                                       ": (not (run|completed): )?ranks disagree on the operation"))
         << "rank " << r;
   }
   std::vector<Status> next(static_cast<std::size_t>(n()));
@@ -172,36 +179,40 @@ TEST_P(Mismatch, SeveralValuesAndTies) {
   // Half and half: no majority, the sides in rank order.
   const int half = n() / 2;
   if (n() % 2 == 0) {
-    expect_message([half](Team& t) {
-      std::int64_t in[2] = {1, 2}, out[2] = {};
-      return t.allreduce(in, out, 2, t.rank() < half ? Datatype::uint64 : Datatype::int64, Op::sum);
-    }, "allreduce: ranks disagree on the datatype: ranks 0-" + std::to_string(half - 1) + " passed uint64, ranks " +
-           std::to_string(half) + "-" + std::to_string(n() - 1) + " passed int64");
+    expect_message(
+        [half](Team& t) {
+          std::int64_t in[2] = {1, 2}, out[2] = {};
+          return t.allreduce(in, out, 2, t.rank() < half ? Datatype::uint64 : Datatype::int64, Op::sum);
+        },
+        "allreduce: ranks disagree on the datatype: ranks 0-" + std::to_string(half - 1) + " passed uint64, ranks " +
+            std::to_string(half) + "-" + std::to_string(n() - 1) + " passed int64");
   }
   // Two odd ranks with two other values, and the majority last.
-  expect_message([](Team& t) {
-    std::int32_t in = 1, out = 0;
-    Op op = t.rank() == 1 ? Op::max : t.rank() == 3 ? Op::min : Op::sum;
-    return t.allreduce(&in, &out, 1, Datatype::int32, op);
-  }, "allreduce: ranks disagree on the reduction op: rank 1 passed max, rank 3 passed min, ranks 0,2" +
-         std::string(n() > 4 ? ",4" + std::string(n() > 5 ? "-" + std::to_string(n() - 1) : "") : "") + " passed sum");
+  expect_message(
+      [](Team& t) {
+        std::int32_t in = 1, out = 0;
+        Op op = t.rank() == 1 ? Op::max : t.rank() == 3 ? Op::min : Op::sum;
+        return t.allreduce(&in, &out, 1, Datatype::int32, op);
+      },
+      "allreduce: ranks disagree on the reduction op: rank 1 passed max, rank 3 passed min, ranks 0,2" +
+          std::string(n() > 4 ? ",4" + std::string(n() > 5 ? "-" + std::to_string(n() - 1) : "") : "") + " passed sum");
 }
 
-INSTANTIATE_TEST_SUITE_P(Teams, Mismatch,
-                         ::testing::Values(Config{"here2", "", 2, MapBy::core, "", "", ""},
-                                           Config{"rome3", "rome", 3, MapBy::scatter, "", "", ""},
-                                           Config{"here4", "", 4, MapBy::core, "", "", ""},
-                                           Config{"here5", "", 5, MapBy::core, "", "", ""},
-                                           Config{"rome5", "rome", 5, MapBy::scatter, "", "", ""},
-                                           Config{"cl7_knomial", "cascadelake", 7, MapBy::core, "", "knomial:2", ""},
-                                           Config{"rome11", "rome", 11, MapBy::numa, "auto", "", ""},
-                                           // Every call agrees first, one-pass ones too.
-                                           Config{"here4_strict", "", 4, MapBy::core, "", "", "strict"},
-                                           Config{"cl7_knomial_strict", "cascadelake", 7, MapBy::core, "", "knomial:2", "strict"},
-                                           // OSMP_CHECK=lazy (the default) on a tree of several groups:
-                                           // no one-pass calls, every call agrees first.
-                                           Config{"rome11_lazy", "rome", 11, MapBy::numa, "auto", "", "lazy"}),
-                         [](const auto& param_info) { return param_info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Teams, Mismatch,
+    ::testing::Values(Config{"here2", "", 2, MapBy::core, "", "", ""},
+                      Config{"rome3", "rome", 3, MapBy::scatter, "", "", ""},
+                      Config{"here4", "", 4, MapBy::core, "", "", ""}, Config{"here5", "", 5, MapBy::core, "", "", ""},
+                      Config{"rome5", "rome", 5, MapBy::scatter, "", "", ""},
+                      Config{"cl7_knomial", "cascadelake", 7, MapBy::core, "", "knomial:2", ""},
+                      Config{"rome11", "rome", 11, MapBy::numa, "auto", "", ""},
+                      // Every call agrees first, one-pass ones too.
+                      Config{"here4_strict", "", 4, MapBy::core, "", "", "strict"},
+                      Config{"cl7_knomial_strict", "cascadelake", 7, MapBy::core, "", "knomial:2", "strict"},
+                      // OSMP_CHECK=lazy (the default) on a tree of several groups:
+                      // no one-pass calls, every call agrees first.
+                      Config{"rome11_lazy", "rome", 11, MapBy::numa, "auto", "", "lazy"}),
+    [](const auto& param_info) { return param_info.param.name; });
 
 }  // namespace
 }  // namespace osmp

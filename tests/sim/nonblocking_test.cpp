@@ -278,8 +278,7 @@ TEST(NonBlocking, StartedInOneThreadWaitedInAnother) {
     std::thread([&] { r = t.iallreduce(&v, &out, 1, Datatype::int64, Op::sum); }).join();
     // Another thread (one at a time, as MPI_THREAD_SERIALIZED allows) tests and waits.
     std::thread([&] {
-      while (!r.test()) {
-      }
+      while (!r.test()) {}
       if (!r.wait().ok() || out != 6) err.note(cat("rank ", t.rank(), ": ", r.status().to_string(), ", out ", out));
       // And the team's next calls from this thread work.
       if (Status st = t.barrier(); !st.ok()) err.note(st.to_string());

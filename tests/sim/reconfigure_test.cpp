@@ -9,12 +9,12 @@
 #include <mutex>
 #include <random>
 
+#include "api/access.hpp"
+#include "collectives/types.hpp"
 #include "support/collective_suite.hpp"
 #include "support/shm_probe.hpp"
 #include "team/team.hpp"
 #include "team_api_harness.hpp"
-#include "api/access.hpp"
-#include "collectives/types.hpp"
 
 namespace osmp {
 namespace {
@@ -115,8 +115,9 @@ TEST(Reconfigure, DifferentSpecsAreAMismatchOnEveryRankAndChangeNothing) {
   auto st = on_all_status(tt, [](Team& t) { return t.set_vh(t.rank() == 2 ? "?2" : "?3"); });
   for (int r = 0; r < 4; ++r) {
     EXPECT_EQ(st[static_cast<std::size_t>(r)].code(), Errc::mismatch) << st[static_cast<std::size_t>(r)].to_string();
-    EXPECT_EQ(st[static_cast<std::size_t>(r)].message(), "configure: ranks disagree on the settings: rank 2 asked for "
-                                                          "'OSMP_VH=?2', ranks 0-1,3 asked for 'OSMP_VH=?3'");
+    EXPECT_EQ(st[static_cast<std::size_t>(r)].message(),
+              "configure: ranks disagree on the settings: rank 2 asked for "
+              "'OSMP_VH=?2', ranks 0-1,3 asked for 'OSMP_VH=?3'");
   }
   for (auto& t : tt.teams) EXPECT_EQ(t->vh(OpKind::barrier), "");
   EXPECT_EQ(test::run_cases(tt, test::matrix(4, {7}, false), 4), "");
@@ -124,8 +125,9 @@ TEST(Reconfigure, DifferentSpecsAreAMismatchOnEveryRankAndChangeNothing) {
   st = on_all_status(tt, [](Team& t) { return t.rank() == 0 ? t.set_vh(OpKind::reduce, "?2") : t.set_vh("?2"); });
   for (const auto& s : st) {
     EXPECT_EQ(s.code(), Errc::mismatch) << s.to_string();
-    EXPECT_EQ(s.message(), "configure: ranks disagree on the settings: rank 0 asked for 'reduce: OSMP_VH=?2', "
-                           "ranks 1-3 asked for 'OSMP_VH=?2'");
+    EXPECT_EQ(s.message(),
+              "configure: ranks disagree on the settings: rank 0 asked for 'reduce: OSMP_VH=?2', "
+              "ranks 1-3 asked for 'OSMP_VH=?2'");
   }
   EXPECT_EQ(test::run_cases(tt, test::matrix(4, {7}, false), 5), "");
 }
@@ -139,10 +141,22 @@ TEST(Reconfigure, BadSettingsOnOneRankAreAnErrorOnEveryRank) {
   } cases[] = {
       {[](Team& t) { return t.set_vh(t.rank() == 3 ? "Package:0" : "Package:2"); }, "Package:0"},
       {[](Team& t) { return t.set_vh(t.rank() == 1 ? "Frob:2" : "Package:2"); }, "Frob"},
-      {[](Team& t) { return t.configure({{"OSMP_NO_SUCH", "1"}}); }, "OSMP_NO_SUCH"},
-      {[](Team& t) { return t.configure({}, {{OpKind::bcast, {{"OSMP_CMA_MIN", "1M"}}}}); }, "team-wide"},
-      {[](Team& t) { return t.configure({{"OSMP_FLAT_MAX", t.rank() ? "4" : "zero"}}); }, "OSMP_FLAT_MAX"},
-      {[](Team& t) { return t.configure({}, {{OpKind::reduce, {{"OSMP_BASE_CASE", "binomial"}}}}); }, "binomial"},
+      {[](Team& t) {
+         return t.configure({{"OSMP_NO_SUCH", "1"}});
+       },
+       "OSMP_NO_SUCH"},
+      {[](Team& t) {
+         return t.configure({}, {{OpKind::bcast, {{"OSMP_CMA_MIN", "1M"}}}});
+       },
+       "team-wide"},
+      {[](Team& t) {
+         return t.configure({{"OSMP_FLAT_MAX", t.rank() ? "4" : "zero"}});
+       },
+       "OSMP_FLAT_MAX"},
+      {[](Team& t) {
+         return t.configure({}, {{OpKind::reduce, {{"OSMP_BASE_CASE", "binomial"}}}});
+       },
+       "binomial"},
   };
   for (const auto& c : cases) {
     auto st = on_all_status(tt, c.fn);
@@ -169,8 +183,8 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
   const char* specs[] = {"", "?2", "?3", "auto", "Package:2", "NUMANode:2", "Machine:3"};
   const char* bases[] = {"auto", "flat", "knomial:2", "knomial:3"};
   const std::int64_t sizes[] = {0, 1, 3, 7, 31, 1000, 4097, 20000};
-  const OpKind kinds[] = {OpKind::barrier, OpKind::bcast, OpKind::reduce, OpKind::allreduce,
-                          OpKind::gather, OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
+  const OpKind kinds[] = {OpKind::barrier, OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,
+                          OpKind::gather,  OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
   int changes = 0;
   for (int round = 0; round < 40; ++round) {
     std::vector<test::CollCase> cases;
@@ -178,7 +192,8 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
       test::CollCase c;
       c.kind = kinds[rng() % 8];
       c.type = static_cast<Datatype>(rng() % kDatatypeCount);
-      do c.op = static_cast<Op>(rng() % kOpCount); while (!defined_for(c.op, c.type));
+      do c.op = static_cast<Op>(rng() % kOpCount);
+      while (!defined_for(c.op, c.type));
       c.count = sizes[rng() % std::size(sizes)];
       c.root = static_cast<int>(rng() % n);
       c.in_place = c.kind != OpKind::bcast && rng() % 3 == 0;

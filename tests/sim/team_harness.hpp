@@ -47,9 +47,8 @@ inline void run_on_teams(std::vector<RankResult>& teams, const std::function<voi
 }
 
 // Options placing n ranks on `topology` with the given mapping.
-inline std::function<TeamOptions(int)> placed_on(const std::string& topology, int n,
-                                                 MapBy map_by = MapBy::core, const std::string& vh = "",
-                                                 BindTo bind_to = BindTo::core) {
+inline std::function<TeamOptions(int)> placed_on(const std::string& topology, int n, MapBy map_by = MapBy::core,
+                                                 const std::string& vh = "", BindTo bind_to = BindTo::core) {
   auto topo = Topology::load(TopologySource::parse(topology));
   PlacementRequest req{n, map_by, bind_to, true};
   auto places = std::make_shared<std::vector<CpuSet>>(*place_ranks(topo->machine(), req));

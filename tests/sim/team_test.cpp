@@ -74,7 +74,7 @@ TEST(TeamCore, RomeGroupsAndSegments) {
   EXPECT_EQ(t9.groups()[2].members, (std::vector<int>{0, 1}));
   EXPECT_EQ(t9.groups()[2].me, 1);
   EXPECT_EQ(t9.groups()[2].actor(1, -1), 1);
-  EXPECT_EQ(t9.groups()[2].actor(1, 9), 9);   // rooted at 9: rank 9 acts for package 1
+  EXPECT_EQ(t9.groups()[2].actor(1, 9), 9);  // rooted at 9: rank 9 acts for package 1
   EXPECT_EQ(t9.groups()[2].actor(0, 9), 0);
 }
 
@@ -130,7 +130,8 @@ TEST(TeamCore, DifferentSettingsNameTheRanksThatDifferAndTheirValues) {
       EXPECT_EQ(t.status.code(), Errc::mismatch);
       EXPECT_NE(t.status.message().find("ranks disagree on the virtual hierarchy (OSMP_VH): rank " +
                                         std::to_string(odd) + " got 'auto', ranks " + rest + " got none"),
-                std::string::npos) << t.status.message();
+                std::string::npos)
+          << t.status.message();
     }
   }
   // Two settings differ, on a tie of 1 against 1, and on 2 against 1.
@@ -143,7 +144,8 @@ TEST(TeamCore, DifferentSettingsNameTheRanksThatDifferAndTheirValues) {
   for (auto& t : teams) {
     EXPECT_NE(t.status.message().find("ranks disagree on the wait policy (OSMP_WAIT): rank 1 got spin, ranks 0,2 got "
                                       "auto; on the slot size (OSMP_SLOT_SIZE): rank 1 got 8192, ranks 0,2 got 65536"),
-              std::string::npos) << t.status.message();
+              std::string::npos)
+        << t.status.message();
   }
 }
 
@@ -202,8 +204,7 @@ TEST(TeamCore, FullTmpfs) {
   for (auto& t : teams) {
     ASSERT_FALSE(t.status.ok());
     EXPECT_EQ(t.status.code(), Errc::no_space);
-    EXPECT_NE(t.status.message().find("not enough shared memory in " + dir), std::string::npos)
-        << t.status.message();
+    EXPECT_NE(t.status.message().find("not enough shared memory in " + dir), std::string::npos) << t.status.message();
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir));
   ::umount(dir.c_str());

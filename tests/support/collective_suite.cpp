@@ -14,9 +14,7 @@ constexpr std::size_t kGuard = 64;
 constexpr unsigned char kCanary = 0xC3;
 constexpr unsigned char kPoison = 0xAB;
 
-bool reduction(OpKind k) {
-  return k == OpKind::reduce || k == OpKind::allreduce || k == OpKind::reduce_scatter_block;
-}
+bool reduction(OpKind k) { return k == OpKind::reduce || k == OpKind::allreduce || k == OpKind::reduce_scatter_block; }
 
 // Values whose sums, products, minima and maxima are exact in any order, so
 // every tree shape must give the reference bits.
@@ -110,7 +108,11 @@ template <class T>
 class Typed final : public PreparedCase {
  public:
   Typed(Team& team, const CollCase& c, std::uint32_t seed)
-      : c_(c), seed_(seed), me_(team.rank()), n_(team.size()), one_(static_cast<std::size_t>(c.count)),
+      : c_(c),
+        seed_(seed),
+        me_(team.rank()),
+        n_(team.size()),
+        one_(static_cast<std::size_t>(c.count)),
         all_(one_ * static_cast<std::size_t>(n_)),
         send_(team, bytes_of(send_elems()), send_in_heap(c.place, me_)),
         recv_(team, bytes_of(recv_elems()), recv_in_heap(c.place, me_)) {
@@ -123,9 +125,11 @@ class Typed final : public PreparedCase {
     rp_ = r;
     switch (c.kind) {
       case OpKind::bcast:
-        if (root) for (std::size_t i = 0; i < one_; ++i) r[i] = v(me_, static_cast<std::int64_t>(i));
+        if (root)
+          for (std::size_t i = 0; i < one_; ++i) r[i] = v(me_, static_cast<std::int64_t>(i));
         break;
-      case OpKind::allreduce: case OpKind::reduce_scatter_block:
+      case OpKind::allreduce:
+      case OpKind::reduce_scatter_block:
         if (c.in_place) {
           for (std::size_t i = 0; i < send_elems(); ++i) r[i] = s[i];
           ip_ = true;
@@ -137,7 +141,8 @@ class Typed final : public PreparedCase {
           ip_ = true;
         }
         break;
-      case OpKind::gather: case OpKind::allgather:
+      case OpKind::gather:
+      case OpKind::allgather:
         if (c.in_place && (root || c.kind == OpKind::allgather)) {
           for (std::size_t i = 0; i < one_; ++i) r[static_cast<std::size_t>(me_) * one_ + i] = s[i];
           ip_ = true;
@@ -207,7 +212,8 @@ class Typed final : public PreparedCase {
       case OpKind::allreduce:
         for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i)));
         break;
-      case OpKind::gather: case OpKind::allgather:
+      case OpKind::gather:
+      case OpKind::allgather:
         if (c_.kind == OpKind::gather && !root) return "";
         for (int q = 0; q < n_; ++q)
           for (std::size_t i = 0; i < one_; ++i) want.push_back(v(q, static_cast<std::int64_t>(i)));
@@ -232,7 +238,10 @@ class Typed final : public PreparedCase {
   std::size_t send_elems() const {
     const bool root = me_ == c_.root;
     switch (c_.kind) {
-      case OpKind::reduce: case OpKind::allreduce: case OpKind::gather: case OpKind::allgather: return one_;
+      case OpKind::reduce:
+      case OpKind::allreduce:
+      case OpKind::gather:
+      case OpKind::allgather: return one_;
       case OpKind::scatter: return root ? all_ : 0;
       case OpKind::reduce_scatter_block: return all_;
       default: return 0;
@@ -243,7 +252,10 @@ class Typed final : public PreparedCase {
     // In place, reduce_scatter_block's input (all blocks) is in the receive buffer.
     if (c_.in_place && c_.kind == OpKind::reduce_scatter_block) return all_;
     switch (c_.kind) {
-      case OpKind::bcast: case OpKind::allreduce: case OpKind::scatter: case OpKind::reduce_scatter_block: return one_;
+      case OpKind::bcast:
+      case OpKind::allreduce:
+      case OpKind::scatter:
+      case OpKind::reduce_scatter_block: return one_;
       case OpKind::reduce: return root ? one_ : 0;
       case OpKind::gather: return root ? all_ : 0;
       case OpKind::allgather: return all_;
@@ -300,8 +312,7 @@ std::string run_case(Team& team, const CollCase& c, std::uint32_t seed, Mode mod
   if (mode == Mode::blocking) return p->check(p->run(team));
   Request r = p->start(team);
   if (mode == Mode::test_loop) {
-    while (!r.test()) {
-    }
+    while (!r.test()) {}
   }
   return p->check(r.wait());
 }
@@ -312,7 +323,7 @@ std::vector<CollCase> matrix(int n, const std::vector<std::int64_t>& sizes, bool
   std::vector<int> roots = all_roots ? std::vector<int>{0, n - 1, n / 2} : std::vector<int>{n / 2};
   if (n == 1) roots = {0};
   out.push_back({OpKind::barrier});
-  const OpKind kinds[] = {OpKind::bcast, OpKind::reduce, OpKind::allreduce, OpKind::gather,
+  const OpKind kinds[] = {OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,           OpKind::gather,
                           OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
   for (OpKind k : kinds) {
     bool rooted = k == OpKind::bcast || k == OpKind::reduce || k == OpKind::gather || k == OpKind::scatter;
@@ -340,7 +351,7 @@ std::vector<CollCase> matrix(int n, const std::vector<std::int64_t>& sizes, bool
 
 std::vector<CollCase> heap_matrix(int n, const std::vector<std::int64_t>& byte_sizes) {
   std::vector<CollCase> out;
-  const OpKind kinds[] = {OpKind::bcast, OpKind::reduce, OpKind::allreduce, OpKind::gather,
+  const OpKind kinds[] = {OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,           OpKind::gather,
                           OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
   const std::pair<Datatype, Op> types[] = {{Datatype::int32, Op::sum}, {Datatype::float64, Op::max}};
   const Placement places[] = {Placement::heap, Placement::heap_send, Placement::heap_recv, Placement::mixed};

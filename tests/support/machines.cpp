@@ -11,12 +11,10 @@ Topology load(const std::string& source) {
   return std::move(t).value();
 }
 
-std::string data_path(const std::string& relative) {
-  return std::string(OSMP_TEST_DATA) + "/" + relative;
-}
+std::string data_path(const std::string& relative) { return std::string(OSMP_TEST_DATA) + "/" + relative; }
 
-Tree tree_from_places(const MachineTree& m, const std::vector<CpuSet>& places,
-                      const std::string& spec_text, bool oversubscribe) {
+Tree tree_from_places(const MachineTree& m, const std::vector<CpuSet>& places, const std::string& spec_text,
+                      bool oversubscribe) {
   auto spec = parse_spec(spec_text);
   EXPECT_TRUE(spec.ok()) << spec.status().to_string();
   BuildOptions o;
@@ -31,8 +29,7 @@ Tree tree_from_places(const MachineTree& m, const std::vector<CpuSet>& places,
   return std::move(tree).value();
 }
 
-Tree tree_for(const MachineTree& m, int n, MapBy map_by, BindTo bind_to, const std::string& spec,
-              bool oversubscribe) {
+Tree tree_for(const MachineTree& m, int n, MapBy map_by, BindTo bind_to, const std::string& spec, bool oversubscribe) {
   PlacementRequest req;
   req.nprocs = n;
   req.map_by = map_by;

@@ -19,11 +19,10 @@ std::string data_path(const std::string& relative);  // under tests/data
 
 // Places n ranks with the given policy and builds the tree (with `spec`),
 // asserting success and that check() holds.
-Tree tree_for(const MachineTree& m, int n, MapBy map_by = MapBy::core,
-              BindTo bind_to = BindTo::core, const std::string& spec = "",
-              bool oversubscribe = false);
-Tree tree_from_places(const MachineTree& m, const std::vector<CpuSet>& places,
-                      const std::string& spec = "", bool oversubscribe = false);
+Tree tree_for(const MachineTree& m, int n, MapBy map_by = MapBy::core, BindTo bind_to = BindTo::core,
+              const std::string& spec = "", bool oversubscribe = false);
+Tree tree_from_places(const MachineTree& m, const std::vector<CpuSet>& places, const std::string& spec = "",
+                      bool oversubscribe = false);
 
 // "Machine 1x2 Package 2x4": levels that have groups, as "name groups x size"
 // (size as "min-max" when uneven).

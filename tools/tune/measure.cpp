@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cstring>
 
+#include "api/access.hpp"
 #include "collectives/kernels.hpp"
 #include "shm/flag.hpp"
 #include "team/team.hpp"
-#include "api/access.hpp"
 
 namespace osmp::tune {
 namespace {

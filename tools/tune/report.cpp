@@ -77,7 +77,8 @@ void ProgressBar::operator()(int done, int total, const std::string& what) {
   const std::string eta = done > 0 ? format_duration(elapsed / done * (total - done)) : "?";
   if (tty_) {
     const int width = 30, fill = static_cast<int>(frac * width);
-    std::fprintf(out_, "\r  [%s%s] %3d%%  %d/%d  %s left  %-44.44s", std::string(static_cast<std::size_t>(fill), '#').c_str(),
+    std::fprintf(out_, "\r  [%s%s] %3d%%  %d/%d  %s left  %-44.44s",
+                 std::string(static_cast<std::size_t>(fill), '#').c_str(),
                  std::string(static_cast<std::size_t>(width - fill), '.').c_str(), static_cast<int>(frac * 100), done,
                  total, eta.c_str(), what.c_str());
   } else if (static_cast<int>(frac * 10) != last_tenth_) {
@@ -118,8 +119,8 @@ TuningFile make_file(const TeamCore& core, const Outcome& o, const Calibration& 
     if (!kept.empty()) f.ops[to_string(op)] = kept;
   }
   for (const auto& p : o.points)
-    f.measurements.push_back({to_string(p.op), p.bytes, p.stage + (p.candidate.empty() ? "" : ": " + p.candidate),
-                              p.us, predicted(core, cal, p)});
+    f.measurements.push_back({to_string(p.op), p.bytes, p.stage + (p.candidate.empty() ? "" : ": " + p.candidate), p.us,
+                              predicted(core, cal, p)});
   return f;
 }
 
@@ -145,8 +146,9 @@ void print_results(std::FILE* out, const Outcome& o, const TuningFile& f) {
     log_sum += std::log(d / t);
     ++n;
   }
-  if (n) std::fprintf(out, "  tuned against the defaults: %.2fx (geometric mean over %d points; > 1: faster)\n",
-                      std::exp(log_sum / n), n);
+  if (n)
+    std::fprintf(out, "  tuned against the defaults: %.2fx (geometric mean over %d points; > 1: faster)\n",
+                 std::exp(log_sum / n), n);
 }
 
 std::string plot_degrees(const Outcome& o, const std::string& png) {
@@ -157,8 +159,8 @@ std::string plot_degrees(const Outcome& o, const std::string& png) {
   std::map<std::tuple<OpKind, std::string, std::size_t>, double> us;
   for (const auto& p : o.points) {
     if (p.stage != "default" && p.stage != "vh") continue;
-    std::string spec = p.settings.count("OSMP_VH") && !p.settings.at("OSMP_VH").empty() ? p.settings.at("OSMP_VH")
-                                                                                          : "none";
+    std::string spec =
+        p.settings.count("OSMP_VH") && !p.settings.at("OSMP_VH").empty() ? p.settings.at("OSMP_VH") : "none";
     if (std::find(ops.begin(), ops.end(), p.op) == ops.end()) ops.push_back(p.op);
     if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
     sizes.insert(p.bytes);

@@ -4,16 +4,16 @@
 #include <cmath>
 #include <set>
 
-#include "core/strings.hpp"
-#include "team/team.hpp"
 #include "api/access.hpp"
 #include "collectives/config.hpp"
+#include "core/strings.hpp"
+#include "team/team.hpp"
 
 namespace osmp::tune {
 namespace {
 
 constexpr const char* kBaseCases[] = {"flat", "knomial:2", "knomial:4"};
-constexpr const char* kSymmetric[] = {"0", "4", "16"};    // default 8
+constexpr const char* kSymmetric[] = {"0", "4", "16"};           // default 8
 constexpr const char* kCmaMin[] = {"64K", "256K", "1M", "64M"};  // default auto (per operation); 64M: off
 constexpr std::size_t kSmall = 4096, kLarge = 256 * 1024;
 
@@ -57,7 +57,10 @@ std::string shape(const TeamCore& core, const std::string& vh) {
 class Runner {
  public:
   Runner(Team& t, const Plan& p, const Progress& progress, int total)
-      : t_(t), plan_(p), progress_(progress), total_(total),
+      : t_(t),
+        plan_(p),
+        progress_(progress),
+        total_(total),
         buffers_(t.size(), *std::max_element(p.sizes.begin(), p.sizes.end())) {}
 
   // Times `op` at `bytes` with `settings` on that operation (and `team` for all).
@@ -118,9 +121,7 @@ std::string base_spec(const std::map<std::string, std::string>& per_level) {
   return s + "*=auto";
 }
 
-Settings profile(const std::string& vh, const std::string& base) {
-  return {{"OSMP_VH", vh}, {"OSMP_BASE_CASE", base}};
-}
+Settings profile(const std::string& vh, const std::string& base) { return {{"OSMP_VH", vh}, {"OSMP_BASE_CASE", base}}; }
 
 // A winner of the sweep against the defaults again, interleaved, best of
 // three each: on a shared or oversubscribed machine one lucky loop must not
@@ -181,8 +182,8 @@ Result<std::string> tune_threshold(Runner& r, const char* name, const char* cons
   auto total = [&](const Settings& team, const std::string& stage) -> Result<double> {
     std::vector<double> v;
     for (OpKind op : ops) {
-      OSMP_ASSIGN_OR_RETURN(double s, r.score(op, stage, profile("", "auto"), team, op == OpKind::barrier
-                                                  ? std::vector<std::size_t>{0} : sizes));
+      OSMP_ASSIGN_OR_RETURN(double s, r.score(op, stage, profile("", "auto"), team,
+                                              op == OpKind::barrier ? std::vector<std::size_t>{0} : sizes));
       v.push_back(s);
     }
     return geomean(v);

@@ -37,8 +37,8 @@ struct Point {
 };
 
 struct Outcome {
-  Settings team;                       // team-wide choices that differ from the defaults
-  std::map<OpKind, Settings> per_op;   // per-operation choices
+  Settings team;                      // team-wide choices that differ from the defaults
+  std::map<OpKind, Settings> per_op;  // per-operation choices
   std::vector<Point> points;
 };
 

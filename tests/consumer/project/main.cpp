@@ -3,9 +3,9 @@
 // by name.
 #include <osmp.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
 
 namespace {
 

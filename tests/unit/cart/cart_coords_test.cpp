@@ -80,8 +80,7 @@ TEST(CartHalo, SmallGridsByHand) {
   EXPECT_EQ(count_cut_edges(dims, Dims{1, 0}, *rows)->total, 16);
   // Size 2, periodic: both directions of the exchange cross.
   const Dims own{0, 1, 2, 3};
-  EXPECT_EQ(count_cut_edges(Dims{2, 2}, Dims{1, 1}, own)->per_dim,
-            (std::vector<std::int64_t>{4, 4}));
+  EXPECT_EQ(count_cut_edges(Dims{2, 2}, Dims{1, 1}, own)->per_dim, (std::vector<std::int64_t>{4, 4}));
   EXPECT_EQ(count_cut_edges(Dims{2, 2}, {}, own)->per_dim, (std::vector<std::int64_t>{2, 2}));
   EXPECT_EQ(count_cut_edges(Dims{1, 4}, Dims{1, 0}, Dims{0, 0, 1, 1})->total, 1);
 }
@@ -91,12 +90,10 @@ TEST(CartHalo, MultiLevelNodesAreBoxes) {
     const Dims periods = periodic ? Dims{1, 1, 1} : Dims{};
     auto nodes = level_owner(kSection6, 0);
     ASSERT_TRUE(nodes.ok());
-    EXPECT_EQ(count_cut_edges(Dims{12, 16, 4}, periods, *nodes)->total,
-              box_cut({12, 16, 4}, {3, 4, 2}, periodic));
+    EXPECT_EQ(count_cut_edges(Dims{12, 16, 4}, periods, *nodes)->total, box_cut({12, 16, 4}, {3, 4, 2}, periodic));
     auto cpus = level_owner(kSection6, 1);
     ASSERT_TRUE(cpus.ok());
-    EXPECT_EQ(count_cut_edges(Dims{12, 16, 4}, periods, *cpus)->total,
-              box_cut({12, 16, 4}, {6, 8, 2}, periodic));
+    EXPECT_EQ(count_cut_edges(Dims{12, 16, 4}, periods, *cpus)->total, box_cut({12, 16, 4}, {6, 8, 2}, periodic));
   }
 }
 
@@ -134,19 +131,15 @@ TEST(CartCoords, Errors) {
   EXPECT_EQ(msg(rank_to_coords(Dims{65536, 65536}, 0)), "dims multiply to more than 2147483647");
   EXPECT_EQ(msg(coords_to_rank(Dims{2, 3}, Dims{1, 3})), "coords[1] = 3 is outside [0, 3)");
   EXPECT_EQ(msg(coords_to_rank(Dims{2, 3}, Dims{1})), "coords has 1 entries but the grid 2 dims");
-  EXPECT_EQ(msg(place_of(kSection6, Dims{0, 0})),
-            "level_index has 2 entries but there are 3 levels");
+  EXPECT_EQ(msg(place_of(kSection6, Dims{0, 0})), "level_index has 2 entries but there are 3 levels");
   EXPECT_EQ(msg(place_of(kSection6, Dims{24, 0, 0})), "level_index[0] = 24 is outside [0, 24)");
-  EXPECT_EQ(msg(place_of(Levels{{2, 2}, {2}}, Dims{0, 0})),
-            "levels[1] has 1 dims but levels[0] has 2");
+  EXPECT_EQ(msg(place_of(Levels{{2, 2}, {2}}, Dims{0, 0})), "levels[1] has 1 dims but levels[0] has 2");
   EXPECT_EQ(msg(place_of(Levels{}, Dims{})), "levels is empty");
   EXPECT_EQ(msg(level_index_of(kSection6, 768)), "rank 768 is outside [0, 768)");
   EXPECT_EQ(msg(level_owner(kSection6, 3)), "level 3 is outside [0, 3)");
   EXPECT_EQ(msg(block_owner(8, 0)), "block = 0 is less than 1");
-  EXPECT_EQ(msg(count_cut_edges(Dims{2, 2}, {}, Dims{0, 0, 0})),
-            "owner has 3 entries but the grid 4 positions");
-  EXPECT_EQ(msg(count_cut_edges(Dims{2, 2}, Dims{1}, Dims{0, 0, 0, 0})),
-            "periods has 1 entries but dims has 2");
+  EXPECT_EQ(msg(count_cut_edges(Dims{2, 2}, {}, Dims{0, 0, 0})), "owner has 3 entries but the grid 4 positions");
+  EXPECT_EQ(msg(count_cut_edges(Dims{2, 2}, Dims{1}, Dims{0, 0, 0, 0})), "periods has 1 entries but dims has 2");
 }
 
 }  // namespace

@@ -122,10 +122,8 @@ TEST(CartProperty, SingleLevelMatchesBruteForce) {
     const std::vector<long long> w = random_weights(rng, d);
     const Dims preset = random_preset(rng, n, d);
     const bool equal = std::all_of(w.begin(), w.end(), [](long long x) { return x == 1; });
-    const std::vector<double> wd =
-        equal && rng() % 2 ? std::vector<double>{} : std::vector<double>(w.begin(), w.end());
-    SCOPED_TRACE("n=" + std::to_string(n) + " preset=" + show(preset) +
-                 " weights=" + show(Dims(w.begin(), w.end())));
+    const std::vector<double> wd = equal && rng() % 2 ? std::vector<double>{} : std::vector<double>(w.begin(), w.end());
+    SCOPED_TRACE("n=" + std::to_string(n) + " preset=" + show(preset) + " weights=" + show(Dims(w.begin(), w.end())));
     Dims best;
     for (const Dims& t : all_tuples(n, d)) {
       bool fits = true;
@@ -188,10 +186,8 @@ TEST(CartProperty, EachLevelIsTheBestGivenTheLevelsAbove) {
     const std::size_t d = 1 + rng() % 4;
     const std::vector<long long> w = random_weights(rng, d);
     const Dims preset = random_preset(rng, total, d);
-    SCOPED_TRACE("levels=" + show(sizes) + " preset=" + show(preset) +
-                 " weights=" + show(Dims(w.begin(), w.end())));
-    auto ml = dims_create_multilevel(sizes, static_cast<int>(d),
-                                     std::vector<double>(w.begin(), w.end()), preset);
+    SCOPED_TRACE("levels=" + show(sizes) + " preset=" + show(preset) + " weights=" + show(Dims(w.begin(), w.end())));
+    auto ml = dims_create_multilevel(sizes, static_cast<int>(d), std::vector<double>(w.begin(), w.end()), preset);
     ASSERT_TRUE(ml.ok()) << ml.status().to_string();
     std::vector<long long> reached(d, 1);
     long long rest = total;
@@ -227,10 +223,10 @@ TEST(CartProperty, RefinedLevelsMatchBruteForce) {
       open[i] = static_cast<int>(rng() % 2);
       model.periodic.push_back(open[i] == 0);
     }
-    SCOPED_TRACE("levels=" + show(sizes) + " preset=" + show(preset) + " weights=" +
-                 show(Dims(w.begin(), w.end())) + " open=" + show(open));
-    auto ml = dims_create_multilevel(sizes, static_cast<int>(d), std::vector<double>(w.begin(), w.end()), preset,
-                                     model);
+    SCOPED_TRACE("levels=" + show(sizes) + " preset=" + show(preset) + " weights=" + show(Dims(w.begin(), w.end())) +
+                 " open=" + show(open));
+    auto ml =
+        dims_create_multilevel(sizes, static_cast<int>(d), std::vector<double>(w.begin(), w.end()), preset, model);
     ASSERT_TRUE(ml.ok()) << ml.status().to_string();
     std::vector<long long> reached(d, 1);
     long long rest = total;

@@ -190,11 +190,9 @@ TEST(CartErrors, EveryBadArgumentIsNamed) {
   EXPECT_EQ(error_of(12, 3, {0, 0}), "dims has 2 entries but ndims = 3");
   EXPECT_EQ(error_of(12, 2, {0, -3}), "dims[1] = -3 is negative (0 = free, > 0 = fixed)");
   EXPECT_EQ(error_of(72, 2, {0, 5}), "dims[1] = 5 does not divide 72");
-  EXPECT_EQ(error_of(72, 3, {4, 4, 0}),
-            "the preset dims 4 x 4 multiply to 16, which does not divide 72");
+  EXPECT_EQ(error_of(72, 3, {4, 4, 0}), "the preset dims 4 x 4 multiply to 16, which does not divide 72");
   EXPECT_EQ(error_of(72, 2, {6, 6}), "every dim is preset and 6 x 6 multiply to 36, not 72");
-  EXPECT_EQ(error_of(12, 2, {0, 0}, {1, 2, 3}),
-            "weights has 3 entries but ndims = 2 (pass none for equal weights)");
+  EXPECT_EQ(error_of(12, 2, {0, 0}, {1, 2, 3}), "weights has 3 entries but ndims = 2 (pass none for equal weights)");
   EXPECT_EQ(error_of(12, 2, {0, 0}, {1, 0}), "weights[1] = 0 is not positive");
   EXPECT_EQ(error_of(12, 2, {0, 0}, {-1, 1}), "weights[0] = -1 is not positive");
   const double inf = std::numeric_limits<double>::infinity();
@@ -209,13 +207,10 @@ TEST(CartErrors, MultiLevelAndHelpers) {
   EXPECT_EQ(msg(dims_create_multilevel(Dims{65536, 65536}, 2, {})),
             "the level sizes multiply to more than 2147483647 (at level_sizes[1])");
   EXPECT_EQ(msg(dims_create_multilevel(Dims{4}, 0, {})), "ndims = 0 is less than 1");
-  EXPECT_EQ(msg(dims_create_multilevel(Dims{4, 2}, 2, {}, Dims{0})),
-            "preset dims has 1 entries but ndims = 2");
-  EXPECT_EQ(msg(dims_create_multilevel(Dims{4, 2}, 2, {}, Dims{0, 3})),
-            "dims[1] = 3 does not divide 8");
+  EXPECT_EQ(msg(dims_create_multilevel(Dims{4, 2}, 2, {}, Dims{0})), "preset dims has 1 entries but ndims = 2");
+  EXPECT_EQ(msg(dims_create_multilevel(Dims{4, 2}, 2, {}, Dims{0, 3})), "dims[1] = 3 does not divide 8");
   EXPECT_EQ(check_preset(0, Dims{0}).message(), "nnodes = 0 is outside [1, 2147483647]");
-  EXPECT_EQ(check_preset(1LL << 40, Dims{0}).message(),
-            "nnodes = 1099511627776 is outside [1, 2147483647]");
+  EXPECT_EQ(check_preset(1LL << 40, Dims{0}).message(), "nnodes = 1099511627776 is outside [1, 2147483647]");
   EXPECT_TRUE(check_preset(72, Dims{}).ok());
   EXPECT_TRUE(check_weights({}, 3).ok());
   EXPECT_EQ(msg(weights_from_mesh({})), "mesh has no extents");

@@ -70,7 +70,7 @@ static_assert(PayloadHooks<SumAll>);
 struct Layout {
   std::string topology;  // synthetic
   int ranks;
-  std::string base;      // OSMP_BASE_CASE
+  std::string base;  // OSMP_BASE_CASE
 };
 
 // Runs `calls` steps of `plan` (roots cycling over every rank) on every rank
@@ -114,8 +114,8 @@ void run(const Layout& layout, StepPlan plan, std::size_t elems, bool by_hand) {
       for (std::size_t i = 0; i < elems; ++i) {
         const std::uint64_t want = ((std::uint64_t{1} << n) - 1) * (i + 1);
         if (out[i] != want) {
-          ADD_FAILURE() << layout.topology << " " << layout.base << ": rank " << me << " root " << r << " element "
-                        << i << ": " << out[i] << ", want " << want;
+          ADD_FAILURE() << layout.topology << " " << layout.base << ": rank " << me << " root " << r << " element " << i
+                        << ": " << out[i] << ", want " << want;
           ++failures;
           break;
         }
@@ -217,7 +217,8 @@ void run_one_group(int n, StepPlan plan, std::size_t elems) {
       }
       if (up_only && me != root) continue;
       for (std::size_t i = 0; i < elems; ++i) {
-        const std::uint64_t want = down_only ? (std::uint64_t{1} << root) * (i + 1) : ((std::uint64_t{1} << n) - 1) * (i + 1);
+        const std::uint64_t want =
+            down_only ? (std::uint64_t{1} << root) * (i + 1) : ((std::uint64_t{1} << n) - 1) * (i + 1);
         if (out[i] != want) {
           ADD_FAILURE() << "rank " << me << " round " << round << (one_group ? " (one group)" : " (walk)")
                         << " element " << i << ": " << out[i] << ", want " << want;

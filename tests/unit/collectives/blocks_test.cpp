@@ -48,10 +48,10 @@ std::vector<int> iota(int n) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, PackBlocks,
-                         ::testing::Values(iota(1), iota(8),                       // one run
-                                           std::vector<int>{2, 3, 0, 1},           // two runs, swapped
-                                           std::vector<int>{3, 2, 1, 0},           // no run longer than one
-                                           std::vector<int>{0, 4, 1, 5, 2, 6, 3, 7},  // interleaved (sockets)
+                         ::testing::Values(iota(1), iota(8),                            // one run
+                                           std::vector<int>{2, 3, 0, 1},                // two runs, swapped
+                                           std::vector<int>{3, 2, 1, 0},                // no run longer than one
+                                           std::vector<int>{0, 4, 1, 5, 2, 6, 3, 7},    // interleaved (sockets)
                                            std::vector<int>{4, 5, 6, 0, 1, 2, 3, 7}));  // runs of 3, 4 and 1
 
 }  // namespace

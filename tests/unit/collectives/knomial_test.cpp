@@ -23,7 +23,8 @@ TEST(Knomial, EveryUnitHasOneParentAndReachesTheRootOnce) {
           t.children(v, [&](int c) {
             EXPECT_GT(c, last) << "children ascend";
             last = c;
-            EXPECT_EQ(parent_of[static_cast<std::size_t>(c)], -1) << "n " << n << " k " << k << ": two parents of " << c;
+            EXPECT_EQ(parent_of[static_cast<std::size_t>(c)], -1)
+                << "n " << n << " k " << k << ": two parents of " << c;
             parent_of[static_cast<std::size_t>(c)] = v;
           });
         }

@@ -94,8 +94,7 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
             EXPECT_LT((p.chunks - 1) * p.chunk_bytes, total) << at;
             EXPECT_GE(p.chunks * p.chunk_bytes, total) << at;
             EXPECT_TRUE(p.chunk.up || p.chunk.down) << at;
-            EXPECT_EQ(p.chunk.top == TopCase::slices, op == OpKind::allreduce && shape.top_units <= set.sym_max)
-                << at;
+            EXPECT_EQ(p.chunk.top == TopCase::slices, op == OpKind::allreduce && shape.top_units <= set.sym_max) << at;
             // Which way chunks go: bcast down, reduce up, allreduce both.
             EXPECT_EQ(p.chunk.up, op != OpKind::bcast) << at;
             EXPECT_EQ(p.chunk.down, op != OpKind::reduce) << at;
@@ -172,9 +171,7 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
         switch (p.rest) {
           case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
           case Rest::flat: EXPECT_EQ(pr->path, "header step + flat over the team") << at; break;
-          case Rest::chunks:
-            EXPECT_NE(pr->path.find(cat("+ ", p.chunks, " ")), std::string::npos) << at;
-            break;
+          case Rest::chunks: EXPECT_NE(pr->path.find(cat("+ ", p.chunks, " ")), std::string::npos) << at; break;
         }
         bool own_top = false, slices = false;
         for (const LevelTerm& t : pr->terms) {

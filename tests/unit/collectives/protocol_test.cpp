@@ -43,8 +43,9 @@ TEST(MismatchMessage, EveryFieldThatDiffersIsNamed) {
 TEST(MismatchMessage, DifferentOperationsNameOnlyTheOperation) {
   std::vector<OpHeader> all(5, header(OpKind::allreduce, 1));
   all[4] = header(OpKind::barrier, 0);
-  EXPECT_EQ(mismatch_message(all[4], all), "barrier: ranks disagree on the operation: rank 4 called barrier, "
-                                           "ranks 0-3 called allreduce");
+  EXPECT_EQ(mismatch_message(all[4], all),
+            "barrier: ranks disagree on the operation: rank 4 called barrier, "
+            "ranks 0-3 called allreduce");
   EXPECT_EQ(mismatch_message(all[0], all).rfind("allreduce: ranks disagree on the operation", 0), 0u);
 }
 
@@ -61,8 +62,10 @@ TEST(PairMismatchMessage, TheTwoRanksInRankOrder) {
   OpHeader mine = header(OpKind::bcast, 4, Datatype::int32, Op::sum, 0);
   OpHeader theirs = mine;
   theirs.count = 2;
-  EXPECT_EQ(pair_mismatch_message(mine, 3, theirs, 0), "bcast: ranks disagree on the count: rank 0 passed 2, rank 3 passed 4");
-  EXPECT_EQ(pair_mismatch_message(mine, 0, theirs, 3), "bcast: ranks disagree on the count: rank 0 passed 4, rank 3 passed 2");
+  EXPECT_EQ(pair_mismatch_message(mine, 3, theirs, 0),
+            "bcast: ranks disagree on the count: rank 0 passed 2, rank 3 passed 4");
+  EXPECT_EQ(pair_mismatch_message(mine, 0, theirs, 3),
+            "bcast: ranks disagree on the count: rank 0 passed 4, rank 3 passed 2");
   EXPECT_EQ(pair_mismatch_message(mine, 1, mine, 0), "");
 }
 
@@ -84,9 +87,11 @@ TEST(EarlierDigest, EveryFieldButItsOwnCounts) {
   chained.earlier = 99;  // the digest of a call does not depend on the one before
   EXPECT_EQ(earlier_digest(a), earlier_digest(chained));
   int differ = 0;
-  for (OpHeader h : {header(OpKind::bcast, 16, Datatype::int16, Op::max, 2), header(OpKind::reduce, 17, Datatype::int16, Op::max, 2),
-                     header(OpKind::reduce, 16, Datatype::int32, Op::max, 2), header(OpKind::reduce, 16, Datatype::int16, Op::min, 2),
-                     header(OpKind::reduce, 16, Datatype::int16, Op::max, 1)}) {
+  for (OpHeader h :
+       {header(OpKind::bcast, 16, Datatype::int16, Op::max, 2), header(OpKind::reduce, 17, Datatype::int16, Op::max, 2),
+        header(OpKind::reduce, 16, Datatype::int32, Op::max, 2),
+        header(OpKind::reduce, 16, Datatype::int16, Op::min, 2),
+        header(OpKind::reduce, 16, Datatype::int16, Op::max, 1)}) {
     differ += earlier_digest(h) != earlier_digest(a) ? 1 : 0;
   }
   EXPECT_EQ(differ, 5);

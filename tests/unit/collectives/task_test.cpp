@@ -3,7 +3,6 @@
 // return their status up the chain, and keep their frames in a FrameCache.
 #include <gtest/gtest.h>
 
-
 #include "collectives/frames.hpp"
 #include "collectives/task.hpp"
 

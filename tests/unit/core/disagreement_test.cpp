@@ -53,8 +53,9 @@ TEST(Disagreement, ManyValuesFoldIntoOtherValuesButKeepTheMajority) {
   std::vector<std::string> v(20, "16");
   for (int r : {1, 3, 5, 7, 9, 11, 13}) v[static_cast<std::size_t>(r)] = std::to_string(r);
   std::string s = describe_sides(group_by_value(v), "passed");
-  EXPECT_EQ(s, "rank 1 passed 1, rank 3 passed 3, rank 5 passed 5, rank 7 passed 7, "
-               "ranks 9,11,13 passed other values, ranks 0,2,4,6,8,10,12,14-19 passed 16");
+  EXPECT_EQ(s,
+            "rank 1 passed 1, rank 3 passed 3, rank 5 passed 5, rank 7 passed 7, "
+            "ranks 9,11,13 passed other values, ranks 0,2,4,6,8,10,12,14-19 passed 16");
 }
 
 }  // namespace

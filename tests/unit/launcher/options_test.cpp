@@ -8,9 +8,11 @@ namespace {
 Result<LaunchOptions> parse(std::vector<std::string> a) { return parse_launch_options(a); }
 
 TEST(LaunchOptions, Full) {
-  auto o = parse({"-n", "8", "--map-by", "numa", "--bind-to", "l3", "--oversubscribe", "--report-bindings",
-                  "--topology", "rome", "--vh", "auto", "--wait", "yield", "--timeout", "2.5", "--grace",
-                  "0.5", "-x", "FOO=bar", "-x", "PATH", "--tag-output", "prog", "-n", "3", "--x"});
+  auto o =
+      parse({"-n",         "8",    "--map-by", "numa",    "--bind-to", "l3",    "--oversubscribe", "--report-bindings",
+             "--topology", "rome", "--vh",     "auto",    "--wait",    "yield", "--timeout",       "2.5",
+             "--grace",    "0.5",  "-x",       "FOO=bar", "-x",        "PATH",  "--tag-output",    "prog",
+             "-n",         "3",    "--x"});
   ASSERT_TRUE(o.ok()) << o.status().to_string();
   EXPECT_EQ(o->np, 8);
   EXPECT_EQ(o->map_by, MapBy::numa);

@@ -21,9 +21,9 @@ TEST(Reached, Basic) {
 }
 
 TEST(Reached, AcrossWraparound) {
-  EXPECT_TRUE(reached(0, kMax));          // 0 comes right after 2^64 - 1
+  EXPECT_TRUE(reached(0, kMax));  // 0 comes right after 2^64 - 1
   EXPECT_TRUE(reached(3, kMax - 2));
-  EXPECT_FALSE(reached(kMax, 0));         // ... and 2^64 - 1 right before 0
+  EXPECT_FALSE(reached(kMax, 0));  // ... and 2^64 - 1 right before 0
   EXPECT_FALSE(reached(kMax - 2, 3));
   for (std::uint64_t base : {std::uint64_t{0}, kMax - 10, kMax / 2, std::uint64_t{1} << 63}) {
     for (std::uint64_t d = 0; d < 20; ++d) {

@@ -19,7 +19,7 @@ TEST(Heap, FirstFitPagesAndCoalescing) {
   auto h = make(16 * kPageBytes);
   ASSERT_TRUE(h);
   EXPECT_EQ(h->size(), Heap::kFirst + 16 * kPageBytes);
-  auto a = h->allocate(1);  // one page
+  auto a = h->allocate(1);               // one page
   auto b = h->allocate(kPageBytes + 1);  // two
   auto c = h->allocate(3 * kPageBytes);
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
@@ -56,9 +56,9 @@ TEST(Heap, LocateOnlyInsideOneBlock) {
   auto* pa = static_cast<std::byte*>(*a);
   EXPECT_EQ(h->locate(pa, 2 * kPageBytes), Heap::kFirst);
   EXPECT_EQ(h->locate(pa + 100, 50), Heap::kFirst + 100);
-  EXPECT_EQ(h->locate(pa + 100, 2 * kPageBytes), Heap::kNowhere);  // runs into the next block
+  EXPECT_EQ(h->locate(pa + 100, 2 * kPageBytes), Heap::kNowhere);                      // runs into the next block
   EXPECT_EQ(h->locate(h->base() + Heap::kFirst + 3 * kPageBytes, 1), Heap::kNowhere);  // free space
-  EXPECT_EQ(h->locate(h->base(), 8), Heap::kNowhere);  // the header
+  EXPECT_EQ(h->locate(h->base(), 8), Heap::kNowhere);                                  // the header
   int outside = 0;
   EXPECT_EQ(h->locate(&outside, sizeof outside), Heap::kNowhere);
   ASSERT_TRUE(h->free(*a).ok());
@@ -119,9 +119,9 @@ TEST(Heap, PeersSeeOffsetsWithinTheMappedSizeOnly) {
   std::byte* seen = v->at(0, off, 5);
   ASSERT_NE(seen, nullptr);
   EXPECT_STREQ(reinterpret_cast<const char*>(seen), "osmp");  // another mapping of the same pages
-  EXPECT_EQ(v->at(0, off, h->size()), nullptr);                // past the end
-  EXPECT_EQ(v->at(0, 8, 8), nullptr);                          // the header
-  EXPECT_EQ(v->at(1, Heap::kFirst, 1), nullptr);               // no heap
+  EXPECT_EQ(v->at(0, off, h->size()), nullptr);               // past the end
+  EXPECT_EQ(v->at(0, 8, 8), nullptr);                         // the header
+  EXPECT_EQ(v->at(1, Heap::kFirst, 1), nullptr);              // no heap
 }
 
 }  // namespace

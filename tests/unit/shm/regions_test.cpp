@@ -74,7 +74,7 @@ TEST(SharedRegions, AtTrustsNoWord) {
   EXPECT_EQ(r.at(region_word(2, 1, 0), 1), nullptr);     // no part 1
   EXPECT_EQ(r.at(region_word(2, 0, 1001), 0), nullptr);  // past the end
   EXPECT_EQ(r.at(region_word(2, 0, 999), 2), nullptr);
-  EXPECT_EQ(r.at(region_word(5, 0, 0), 1), nullptr);  // not registered here
+  EXPECT_EQ(r.at(region_word(5, 0, 0), 1), nullptr);     // not registered here
   EXPECT_EQ(r.at(region_word(0, 0, 4096), 1), nullptr);  // the heaps' words are not regions'
   r.remove(2);
   EXPECT_EQ(r.at(region_word(2, 0, 0), 1), nullptr);

@@ -92,13 +92,13 @@ TEST_F(SegmentTest, HeaderMismatchesAreNamed) {
     void (*change)(SegmentInfo&);
     const char* field;
   };
-  for (Case c : {Case{[](SegmentInfo& h) { h.job_id ^= 1; }, "job id"},
-                 Case{[](SegmentInfo& h) { h.team_id = 8; }, "team id"},
-                 Case{[](SegmentInfo& h) { h.members = 4; }, "member count"},
-                 Case{[](SegmentInfo& h) { h.domain = 3; }, "domain"},
-                 Case{[](SegmentInfo& h) { h.kind = SegmentKind::group; }, "kind"},
-                 Case{[](SegmentInfo& h) { h.params[0] = 8192; }, "layout parameter"},
-                 Case{[](SegmentInfo& h) { h.total_size = 4096; }, "bytes, expected"}}) {
+  for (Case c :
+       {Case{[](SegmentInfo& h) { h.job_id ^= 1; }, "job id"}, Case{[](SegmentInfo& h) { h.team_id = 8; }, "team id"},
+        Case{[](SegmentInfo& h) { h.members = 4; }, "member count"},
+        Case{[](SegmentInfo& h) { h.domain = 3; }, "domain"},
+        Case{[](SegmentInfo& h) { h.kind = SegmentKind::group; }, "kind"},
+        Case{[](SegmentInfo& h) { h.params[0] = 8192; }, "layout parameter"},
+        Case{[](SegmentInfo& h) { h.total_size = 4096; }, "bytes, expected"}}) {
     SegmentInfo want = info();
     c.change(want);
     auto b = Segment::attach(a->handle(), want);
@@ -182,8 +182,7 @@ TEST_F(SegmentTest, AnotherUsersSegmentIsRefused) {
   ASSERT_EQ(::read(pipefd[0], &h, sizeof h), static_cast<ssize_t>(sizeof h));
   auto theirs = Segment::attach(h, info());
   EXPECT_FALSE(theirs.ok());
-  EXPECT_NE(theirs.status().message().find("belongs to another user"), std::string::npos)
-      << theirs.status().message();
+  EXPECT_NE(theirs.status().message().find("belongs to another user"), std::string::npos) << theirs.status().message();
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   ::close(pipefd[0]);

@@ -24,8 +24,9 @@ void expect_refused(const TopologySource& src, const std::string& words) {
 
 // hwloc XML of `packages` x `cores` x 1 PU, nested `extra` groups deeper.
 std::string xml(int packages, int cores, int extra = 0) {
-  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
-                  "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\">\n";
+  std::string s =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+      "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\">\n";
   int pu = 0;
   for (int p = 0; p < packages; ++p) {
     s += "<object type=\"Package\" os_index=\"" + std::to_string(p) + "\">\n";
@@ -41,7 +42,7 @@ std::string xml(int packages, int cores, int extra = 0) {
 TEST(TopologyLimits, SyntheticSizeReadsLikeHwloc) {
   auto size = synthetic_size("Package:2 [NUMANode] L3Cache:4(size=16MiB) Core:8 PU:2");
   EXPECT_EQ(size.pus, 128u);
-  EXPECT_EQ(size.depth, 6);  // Machine, Package, [NUMANode], L3, Core, PU
+  EXPECT_EQ(size.depth, 6);                      // Machine, Package, [NUMANode], L3, Core, PU
   size = synthetic_size("(memory=1GiB) 2 3 4");  // root attributes; counts without types
   EXPECT_EQ(size.pus, 24u);
   EXPECT_EQ(size.depth, 4);
@@ -56,8 +57,9 @@ TEST(TopologyLimits, XmlSizeCountsPusAndNesting) {
   EXPECT_EQ(size.pus, 6u);
   EXPECT_EQ(size.depth, 6);  // Machine, Package, Group, Group, Core, PU
   // Quoted '>' and "/>" and comments do not fool the count.
-  size = xml_size("<object type='Machine' name='a/>b'><!-- <object type=\"PU\"> -->"
-                  "<object type = \"pu\" os_index=\"0\"/></object>");
+  size = xml_size(
+      "<object type='Machine' name='a/>b'><!-- <object type=\"PU\"> -->"
+      "<object type = \"pu\" os_index=\"0\"/></object>");
   EXPECT_EQ(size.pus, 1u);
   EXPECT_EQ(size.depth, 2);
 }
@@ -80,7 +82,8 @@ TEST(TopologyLimits, HugeSyntheticIsRefusedNamingTheLimit) {
 TEST(TopologyLimits, DeepSyntheticIsRefusedNamingTheLimit) {
   std::string deep;
   for (int i = 0; i < 40; ++i) deep += "group:1 ";
-  expect_refused(TopologySource::synthetic(deep + "pu:1"), "42 levels (Machine to PU, memory included); osmp takes at most 32");
+  expect_refused(TopologySource::synthetic(deep + "pu:1"),
+                 "42 levels (Machine to PU, memory included); osmp takes at most 32");
   std::string numa;  // memory children are levels too: each adds a NUMA node per parent
   for (int i = 0; i < 40; ++i) numa += "[numa] ";
   expect_refused(TopologySource::synthetic("pack:1024 " + numa + "pu:8"), "levels");

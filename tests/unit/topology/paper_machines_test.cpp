@@ -60,8 +60,7 @@ TEST(PaperMachines, RomeSixteenByCoreAndScattered) {
 TEST(PaperMachines, RomeSmtTwoPerCore) {
   Topology topo = test::load("rome-smt");
   Tree t = test::tree_for(topo.machine(), 256, MapBy::pu, BindTo::pu);
-  EXPECT_EQ(test::level_summary(t),
-            "Machine 1x2 Package 2x4 NUMANode 8x4 L3Cache 32x4 Core 128x2");
+  EXPECT_EQ(test::level_summary(t), "Machine 1x2 Package 2x4 NUMANode 8x4 L3Cache 32x4 Core 128x2");
 }
 
 TEST(PaperMachines, CascadeLakeIsShallow) {

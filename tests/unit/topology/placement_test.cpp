@@ -13,8 +13,7 @@ std::vector<std::string> strings(const std::vector<CpuSet>& v) {
   return out;
 }
 
-std::vector<CpuSet> place(const MachineTree& m, int n, MapBy map_by, BindTo bind_to,
-                          bool oversub = false) {
+std::vector<CpuSet> place(const MachineTree& m, int n, MapBy map_by, BindTo bind_to, bool oversub = false) {
   PlacementRequest req{n, map_by, bind_to, oversub};
   auto p = place_ranks(m, req);
   EXPECT_TRUE(p.ok()) << p.status().to_string();
@@ -29,23 +28,16 @@ class Placement : public ::testing::Test {
 };
 
 TEST_F(Placement, ByCoreIsLinear) {
-  EXPECT_EQ(strings(place(m, 3, MapBy::core, BindTo::core)),
-            (std::vector<std::string>{"0-1", "2-3", "4-5"}));
-  EXPECT_EQ(strings(place(m, 3, MapBy::core, BindTo::pu)),
-            (std::vector<std::string>{"0", "2", "4"}));
-  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::l3)),
-            (std::vector<std::string>{"0-3", "0-3"}));
-  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::package)),
-            (std::vector<std::string>{"0-7", "0-7"}));
-  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::numa)),
-            (std::vector<std::string>{"0-7", "0-7"}));
-  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::none)),
-            (std::vector<std::string>{"0-15", "0-15"}));
+  EXPECT_EQ(strings(place(m, 3, MapBy::core, BindTo::core)), (std::vector<std::string>{"0-1", "2-3", "4-5"}));
+  EXPECT_EQ(strings(place(m, 3, MapBy::core, BindTo::pu)), (std::vector<std::string>{"0", "2", "4"}));
+  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::l3)), (std::vector<std::string>{"0-3", "0-3"}));
+  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::package)), (std::vector<std::string>{"0-7", "0-7"}));
+  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::numa)), (std::vector<std::string>{"0-7", "0-7"}));
+  EXPECT_EQ(strings(place(m, 2, MapBy::core, BindTo::none)), (std::vector<std::string>{"0-15", "0-15"}));
 }
 
 TEST_F(Placement, ByPu) {
-  EXPECT_EQ(strings(place(m, 3, MapBy::pu, BindTo::pu)),
-            (std::vector<std::string>{"0", "1", "2"}));
+  EXPECT_EQ(strings(place(m, 3, MapBy::pu, BindTo::pu)), (std::vector<std::string>{"0", "1", "2"}));
 }
 
 TEST_F(Placement, RoundRobinOverDomains) {

@@ -16,8 +16,7 @@ namespace osmp {
 namespace {
 
 bool inside(const SvgBox& in, const SvgBox& out) {
-  return in.x >= out.x && in.y >= out.y && in.x + in.w <= out.x + out.w &&
-         in.y + in.h <= out.y + out.h;
+  return in.x >= out.x && in.y >= out.y && in.x + in.w <= out.x + out.w && in.y + in.h <= out.y + out.h;
 }
 
 bool overlap(const SvgBox& a, const SvgBox& b) {
@@ -137,8 +136,7 @@ TEST(RenderSvg, CascadeLakeVirtualDomains) {
 
 // Package 0 has 9 cores and no NUMA node, package 1 has 8: boxes of two sizes.
 TEST(RenderSvg, UnevenXmlMachine) {
-  Topology topo =
-      test::load(test::data_path("topologies/intel-haswell-2x-e5-2680v3-offline-cpu0-node0.xml"));
+  Topology topo = test::load(test::data_path("topologies/intel-haswell-2x-e5-2680v3-offline-cpu0-node0.xml"));
   Tree t = test::tree_for(topo.machine(), 17);
   check_layout(t);
   expect_every_rank_once(t, render_svg(t, kCtx));

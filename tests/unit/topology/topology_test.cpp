@@ -77,8 +77,7 @@ TEST(Topology, SourceParsing) {
 // One process discovers and exports; the others import the same machine.
 TEST(Topology, XmlRoundTripKeepsTheMachine) {
   const std::vector<std::string> sources{
-      "rome", "power9",
-      test::data_path("topologies/intel-haswell-2x-e5-2680v3-offline-cpu0-node0.xml")};
+      "rome", "power9", test::data_path("topologies/intel-haswell-2x-e5-2680v3-offline-cpu0-node0.xml")};
   for (const std::string& src : sources) {
     Topology a = test::load(src);
     auto xml = a.export_xml();
@@ -136,8 +135,8 @@ TEST(Topology, UnreadableXmlFile) {
 }
 
 TEST(Topology, MalformedXmlFile) {
-  for (const std::string& text : std::vector<std::string>{"<topology version=\"2.0\"><object type=\"Machine\"",
-                                 "this is not xml at all", ""}) {
+  for (const std::string& text :
+       std::vector<std::string>{"<topology version=\"2.0\"><object type=\"Machine\"", "this is not xml at all", ""}) {
     std::string path = write_temp(text);
     auto t = Topology::load(TopologySource::xml_file(path));
     EXPECT_FALSE(t.ok()) << "accepted: " << text;

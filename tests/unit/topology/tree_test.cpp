@@ -97,8 +97,7 @@ TEST_F(SmallMachine, Unbound) {
 
 TEST_F(SmallMachine, WideBindingNeverGoesBelowIt) {
   // Rank 0 bound to package 0, rank 1 to L3 #1, ranks 2-4 to cores 0, 1, 5.
-  std::vector<CpuSet> places{cpus("0-15"), cpus("8-15"), cpus("0-1"), cpus("2-3"),
-                             cpus("10-11")};
+  std::vector<CpuSet> places{cpus("0-15"), cpus("8-15"), cpus("0-1"), cpus("2-3"), cpus("10-11")};
   Tree t = test::tree_from_places(m, places);
   int pkg = *t.domain_at(0, "Package");
   EXPECT_EQ(t.leaf(0), pkg);
@@ -138,8 +137,7 @@ TEST_F(SmallMachine, UnevenSevenAndEight) {
 
 TEST_F(SmallMachine, ThreeThreeTwoPerL3) {
   Topology three = test::load("Package:1 L3Cache:3 Core:4 PU:1");
-  std::vector<CpuSet> places{cpus("0"), cpus("1"), cpus("2"), cpus("4"),
-                             cpus("5"), cpus("6"), cpus("8"), cpus("9")};
+  std::vector<CpuSet> places{cpus("0"), cpus("1"), cpus("2"), cpus("4"), cpus("5"), cpus("6"), cpus("8"), cpus("9")};
   Tree t = test::tree_from_places(three.machine(), places);
   EXPECT_EQ(test::level_summary(t), "Machine 1x3 L3Cache 3x2-3");
   EXPECT_EQ(t.root().group, (std::vector<int>{0, 3, 6}));

@@ -82,8 +82,8 @@ TEST(Model, HsplitEightProcesses) {
 // too, except the two where the model disagrees with the engine (model.hpp):
 // allreduce's switch to chunks with slices, allgather's to the flat path.
 TEST(Model, MoreBytesNeverCheaper) {
-  const std::vector<std::size_t> sizes = {1,     8,     32,        33,        100,     1000,    1170,   1171, 2048,
-                                          4096,  16384, 64 * 1024, 65537,     131072,  1 << 19, 1 << 20, 4 << 20};
+  const std::vector<std::size_t> sizes = {1,    8,     32,        33,    100,    1000,    1170,    1171,   2048,
+                                          4096, 16384, 64 * 1024, 65537, 131072, 1 << 19, 1 << 20, 4 << 20};
   for (const char* machine : {"cascadelake", "rome", "a64fx", "power9"}) {
     Topology topo = test::load(machine);
     Calibration cal = default_calibration(topo.machine());

@@ -37,11 +37,10 @@ TuningFile sample() {
   f.calibration.source = "measured by osmp-tune";
   f.calibration.gamma_us_per_kib = 1.0 / 3.0;
   f.calibration.contention = 0.1 + 0.2;
-  f.calibration.levels = {{"Machine", 0.25, 0.1}, {"Package", 5e-324, 1.7976931348623157e308},
-                          {"Core", 0.0, 123456.789e-10}};
+  f.calibration.levels = {
+      {"Machine", 0.25, 0.1}, {"Package", 5e-324, 1.7976931348623157e308}, {"Core", 0.0, 123456.789e-10}};
   f.settings = {{"OSMP_VH", "Package:7"}, {"OSMP_FLAT_MAX", "8"}, {"OSMP_CMA_MIN", "64K"}};
-  f.ops = {{"reduce", {{"OSMP_BASE_CASE", "knomial:4"}, {"OSMP_KNOMIAL_RADIX", "4"}}},
-           {"bcast", {{"OSMP_VH", ""}}}};
+  f.ops = {{"reduce", {{"OSMP_BASE_CASE", "knomial:4"}, {"OSMP_KNOMIAL_RADIX", "4"}}}, {"bcast", {{"OSMP_VH", ""}}}};
   f.measurements = {{"reduce", 4096, "OSMP_VH=Package:7", 12.5, 11.75},
                     {"bcast", std::numeric_limits<std::uint64_t>::max(), "flat", 0.1, -1}};
   return f;
@@ -108,12 +107,16 @@ class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
   }
   ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
 
  private:
@@ -191,8 +194,8 @@ TEST(TuningFile, NamesAreThoseOfTheRuntime) {
   for (std::string_view name : team_setting_names())
     EXPECT_TRUE(name == "OSMP_VH" || CollectiveConfig::known(name)) << name;
   for (std::string_view per_op : op_setting_names()) {
-    EXPECT_NE(std::find(team_setting_names().begin(), team_setting_names().end(), per_op),
-              team_setting_names().end()) << per_op;
+    EXPECT_NE(std::find(team_setting_names().begin(), team_setting_names().end(), per_op), team_setting_names().end())
+        << per_op;
     EXPECT_TRUE(per_op == "OSMP_VH" || CollectiveConfig::per_op(per_op)) << per_op;
   }
 }
@@ -394,7 +397,8 @@ TEST(TuningFileIo, LoadDirectoryOrTruncatedFileIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Errc::invalid_argument);
   EXPECT_NE(r.status().message().find("tuning file " + (dir / "cut.json") + ": not valid JSON at byte"),
-            std::string::npos) << r.status().message();
+            std::string::npos)
+      << r.status().message();
 }
 
 // ------------------------------------------------------------- fingerprint

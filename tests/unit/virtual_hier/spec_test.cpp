@@ -42,16 +42,13 @@ TEST(Spec, ErrorsNameTheBadToken) {
     const char* spec;
     const char* token;
   };
-  for (Case c : {Case{"Package:0", "Package:0"}, Case{"Package:x", "Package:x"},
-                 Case{"Package", "Package"}, Case{"L3:4,,Package:2", "''"},
-                 Case{":4", ":4"}, Case{"Package?1", "Package?1"},
-                 Case{"Package:2,Socket:4", "Socket:4"}, Case{"auto,?8", "?8"},
-                 Case{"Package:-2", "Package:-2"}}) {
+  for (Case c : {Case{"Package:0", "Package:0"}, Case{"Package:x", "Package:x"}, Case{"Package", "Package"},
+                 Case{"L3:4,,Package:2", "''"}, Case{":4", ":4"}, Case{"Package?1", "Package?1"},
+                 Case{"Package:2,Socket:4", "Socket:4"}, Case{"auto,?8", "?8"}, Case{"Package:-2", "Package:-2"}}) {
     auto s = parse_spec(c.spec);
     ASSERT_FALSE(s.ok()) << c.spec;
     EXPECT_EQ(s.status().code(), Errc::invalid_argument);
-    EXPECT_NE(s.status().message().find(c.token), std::string::npos)
-        << c.spec << " -> " << s.status().message();
+    EXPECT_NE(s.status().message().find(c.token), std::string::npos) << c.spec << " -> " << s.status().message();
   }
 }
 

@@ -9,9 +9,7 @@
 namespace osmp {
 namespace {
 
-std::vector<int> runs(std::vector<int> weights, int parts) {
-  return balanced_runs(weights, parts);
-}
+std::vector<int> runs(std::vector<int> weights, int parts) { return balanced_runs(weights, parts); }
 
 TEST(BalancedRuns, EqualWeights) {
   EXPECT_EQ(runs(std::vector<int>(28, 1), 2), (std::vector<int>{14, 14}));
@@ -45,7 +43,9 @@ TEST(BalancedRuns, UnequalWeightsNeverEmpty) {
 class CascadeLake : public ::testing::Test {
  protected:
   Topology topo = test::load("cascadelake");
-  Tree with(const std::string& spec, int n = 56) { return test::tree_for(topo.machine(), n, MapBy::core, BindTo::core, spec); }
+  Tree with(const std::string& spec, int n = 56) {
+    return test::tree_for(topo.machine(), n, MapBy::core, BindTo::core, spec);
+  }
 };
 
 // Figure 5: the 28-core socket split into 2, 4 and 7 virtual domains.
@@ -65,8 +65,7 @@ TEST_F(CascadeLake, Figure5Degrees) {
     EXPECT_EQ(d.cpuset.count(), 7u);  // the union of its cores
     EXPECT_EQ(t.domain(d.parent).level, "Package");
   }
-  EXPECT_EQ(t.domain(t.domains_of("Package")[1]).group,
-            (std::vector<int>{28, 35, 42, 49}));
+  EXPECT_EQ(t.domain(t.domains_of("Package")[1]).group, (std::vector<int>{28, 35, 42, 49}));
   // A rank's path now goes through its virtual domain.
   auto gp = t.group_path(30);
   ASSERT_EQ(gp.size(), 3u);
@@ -90,23 +89,19 @@ TEST_F(CascadeLake, DegreeAboveMembersGivesOneEach) {
 
 TEST_F(CascadeLake, AutoAndMaxMembers) {
   EXPECT_EQ(test::level_summary(with("auto")), "Machine 1x2 Package 2x4 Package-v1 8x7");
-  EXPECT_EQ(test::level_summary(with("?4")),
-            "Machine 1x2 Package 2x2 Package-v1 4x3-4 Package-v2 14x4");
+  EXPECT_EQ(test::level_summary(with("?4")), "Machine 1x2 Package 2x2 Package-v1 4x3-4 Package-v2 14x4");
   EXPECT_EQ(test::level_summary(with("Package?14")), "Machine 1x2 Package 2x2 Package-v1 4x14");
   for (const char* spec : {"?2", "?3", "?5", "auto"}) {
     Tree t = with(spec);
     int limit = spec == std::string("auto") ? kAutoMaxMembers : spec[1] - '0';
-    for (const auto& d : t.domains())
-      EXPECT_LE(static_cast<int>(d.group.size()), limit) << spec;
+    for (const auto& d : t.domains()) EXPECT_LE(static_cast<int>(d.group.size()), limit) << spec;
   }
 }
 
 TEST_F(CascadeLake, NestedSplits) {
   // L3 and Package are the same domain here; the inner level splits first.
-  EXPECT_EQ(test::level_summary(with("L3:4,Package:2")),
-            "Machine 1x2 Package 2x2 Package-v1 4x2 Package-v2 8x7");
-  EXPECT_EQ(test::level_summary(with("Package:2,?4")),
-            "Machine 1x2 Package 2x2 Package-v1 4x4 Package-v2 16x3-4");
+  EXPECT_EQ(test::level_summary(with("L3:4,Package:2")), "Machine 1x2 Package 2x2 Package-v1 4x2 Package-v2 8x7");
+  EXPECT_EQ(test::level_summary(with("Package:2,?4")), "Machine 1x2 Package 2x2 Package-v1 4x4 Package-v2 16x3-4");
 }
 
 TEST_F(CascadeLake, UnknownLevelListsTheValidOnes) {
@@ -127,8 +122,7 @@ TEST(VirtualSplit, RespectsChildDomains) {
   // Rome: splitting a NUMA node in 2 keeps its CCXs whole: 2 CCX per part.
   Topology rome = test::load("rome");
   Tree t = test::tree_for(rome.machine(), 128, MapBy::core, BindTo::core, "NUMANode:2");
-  EXPECT_EQ(test::level_summary(t),
-            "Machine 1x2 Package 2x4 NUMANode 8x2 NUMANode-v1 16x2 L3Cache 32x4");
+  EXPECT_EQ(test::level_summary(t), "Machine 1x2 Package 2x4 NUMANode 8x2 NUMANode-v1 16x2 L3Cache 32x4");
   // Degree above the CCX count: each CCX is its own part, nothing added.
   Tree t8 = test::tree_for(rome.machine(), 128, MapBy::core, BindTo::core, "NUMANode:8");
   EXPECT_EQ(test::level_summary(t8), "Machine 1x2 Package 2x4 NUMANode 8x4 L3Cache 32x4");
@@ -145,8 +139,8 @@ TEST(VirtualSplit, UnboundProcessesAreSplitToo) {
 TEST(VirtualSplit, RandomSpecsKeepInvariants) {
   std::mt19937 rng(99);
   Topology topo = test::load("Package:2 [NUMANode] L3Cache:3 Core:5 PU:2");
-  const char* specs[] = {"auto", "?2", "?3", "Package:2", "L3:2", "Package:3,L3:2",
-                         "NUMA:4", "Machine:2", "Core:2", "PU:2,?3", "Package?3,L3?2"};
+  const char* specs[] = {"auto",   "?2",        "?3",     "Package:2", "L3:2",          "Package:3,L3:2",
+                         "NUMA:4", "Machine:2", "Core:2", "PU:2,?3",   "Package?3,L3?2"};
   for (int i = 0; i < 200; ++i) {
     int n = 1 + static_cast<int>(rng() % 70);
     std::vector<CpuSet> places;
@@ -236,8 +230,8 @@ TEST(SpecReport, SharedMachines) {
 TEST(SpecReport, AgreesWithTheTrees) {
   Topology topo = test::load("Package:2 [NUMANode] L3Cache:3 Core:5 PU:2");
   const MachineTree& m = topo.machine();
-  const char* specs[] = {"Package:2", "Package:3", "Package:4", "L3:5", "L3:6", "L3:2,Package:2", "?3", "?16",
-                         "NUMA:2", "Core:2", "Machine:2", "Package?3", "PU:2"};
+  const char* specs[] = {"Package:2", "Package:3", "Package:4", "L3:5",      "L3:6", "L3:2,Package:2", "?3", "?16",
+                         "NUMA:2",    "Core:2",    "Machine:2", "Package?3", "PU:2"};
   for (int n : {1, 2, 7, 15, 30}) {
     Tree plain = test::tree_for(m, n);
     for (const char* spec : specs) {
