@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check_snippets.sh: every code block in README.md and docs/*.md compiles (or
+# check_snippets.sh: every code block in README.md, CONTRIBUTING.md and docs/*.md compiles (or
 # parses), and every relative link and repository path they name exists
 # (CTest cli.snippets). Run it from anywhere; it reads the checkout it is in.
 #
@@ -49,7 +49,7 @@ cd "$root" || exit 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-pages=(README.md)
+pages=(README.md CONTRIBUTING.md)
 for f in docs/*.md; do [ -e "$f" ] && pages+=("$f"); done
 
 mpi_flags=""

@@ -16,6 +16,9 @@ packages=(
   # packaging: cpack -G DEB (dpkg-deb, dpkg-shlibdeps); libudev-dev lets
   # pkg-config --static's link line (hwloc's Libs.private) resolve -ludev
   dpkg-dev file libudev-dev
+  # the lint tier (scripts/lint.sh): 16, the first that parses GCC 12's
+  # std::source_location
+  clang-format-16 clang-tidy-16
 )
 
 missing=()

@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # test.sh [TIER...]: installs what is missing, builds osmp and runs its tests.
 #
-#   (none) / all   every tier but soak, then unit and sim again under
-#                  AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/;
+#   (none) / all   every tier but soak (clang-tidy, label tidy, after the
+#                  others), then unit and sim again under AddressSanitizer and
+#                  UndefinedBehaviorSanitizer (build-asan/;
 #                  OSMP_TEST_SANITIZE=0 skips that part): what CI runs
-#   unit sim mp mpi cli consumer soak
+#   unit sim mp mpi cli consumer lint soak
 #                  only those CTest labels, on the normal build (a few seconds
-#                  for unit, about a minute for sim, 5-10 minutes for mp and mpi)
+#                  for unit, about a minute for sim, 5-10 minutes for mp and
+#                  mpi, 3 for lint)
 #
 # Labels: unit (one process, no team), sim (ranks as threads), mp (ranks as
 # processes, osmprun), mpi (both MPIs, the component and the interposers), cli
-# (the commands, layering), consumer (projects built against an installed
-# osmp), soak (long crash-safety runs, never in the default run).
+# (the commands, layering, the guides' code), consumer (projects built
+# against an installed osmp), lint (clang-format and clang-tidy,
+# scripts/lint.sh), soak (long crash-safety runs, never in the default run).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-tiers=(unit sim mp mpi cli consumer soak)
+tiers=(unit sim mp mpi cli consumer lint soak)
 chosen=()
 everything=1
 for arg in "$@"; do
@@ -35,7 +38,8 @@ if [ "$everything" = 0 ]; then
   echo "osmp: the $labels tests passed"
   exit 0
 fi
-ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)" -LE soak
+ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)" -LE "soak|tidy"
+ctest --test-dir "$root/build" --output-on-failure --no-tests=error -L tidy
 if [ "${OSMP_TEST_SANITIZE:-1}" = 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DOSMP_SANITIZE="address;undefined" \
     -DOSMP_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
