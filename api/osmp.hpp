@@ -35,8 +35,8 @@ struct TeamAccess;
 // name or a bad value is Errc::invalid_argument from Team::create, naming it.
 struct Options {
   Settings settings;
-  // Settings for single operations, over the team-wide ones: OSMP_VH,
-  // OSMP_BASE_CASE, OSMP_FLAT_MAX, OSMP_KNOMIAL_RADIX.
+  // Settings for single operations, over the team-wide ones (those
+  // docs/settings.md marks per operation: OSMP_VH, OSMP_BASE_CASE, ...).
   std::map<OpKind, Settings> per_op;
   // A tuning file (osmp-tune) to apply when it was made for this machine and
   // placement; "" for none. It fills in every setting the two maps above do

@@ -189,17 +189,16 @@ constexpr int op_index(OpKind k) {
   return i >= 0 && i < kOpKindCount ? i : -1;
 }
 // Whether a call of this kind takes a root, or a reduction op.
-constexpr bool is_rooted(OpKind k) {
-#define OSMP_OPKIND_ROOTED_(name, NAME, key, rooted, reduces) rooted,
-  constexpr bool kRooted[] = {OSMP_COLLECTIVES(OSMP_OPKIND_ROOTED_)};
+#define OSMP_OPKIND_ROOTED_(name, NAME, key, rooted, reduces) | (rooted##u << OSMP_COLL_##NAME)
+#define OSMP_OPKIND_REDUCES_(name, NAME, key, rooted, reduces) | (reduces##u << OSMP_COLL_##NAME)
+inline constexpr unsigned kRootedKinds = 0u OSMP_COLLECTIVES(OSMP_OPKIND_ROOTED_);
+inline constexpr unsigned kReductionKinds = 0u OSMP_COLLECTIVES(OSMP_OPKIND_REDUCES_);
 #undef OSMP_OPKIND_ROOTED_
-  return op_index(k) >= 0 && kRooted[op_index(k)];
-}
-constexpr bool is_reduction(OpKind k) {
-#define OSMP_OPKIND_REDUCES_(name, NAME, key, rooted, reduces) reduces,
-  constexpr bool kReduces[] = {OSMP_COLLECTIVES(OSMP_OPKIND_REDUCES_)};
 #undef OSMP_OPKIND_REDUCES_
-  return op_index(k) >= 0 && kReduces[op_index(k)];
+static_assert(kOpKindCount < 32, "the kinds' masks are unsigned ints");
+constexpr bool is_rooted(OpKind k) { return op_index(k) >= 0 && ((kRootedKinds >> static_cast<unsigned>(k)) & 1u); }
+constexpr bool is_reduction(OpKind k) {
+  return op_index(k) >= 0 && ((kReductionKinds >> static_cast<unsigned>(k)) & 1u);
 }
 
 const char* to_string(Datatype t);  // "int32", "float64"

@@ -33,9 +33,11 @@
 /* Runtime tuning names one operation, or OSMP_COLL_ALL for every one
  * (osmp_set_vh, osmp_set): OSMP_COLL_BARRIER = 1, OSMP_COLL_BCAST, ... in
  * the table's order; OSMP_COLL_COUNT operations. */
-#define OSMP_COLL_ENUMERATOR_(name, NAME, key, rooted, reduces) OSMP_COLL_##NAME,
-typedef enum { OSMP_COLL_ALL = 0, OSMP_COLLECTIVES(OSMP_COLL_ENUMERATOR_) OSMP_COLL_END_ } osmp_coll;
+#define OSMP_COLL_ENUMERATOR_(name, NAME, key, rooted, reduces) , OSMP_COLL_##NAME
+typedef enum { OSMP_COLL_ALL = 0 OSMP_COLLECTIVES(OSMP_COLL_ENUMERATOR_) } osmp_coll;
 #undef OSMP_COLL_ENUMERATOR_
-#define OSMP_COLL_COUNT ((int)OSMP_COLL_END_ - 1)
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): a term of OSMP_COLL_COUNT's sum */
+#define OSMP_COLL_ONE_(name, NAME, key, rooted, reduces) +1
+#define OSMP_COLL_COUNT (0 OSMP_COLLECTIVES(OSMP_COLL_ONE_))
 
 #endif /* OSMP_OPS_H */

@@ -17,6 +17,11 @@
 namespace osmp {
 namespace {
 
+// An empty value is the setting's default (docs/settings.md), except
+// OSMP_VH's, which says "no virtual levels" (the default too, but a given one
+// that a tuning file does not override).
+bool unset(const std::string& name, std::string_view value) { return name != "OSMP_VH" && value.empty(); }
+
 // The settings one operation may have of its own: OSMP_VH and those
 // CollectiveConfig marks per-operation (collectives/config.cpp).
 std::vector<std::string> per_op_names() {
@@ -33,7 +38,7 @@ Status per_op_from_env(Options& o) {
     for (const std::string& name : kNames) {
       std::string var = cat(name, "_", upper_name(k));
       auto v = env_get(var.c_str());
-      if (!v) continue;
+      if (!v || unset(name, *v)) continue;
       Profile probe;
       Status st = probe.set(name, *v, true);
       if (!st.ok()) return Status(st.code(), cat("environment variable ", var, ": ", st.message()));
@@ -92,15 +97,24 @@ struct Resolved {
   CollectiveConfig collectives;
 };
 
-Result<Resolved> resolve(const Settings& settings) {
+Result<Resolved> resolve(const Options& o) {
   Resolved r;
-  for (const auto& [name, value] : settings) {
+  for (const auto& [name, value] : o.settings) {
     if (TeamOptions::known(name)) {
       OSMP_RETURN_IF_ERROR(r.team.set(name, value));
     } else if (CollectiveConfig::known(name)) {
-      OSMP_RETURN_IF_ERROR(r.collectives.set(name, value));
+      if (!unset(name, value)) OSMP_RETURN_IF_ERROR(r.collectives.set(name, value));
     } else {
       return Status(Errc::invalid_argument, cat("Options: unknown setting '", name, "' (docs/settings.md lists them)"));
+    }
+  }
+  // Per-operation settings are applied after the first view is up (or never,
+  // in a team of one): checked here, so that a bad one fails every team.
+  for (const auto& [k, s] : o.per_op) {
+    for (const auto& [name, value] : s) {
+      Profile probe;
+      Status st = probe.set(name, value, true);
+      if (!st.ok()) return st.prefix(cat("Options: ", to_string(k)));
     }
   }
   return r;
@@ -113,10 +127,12 @@ Result<Options> Options::from_env() {
   OSMP_RETURN_IF_ERROR(TeamOptions::from_env().status());
   OSMP_RETURN_IF_ERROR(CollectiveConfig::from_env().status());
   Options o;
-  for (std::string_view name : TeamOptions::names())
-    if (auto v = env_get(std::string(name).c_str())) o.settings[std::string(name)] = *v;
-  for (std::string_view name : CollectiveConfig::names())
-    if (auto v = env_get(std::string(name).c_str())) o.settings[std::string(name)] = *v;
+  auto read = [&](std::string_view view) {
+    const std::string name(view);
+    if (auto v = env_get(name.c_str()); v && !unset(name, *v)) o.settings[name] = *v;
+  };
+  for (std::string_view name : TeamOptions::names()) read(name);
+  for (std::string_view name : CollectiveConfig::names()) read(name);
   OSMP_RETURN_IF_ERROR(per_op_from_env(o));
   o.tuning_file = default_tuning_path();
   return o;
@@ -145,7 +161,7 @@ Result<Team> Team::create(const Options& options) {
 }
 
 Result<Team> Team::create(Bootstrap& bootstrap, const Options& options) {
-  OSMP_ASSIGN_OR_RETURN(Resolved r, resolve(options.settings));
+  OSMP_ASSIGN_OR_RETURN(Resolved r, resolve(options));
   Profile base{r.team.vh, r.collectives};
   Team t;
   OSMP_ASSIGN_OR_RETURN(t.views_, Views::create(bootstrap, r.team, base));

@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "collectives/config.hpp"
@@ -247,7 +248,7 @@ class Engine {
   std::uint64_t next_flat_step() { return ++flat_step_; }
 
  private:
-  Engine(TeamCore& t, const CollectiveConfig& c) : team_(t), config_(c) {}
+  Engine(TeamCore& t, CollectiveConfig c) : team_(t), config_(std::move(c)) {}
   Status validate(const CollArgs& a) const;
   bool calls_pending() const;
   // run() of any call: begin, walk, end.

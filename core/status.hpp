@@ -34,7 +34,10 @@ std::string cat(const Args&... args) {
 
 // OSMP_ASSIGN_OR_RETURN(auto x, make_x()): unwraps a Result or returns its Status.
 #define OSMP_ASSIGN_OR_RETURN(decl, expr) OSMP_ASSIGN_OR_RETURN_IMPL(OSMP_CONCAT(osmp_result_, __LINE__), decl, expr)
+// `tmp` and `decl` are a name and a declaration: no parentheses can go there.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define OSMP_ASSIGN_OR_RETURN_IMPL(tmp, decl, expr) \
   auto tmp = (expr);                                \
   if (!tmp.ok()) return tmp.status();               \
   decl = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

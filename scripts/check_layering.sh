@@ -5,7 +5,8 @@
 # "osmp_mpi.h": mpi_glue/), except the vocabulary (osmp_ops.h,
 # osmp_base.hpp), which sits below core/ and every layer may include. A public
 # header includes only public headers (and the system's, MPI's for
-# osmp_mpi.h). Outside mpi_glue/ nothing includes MPI, outside topology/
+# osmp_mpi.h); api/'s other headers are never included bare from outside it
+# (api/ is on every layer's include path, for the public headers). Outside mpi_glue/ nothing includes MPI, outside topology/
 # nothing includes hwloc (the MPI tests and the baseline benchmarks, built
 # against Open MPI and MPICH for side-by-side runs, sit above every layer).
 # Reads the sources git tracks (never a build folder); fails when it finds none.
@@ -35,6 +36,8 @@ if ! files=$(git ls-files -- '*.hpp' '*.cpp' '*.h' '*.c') || [ -z "$files" ]; th
 fi
 bad=0
 say() { echo "layering: $*"; bad=1; }
+declare -A api_files=()
+while IFS= read -r f; do api_files[${f#api/}]=1; done < <(grep '^api/[^/]*$' <<<"$files")
 while IFS= read -r line; do
   file=${line%%:*}
   dir=${file%%/*}
@@ -65,6 +68,11 @@ while IFS= read -r line; do
   elif [ -n "${public[$inc]+x}" ]; then
     folder=${public[$inc]}  # a bare include of a public header
     [ "$folder" = vocabulary ] && continue
+  elif [[ $dir != api && $line == *'#'*include*'"'* && -n "${api_files[$inc]+x}" ]]; then
+    # api/ is on every layer's include path (for the public headers): a
+    # bare include of one of its internal headers would compile.
+    say "$file includes \"$inc\" (api/'s internal header; only the public ones go bare)"
+    continue
   else
     continue  # the folder's own file or a system/external header
   fi

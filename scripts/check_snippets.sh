@@ -12,8 +12,8 @@
 #   text, console not code (output, usage lines, a session): skipped
 #   anything else, or no tag: an error. So is an indented code block: every
 #   block says what it is.
-# Include paths: -I api -I mpi_glue/mpi -I . (osmp_mpi.h may live in either
-# folder), plus the MPI's own (mpicc.openmpi -showme:compile, else
+# Include path: -I api (the public headers only, as an installed osmp gives
+# them), plus the MPI's own (mpicc.openmpi -showme:compile, else
 # pkg-config ompi-c or mpich) for a block that names mpi.h, osmp_mpi.h, MPI_
 # or MPIX_; without an MPI those blocks are reported as skipped.
 #
@@ -142,7 +142,7 @@ make_source() {
 # 3. Check block N; on failure write $work/N.fail (the report).
 check_block() {
   local n=$1 tag=$2 page=$3 line=$4 marker=$5 b="$work/$1.body" log="$work/$1.log" status=0
-  local inc=(-I api -I mpi_glue/mpi -I .)
+  local inc=(-I api)
   case "$tag" in
     c | cpp | c++)
       local lang=c ext=c cc=(gcc -std=c11)

@@ -6,7 +6,6 @@
 //   OSMP_SLOT_SIZE   bytes per member data slot, default 64K (K/M suffixes)
 //   OSMP_BCAST_SIZE  bytes of each broadcast buffer, default 64K
 //   OSMP_SHM_LIMIT   most bytes of shared memory one team may use; default none
-//   OSMP_SHM_DIR     where segments live, default /dev/shm
 //   OSMP_HEAP_SIZE   bytes of this process's shared heap (team/heaps.hpp);
 //                    0 or off: none; default a quarter of what the shm
 //                    directory has free, shared among the team's ranks.

@@ -29,7 +29,7 @@ constexpr Shared kShared[] = {
      [](const TeamOptions& o) { return o.shm_limit ? std::to_string(o.shm_limit) : std::string("none"); }},
     {"the virtual hierarchy (OSMP_VH)",
      [](const TeamOptions& o) { return o.vh.empty() ? std::string("none") : cat("'", o.vh, "'"); }},
-    {"the collective settings (OSMP_BASE_CASE, OSMP_FLAT_MAX, OSMP_KNOMIAL_RADIX, OSMP_SYMMETRIC*, OSMP_CMA*)",
+    {"the collective settings (OSMP_BASE_CASE, OSMP_CHECK, OSMP_CMA, ...: docs/settings.md's collective table)",
      [](const TeamOptions& o) { return o.protocol; }},
 };
 constexpr std::size_t kCount = std::size(kShared);

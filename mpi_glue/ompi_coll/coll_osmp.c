@@ -326,8 +326,8 @@ static int close_component(void) {
 
 mca_coll_base_component_2_0_0_t mca_coll_osmp_component = {
     .collm_version = {MCA_COLL_BASE_VERSION_2_0_0, .mca_component_name = "osmp",
-                      MCA_BASE_MAKE_VERSION(component, 0, 1, 0), .mca_close_component = close_component,
-                      .mca_register_component_params = register_params},
+                      MCA_BASE_MAKE_VERSION(component, OSMP_VERSION_MAJOR, OSMP_VERSION_MINOR, OSMP_VERSION_PATCH),
+                      .mca_close_component = close_component, .mca_register_component_params = register_params},
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
     .collm_init_query = init_query,
     .collm_comm_query = comm_query,

@@ -43,16 +43,17 @@ int apply_creation_hints(CommState& st);
 // Frees every state still alive (MPI_Finalize).
 void release_all();
 
+// The bit of an operation in the masks below (1 << its place in osmp_ops.h).
+constexpr unsigned op_bit(OpKind k) { return 1u << op_index(k); }
+inline constexpr unsigned kAllOps = (1u << kOpKindCount) - 1;
+static_assert(kOpKindCount < 32, "the operation masks are unsigned ints");
+
 // Settings: OSMP_PMPI (0 turns the interposer off), OSMP_PMPI_OPS (which
 // collectives, default all), OSMP_PMPI_STATS / OSMP_VERBOSE >= 2 (report),
 // OSMP_PMPI_SHM_MAX (the most shared memory this process's teams may map
 // together; a communicator whose team would pass it runs on the MPI).
 // Each rank reads its own environment; a communicator runs on osmp only
 // what every rank's settings allow (agreed when its state is built).
-// The bit of an operation in the masks below (1 << its place in osmp_ops.h).
-constexpr unsigned op_bit(OpKind k) { return 1u << op_index(k); }
-inline constexpr unsigned kAllOps = (1u << kOpKindCount) - 1;
-static_assert(kOpKindCount < 32, "the operation masks are unsigned ints");
 
 struct Settings {
   bool enabled = true;

@@ -87,6 +87,34 @@ TEST(Options, FromEnvReadsEverySettingAndThePerOperationOnes) {
   EXPECT_FALSE(o->tuning_file.empty());
 }
 
+TEST(Options, AnEmptyValueIsTheDefault) {
+  Env env(
+      {{"OSMP_FLAT_MAX", ""}, {"OSMP_CMA", ""}, {"OSMP_CHECK", ""}, {"OSMP_DIRECT_BCAST", ""}, {"OSMP_VH_REDUCE", ""}});
+  auto o = Options::from_env();
+  ASSERT_TRUE(o.ok()) << o.status().to_string();
+  EXPECT_EQ(o->settings.count("OSMP_FLAT_MAX"), 0u);
+  EXPECT_EQ(o->settings.count("OSMP_CMA"), 0u);
+  EXPECT_EQ(o->per_op.count(OpKind::bcast), 0u);
+  EXPECT_EQ(o->per_op.at(OpKind::reduce).at("OSMP_VH"), "");  // given: no virtual levels
+  auto tt = teams_with([](Options& x) {
+    x.settings["OSMP_ONE_PASS_MAX"] = "";
+    x.settings["OSMP_SLOT_SIZE"] = "";
+  });
+  EXPECT_TRUE(tt.ok()) << tt.first_error();
+}
+
+TEST(Options, ABadPerOperationSettingFailsEveryTeamEvenOfOne) {
+  for (int n : {1, 2}) {
+    test::Config c = two();
+    c.n = n;
+    auto tt = test::make_teams(c, [](Options& o) { o.per_op[OpKind::gather]["OSMP_CMA"] = "0"; });
+    for (const Status& st : tt.status) {
+      EXPECT_EQ(st.code(), Errc::invalid_argument) << n;
+      EXPECT_NE(st.message().find("gather"), std::string::npos) << st.message();
+    }
+  }
+}
+
 TEST(Options, FromEnvNamesTheVariableOfABadValue) {
   {
     Env env({{"OSMP_SLOT_SIZE", "lots"}});
