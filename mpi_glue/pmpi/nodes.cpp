@@ -27,6 +27,25 @@
 
 namespace osmp::pmpi {
 
+namespace {
+
+// The leaders' exchange of the nodes' blocks (gather, allgather): this
+// leader's `node` goes to its place in `grouped`, in the decision itself when
+// the blocks fit it (`small`), else after it.
+Payload placed(const Layout& l, std::size_t lme, const std::vector<unsigned char>& node,
+               std::vector<unsigned char>& grouped, bool small) {
+  return {Payload::Mode::place,
+          Datatype::uint8,
+          Op::sum,
+          node.data(),
+          static_cast<std::size_t>(l.displs[lme]),
+          small ? node.size() : 0,
+          grouped.data(),
+          small ? grouped.size() : 0};
+}
+
+}  // namespace
+
 Outcome nodes_barrier(const Call& c) {
   Plan p;
   Status v1 = c.team().barrier();
@@ -105,14 +124,7 @@ Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* re
   if (lead) {
     const Layout l = layout(*c.st, b);
     const auto lme = static_cast<std::size_t>(leaders_rank(c));
-    Payload pl{Payload::Mode::place,
-               Datatype::uint8,
-               Op::sum,
-               node.data(),
-               static_cast<std::size_t>(l.displs[lme]),
-               small ? node.size() : 0,
-               grouped.data(),
-               small ? grouped.size() : 0};
+    const Payload pl = placed(l, lme, node, grouped, small);
     d = leaders_part(c, says(p, v1), pl, !small, [&] {
       return PMPI_Allgatherv(node.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
                              MPI_BYTE, c.st->leaders);
@@ -252,14 +264,7 @@ Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv)
   if (lead) {
     const Layout l = layout(*c.st, b);
     const auto lme = static_cast<std::size_t>(leaders_rank(c));
-    Payload pl{Payload::Mode::place,
-               Datatype::uint8,
-               Op::sum,
-               node.data(),
-               static_cast<std::size_t>(l.displs[lme]),
-               small ? node.size() : 0,
-               grouped.data(),
-               small ? grouped.size() : 0};
+    const Payload pl = placed(l, lme, node, grouped, small);
     d = leaders_part(c, says(p, v1), pl, !small, [&] {
       return PMPI_Gatherv(node.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
                           MPI_BYTE, at.lroot, c.st->leaders);
