@@ -326,6 +326,10 @@ int osmp_reduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t coun
                  [&](osmp::Team& team) { return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
 }
 
+int osmp_alltoall(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type) {
+  return guarded(t, "osmp_alltoall", [&](osmp::Team& team) { return team.alltoall(in(s), r, count, dt(type)); });
+}
+
 int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
   return set_one(t, "osmp_set", which, name, value);
 }
@@ -383,6 +387,10 @@ int osmp_ireduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t cou
                                osmp_request* req) {
   return start(t, "osmp_ireduce_scatter_block", req,
                [&](osmp::Team& team) { return team.ireduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_ialltoall(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_request* req) {
+  return start(t, "osmp_ialltoall", req, [&](osmp::Team& team) { return team.ialltoall(in(s), r, count, dt(type)); });
 }
 
 int osmp_test(osmp_request* req, int* flag) {

@@ -95,6 +95,10 @@ int osmp_allgather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t 
 int osmp_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root);
 int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
                               osmp_op op);
+/* count elements from every rank to every rank: block q of sendbuf goes to
+ * rank q, block q of recvbuf comes from rank q. OSMP_IN_PLACE as sendbuf:
+ * the blocks to send are in recvbuf, replaced by those received. */
+int osmp_alltoall(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type);
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
  * request completes them. Every rank starts a team's calls, blocking and not,
@@ -121,6 +125,8 @@ int osmp_iscatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t c
                   osmp_request* req);
 int osmp_ireduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
                                osmp_op op, osmp_request* req);
+int osmp_ialltoall(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
+                   osmp_request* req);
 /* *flag = 1 when the call completed: then returns its status and frees the
  * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
  * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */

@@ -184,6 +184,9 @@ class Team {
   Status allgather(const void* send, void* recv, std::int64_t count, Datatype type);
   Status scatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
   Status reduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  // count elements from every rank to every rank: block q of send goes to
+  // rank q, block q of recv comes from rank q (n blocks each).
+  Status alltoall(const void* send, void* recv, std::int64_t count, Datatype type);
   // Non-blocking forms: the same calls, started now, completed by the
   // Request (docs/nonblocking.md). Every rank starts a team's calls, blocking
   // and not, in the same order. Bad arguments and mismatches are reported by
@@ -196,6 +199,7 @@ class Team {
   Request iallgather(const void* send, void* recv, std::int64_t count, Datatype type);
   Request iscatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
   Request ireduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  Request ialltoall(const void* send, void* recv, std::int64_t count, Datatype type);
 
   // The shared heap (docs/heap.md). Local: no other rank takes part. Sizes
   // in bytes are rounded up to pages. No room: Errc::no_space with the sizes
@@ -230,12 +234,13 @@ class Team {
   // gather: the root's whole output, its own block in place; scatter: the
   // root's whole input, its block left in place; allgather: this rank's
   // block already in it; reduce_scatter_block: the result lands in its first
-  // block). Spans whose sizes do not fit each other (counted on the ranks
-  // that use them: reduce's and gather's output and scatter's input at the
-  // root only) are Errc::invalid_argument on this rank, which still joins
-  // the call, so that the others get an error too instead of waiting for it
-  // (in the call itself; a small rooted call's senders under OSMP_CHECK=lazy
-  // learn it at their next call on the team, docs/protocol.md).
+  // block; alltoall: the blocks to send, replaced by those received). Spans
+  // whose sizes do not fit each other (counted on the ranks that use them:
+  // reduce's and gather's output and scatter's input at the root only) are
+  // Errc::invalid_argument on this rank, which still joins the call, so that
+  // the others get an error too instead of waiting for it (in the call
+  // itself; a small rooted call's senders under OSMP_CHECK=lazy learn it at
+  // their next call on the team, docs/protocol.md).
   template <class T>
   Status bcast(std::span<T> buf, int root) {
     return bcast(buf.data(), count_of(buf), datatype_of<T>(), root);
@@ -390,6 +395,32 @@ class Team {
     }
     const auto n = static_cast<std::int64_t>(inout.size() / ranks());
     return ireduce_scatter_block(kInPlace, inout.data(), n, datatype_of<T>(), op);
+  }
+  template <class T>
+  Status alltoall(std::span<const T> in, std::span<T> out) {
+    if (in.size() != out.size() || in.size() % ranks()) {
+      return refuse(OpKind::alltoall, in.size() / ranks(), datatype_of<T>(), Op::sum, -1);
+    }
+    return alltoall(in.data(), out.data(), static_cast<std::int64_t>(in.size() / ranks()), datatype_of<T>());
+  }
+  template <class T>
+  Request ialltoall(std::span<const T> in, std::span<T> out) {
+    if (in.size() != out.size() || in.size() % ranks()) {
+      return irefuse(OpKind::alltoall, in.size() / ranks(), datatype_of<T>(), Op::sum, -1);
+    }
+    return ialltoall(in.data(), out.data(), static_cast<std::int64_t>(in.size() / ranks()), datatype_of<T>());
+  }
+  template <class T>
+  Status alltoall(std::span<T> inout) {  // in place
+    if (inout.size() % ranks()) return refuse(OpKind::alltoall, inout.size() / ranks(), datatype_of<T>(), Op::sum, -1);
+    return alltoall(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size() / ranks()), datatype_of<T>());
+  }
+  template <class T>
+  Request ialltoall(std::span<T> inout) {  // in place
+    if (inout.size() % ranks()) {
+      return irefuse(OpKind::alltoall, inout.size() / ranks(), datatype_of<T>(), Op::sum, -1);
+    }
+    return ialltoall(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size() / ranks()), datatype_of<T>());
   }
 
  private:

@@ -20,15 +20,16 @@
 #ifndef OSMP_OPS_H
 #define OSMP_OPS_H
 
-#define OSMP_COLLECTIVES(X)                \
-  X(barrier, BARRIER, barrier, 0, 0)       \
-  X(bcast, BCAST, bcast, 1, 0)             \
-  X(reduce, REDUCE, reduce, 1, 1)          \
-  X(allreduce, ALLREDUCE, allreduce, 0, 1) \
-  X(gather, GATHER, gather, 1, 0)          \
-  X(allgather, ALLGATHER, allgather, 0, 0) \
-  X(scatter, SCATTER, scatter, 1, 0)       \
-  X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, reduce_scatter, 0, 1)
+#define OSMP_COLLECTIVES(X)                                           \
+  X(barrier, BARRIER, barrier, 0, 0)                                  \
+  X(bcast, BCAST, bcast, 1, 0)                                        \
+  X(reduce, REDUCE, reduce, 1, 1)                                     \
+  X(allreduce, ALLREDUCE, allreduce, 0, 1)                            \
+  X(gather, GATHER, gather, 1, 0)                                     \
+  X(allgather, ALLGATHER, allgather, 0, 0)                            \
+  X(scatter, SCATTER, scatter, 1, 0)                                  \
+  X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, reduce_scatter, 0, 1) \
+  X(alltoall, ALLTOALL, alltoall, 0, 0)
 
 /* Runtime tuning names one operation, or OSMP_COLL_ALL for every one
  * (osmp_set_vh, osmp_set): OSMP_COLL_BARRIER = 1, OSMP_COLL_BCAST, ... in

@@ -349,6 +349,10 @@ Request Team::ireduce_scatter_block(const void* send, void* recv, std::int64_t c
   return start({OpKind::reduce_scatter_block, send, recv, count, type, op, -1});
 }
 
+Request Team::ialltoall(const void* send, void* recv, std::int64_t count, Datatype type) {
+  return start({OpKind::alltoall, send, recv, count, type, Op::sum, -1});
+}
+
 bool Request::test() {
   if (!c_ || c_->done) return true;
   return test_call(*c_);
@@ -401,6 +405,10 @@ Status Team::scatter(const void* send, void* recv, std::int64_t count, Datatype 
 
 Status Team::reduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
   return run({OpKind::reduce_scatter_block, send, recv, count, type, op, -1});
+}
+
+Status Team::alltoall(const void* send, void* recv, std::int64_t count, Datatype type) {
+  return run({OpKind::alltoall, send, recv, count, type, Op::sum, -1});
 }
 
 namespace {

@@ -5,7 +5,7 @@
  * times every library with the same loop, buffers and statistics.
  *
  *   -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,
- *                 reduce_scatter (default: all)
+ *                 reduce_scatter,alltoall (default: all)
  *   -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling
  *   -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get
  *                 fewer, at least 20 (scaled by size)
@@ -27,7 +27,8 @@
  *                 or MPI_Alloc_mem (which the osmp interposer serves from
  *                 the heap too); default malloc
  *
- * Sizes are per rank (gather: what each rank sends). Reductions use float sum.
+ * Sizes are per rank (gather: what each rank sends; alltoall: what each rank
+ * sends to each other, as osu_alltoall counts). Reductions use float sum.
  * Send and receive buffers rotate through several copies so that a cache
  * warmed by the last call flatters no one. Output follows osu_* (average over
  * ranks of each rank's mean, then min and max over ranks).
@@ -70,9 +71,20 @@ static osmp_team* g_team;
 #endif
 #endif
 
-enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_ALLGATHER, OP_SCATTER, OP_RSB, OP_COUNT };
-static const char* kOpNames[] = {"barrier", "bcast",     "reduce",  "allreduce",
-                                 "gather",  "allgather", "scatter", "reduce_scatter"};
+enum {
+  OP_BARRIER,
+  OP_BCAST,
+  OP_REDUCE,
+  OP_ALLREDUCE,
+  OP_GATHER,
+  OP_ALLGATHER,
+  OP_SCATTER,
+  OP_RSB,
+  OP_ALLTOALL,
+  OP_COUNT
+};
+static const char* kOpNames[OP_COUNT] = {"barrier",   "bcast",   "reduce",         "allreduce", "gather",
+                                         "allgather", "scatter", "reduce_scatter", "alltoall"};
 
 static int g_rank, g_size;
 
@@ -118,6 +130,7 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     case OP_ALLGATHER: rc = osmp_allgather(g_team, s, r, n, OSMP_UINT8); break;
     case OP_SCATTER: rc = osmp_scatter(g_team, s, r, n, OSMP_UINT8, root); break;
     case OP_RSB: rc = osmp_reduce_scatter_block(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
+    case OP_ALLTOALL: rc = osmp_alltoall(g_team, s, r, n, OSMP_UINT8); break;
   }
   if (rc) {
     fprintf(stderr, "%s\n", osmp_last_error(g_team));
@@ -136,6 +149,7 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_ALLGATHER: rc = osmp_iallgather(g_team, s, r, n, OSMP_UINT8, &g_req); break;
     case OP_SCATTER: rc = osmp_iscatter(g_team, s, r, n, OSMP_UINT8, root, &g_req); break;
     case OP_RSB: rc = osmp_ireduce_scatter_block(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
+    case OP_ALLTOALL: rc = osmp_ialltoall(g_team, s, r, n, OSMP_UINT8, &g_req); break;
   }
   if (rc) fail(kOpNames[op], rc);
 }
@@ -183,6 +197,7 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     case OP_ALLGATHER: MPI_Allgather(s, c, MPI_BYTE, r, c, MPI_BYTE, w); break;
     case OP_SCATTER: MPI_Scatter(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w); break;
     case OP_RSB: MPI_Reduce_scatter_block(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
+    case OP_ALLTOALL: MPI_Alltoall(s, c, MPI_BYTE, r, c, MPI_BYTE, w); break;
   }
 }
 static MPI_Request g_req;
@@ -198,6 +213,7 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_ALLGATHER: MPI_Iallgather(s, c, MPI_BYTE, r, c, MPI_BYTE, w, &g_req); break;
     case OP_SCATTER: MPI_Iscatter(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w, &g_req); break;
     case OP_RSB: MPI_Ireduce_scatter_block(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
+    case OP_ALLTOALL: MPI_Ialltoall(s, c, MPI_BYTE, r, c, MPI_BYTE, w, &g_req); break;
   }
 }
 static void be_wait(void) { MPI_Wait(&g_req, MPI_STATUS_IGNORE); }
@@ -246,7 +262,8 @@ static void sizes(int op, size_t bytes, size_t* sb, size_t* rb) {
   size_t all = bytes * (size_t)g_size;
   *sb = *rb = bytes;
   if (op == OP_GATHER || op == OP_ALLGATHER) *rb = all;
-  if (op == OP_SCATTER || op == OP_RSB) *sb = all;
+  if (op == OP_SCATTER || op == OP_RSB || op == OP_ALLTOALL) *sb = all;
+  if (op == OP_ALLTOALL) *rb = all;
   if (op == OP_BARRIER) *sb = *rb = 0;
 }
 

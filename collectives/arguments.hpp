@@ -84,6 +84,11 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
       recv_len = one;
       may_send_in_place = true;
       break;
+    case OpKind::alltoall:
+      send_len = all;
+      recv_len = all;
+      may_send_in_place = true;
+      break;
   }
   if (in_place_send && !may_send_in_place) {
     return Status(Errc::invalid_argument,

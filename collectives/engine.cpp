@@ -198,6 +198,7 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
       case OpKind::gather:
       case OpKind::allgather:
       case OpKind::reduce_scatter_block:
+      case OpKind::alltoall:
         if (bytes && in != u.recv) std::memmove(u.recv, in, bytes);
         break;
       case OpKind::scatter:

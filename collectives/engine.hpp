@@ -293,7 +293,7 @@ class Engine {
     PlanInput in;
     Plan plan;
   };
-  mutable std::array<Kept, static_cast<std::size_t>(OpKind::reduce_scatter_block) + 1> kept_{};  // by OpKind
+  mutable std::array<Kept, static_cast<std::size_t>(OSMP_COLL_COUNT) + 1> kept_{};  // by OpKind (barrier is 1)
   Calls* calls_ = nullptr;
   bool numbered_ = false;                                   // calls_ && a team of several: calls are entered in calls_
   const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)

@@ -8,7 +8,8 @@
 namespace osmp {
 namespace {
 
-bool concatenates(OpKind op) { return op == OpKind::gather || op == OpKind::allgather; }
+// Steps whose local roots concatenate their units' data in unit order.
+bool concatenates(OpKind op) { return op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall; }
 
 // The bytes one rank's data takes in the first step, and whether that fits
 // the areas it goes through (as one step).
@@ -29,6 +30,10 @@ Fit fit(const PlanInput& in, const PlanShape& s) {
     case OpKind::allgather: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     case OpKind::scatter: return {one, all <= std::min(s.bcast_bytes, scratch)};
     case OpKind::reduce_scatter_block: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+    case OpKind::alltoall: {  // every rank's n blocks go up, and down again
+      const std::size_t top = all * static_cast<std::size_t>(s.ranks);
+      return {one, top <= kAlltoallTreeBytes && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+    }
   }
   return {};
 }
@@ -59,6 +64,7 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::gather:
     case OpKind::allgather: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::reduce_scatter_block: return one * static_cast<std::size_t>(s.ranks);
+    case OpKind::alltoall: return one * static_cast<std::size_t>(s.ranks) * static_cast<std::size_t>(s.top_max_unit);
   }
   return 0;
 }

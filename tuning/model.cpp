@@ -278,12 +278,13 @@ Result<std::vector<LevelTerm>> flat_rows(const Ctx& x, int r, double chunks, dou
   return rows;
 }
 
-// Large gather, allgather, scatter, reduce_scatter_block, in outbox chunks.
+// Large gather, allgather, scatter, reduce_scatter_block, alltoall, in outbox chunks.
 // The single copy (CMA) the engine may use instead is costed the same: the
 // model has no figure for process_vm_readv's cost per call. Gather and
 // scatter: the root reads or writes every other rank's box. Allgather: each
 // rank reads every other, starting with the next (no two read one box at
-// once). Reduce-scatter: each rank reads a piece of every other's box, all
+// once); alltoall the same, its block of every other's. Reduce-scatter: each
+// rank reads a piece of every other's box, all
 // in rank order, every step. The slowest rank counts.
 Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t block) {
   const double n = x.tree.size(), outbox = dbl(x.opt.slot_bytes);
@@ -291,7 +292,8 @@ Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t bl
     return flat_rows(x, 0, std::ceil(dbl(block) / outbox), dbl(block), 0, 1.0);
   }
   const bool rs = op == OpKind::reduce_scatter_block;
-  const double chunks = std::ceil(dbl(block) * (rs ? n : 1.0) / outbox);
+  // Reduce-scatter and alltoall: a piece of every block per step.
+  const double chunks = std::ceil(dbl(block) * (rs || op == OpKind::alltoall ? n : 1.0) / outbox);
   const double gamma = rs ? kib(dbl(block)) * x.cal.gamma_us_per_kib : 0.0;
   const double crowd = rs ? x.crowd(x.tree.size() - 1) : 1.0;
   std::vector<LevelTerm> worst;
@@ -319,6 +321,7 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
     case OpKind::allgather: return Step{Up::gather, m, Down::same, n * m, plan};
     case OpKind::scatter: return Step{Up::flags, 0, Down::scatter, m, plan};
     case OpKind::reduce_scatter_block: return Step{Up::reduce, n * m, Down::scatter, m, plan};
+    case OpKind::alltoall: return Step{Up::gather, n * m, Down::scatter, n * m, plan};
   }
   return Step{};
 }

@@ -202,6 +202,31 @@ Task cma_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t 
   co_return st;
 }
 
+// Every rank reads its block of every other's send buffer, starting with
+// the next rank's. In place, peers read the buffer this rank writes: it
+// offers a private copy of it instead.
+Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+  Cma c(e);
+  const int me = c.t.rank(), n = c.t.size();
+  const std::size_t row = block * static_cast<std::size_t>(n), at = static_cast<std::size_t>(me) * block;
+  std::vector<std::byte> copy;
+  if (send == recv) {
+    copy.assign(send, send + row);
+    send = copy.data();
+  }
+  c.offer(send, row);
+  std::memcpy(recv + at, send + at, block);  // distinct buffers: a copy in place
+  Status st;
+  for (int i = 1; i < n && st.ok(); ++i) {
+    const int q = (me + i) % n;
+    st = co_await c.read(q, recv + static_cast<std::size_t>(q) * block, at, block);
+  }
+  c.done(st);
+  // Every peer reads my send buffer (or the copy, which lives in this frame).
+  Status theirs = co_await c.wait_done();
+  co_return first_of(std::move(st), std::move(theirs));
+}
+
 // Two steps: every rank offers its input and combines its share of the
 // vector into its output; once every rank is done reading (an input in
 // place is the output, whose other shares peers are still reading), every

@@ -210,6 +210,8 @@ class DirectCall {
   Task scatter_push();
   Task reduce();
   Task reduce_scatter();
+  Task alltoall_pull();
+  Task alltoall_push();
 
   Engine& e_;
   CollArgs a_;
@@ -228,6 +230,10 @@ class DirectCall {
 Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
 Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
 Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+// Alltoall: a piece of every block per step; or CMA's single copy (each rank
+// reads its block of every peer's send buffer) where Engine::use_cma says.
+// `send` may be `recv` (in place).
+Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
 // Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
 // Engine::use_cma says so: bcast (the root writes the first 1/n of each
 // receiver's buffer while the receivers read the rest), gather (the senders
@@ -242,6 +248,7 @@ Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
 Task cma_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
 Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
 Task cma_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
 Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
 Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
 std::size_t cma_piece(Engine& e, Datatype t);

@@ -94,6 +94,9 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
       }
     }
   }
+  // An input that is the output and was not staged: peers writing into the
+  // output (push) would overwrite what this rank still reads from it.
+  if (mine.send_aliases_recv && !send) recv = Heap::kNowhere;
   // Tagged with the header step this call is about to take (header_step:
   // next_step()), the same number on every rank. Relaxed: the header step's
   // flags order them (this rank publishes its part of the step with release
@@ -132,7 +135,8 @@ std::size_t DirectCall::need_send(int q) const {
   switch (a_.kind) {
     case OpKind::bcast: return q == a_.root ? bytes() : 0;
     case OpKind::scatter: return q == a_.root ? bytes() * n : 0;
-    case OpKind::reduce_scatter_block: return bytes() * n;
+    case OpKind::reduce_scatter_block:
+    case OpKind::alltoall: return bytes() * n;
     default: return bytes();
   }
 }
@@ -141,7 +145,8 @@ std::size_t DirectCall::need_recv(int q) const {
   const std::size_t n = static_cast<std::size_t>(e_.team().size());
   switch (a_.kind) {
     case OpKind::gather: return q == a_.root ? bytes() * n : 0;
-    case OpKind::allgather: return bytes() * n;
+    case OpKind::allgather:
+    case OpKind::alltoall: return bytes() * n;
     case OpKind::reduce: return q == a_.root ? bytes() : 0;
     case OpKind::allreduce:
     case OpKind::scatter:
@@ -178,6 +183,7 @@ DirectMode DirectCall::mode() {
     case OpKind::gather:  // the senders write in parallel; the root reading them is serial
       return recv_of(root) ? DirectMode::push : all(&DirectCall::send_of, root) ? DirectMode::pull : DirectMode::none;
     case OpKind::allgather:
+    case OpKind::alltoall:
       return all(&DirectCall::send_of)   ? DirectMode::pull
              : all(&DirectCall::recv_of) ? DirectMode::push
                                          : DirectMode::none;
@@ -251,6 +257,7 @@ Task DirectCall::moves(DirectMode m) {
     case OpKind::reduce:
     case OpKind::allreduce: return reduce();
     case OpKind::reduce_scatter_block: return reduce_scatter();
+    case OpKind::alltoall: return m == DirectMode::pull ? alltoall_pull() : alltoall_push();
     case OpKind::barrier: break;
   }
   return bcast(m);  // not reached: mode() never picks a barrier
@@ -360,6 +367,35 @@ Task DirectCall::scatter_push() {
   }
   arrive();
   co_return Status{};
+}
+
+// Every rank reads its block of every send buffer (pull) or writes its
+// blocks into every receive buffer (push), starting with its own; all wait
+// for all, whose buffers they read or write.
+Task DirectCall::alltoall_pull() {
+  const int me = e_.team().rank(), n = e_.team().size();
+  const std::size_t block = bytes(), at = static_cast<std::size_t>(me) * block;
+  for (int i = 0; i < n; ++i) {
+    const int q = (me + i) % n;
+    const std::byte* src = (q == me ? mine_.send : send_of(q)) + at;
+    std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
+    if (src != dst) copy_direct(dst, src, block);
+  }
+  done();
+  co_return co_await finished_all();
+}
+
+Task DirectCall::alltoall_push() {
+  const int me = e_.team().rank(), n = e_.team().size();
+  const std::size_t block = bytes(), at = static_cast<std::size_t>(me) * block;
+  for (int i = 0; i < n; ++i) {
+    const int q = (me + i) % n;
+    const std::byte* src = mine_.send + static_cast<std::size_t>(q) * block;
+    std::byte* dst = (q == me ? mine_.recv : recv_of(q)) + at;
+    if (src != dst) copy_direct(dst, src, block);
+  }
+  done();
+  co_return co_await finished_all();
 }
 
 // Reduce and allreduce: every rank combines its share of every input, in

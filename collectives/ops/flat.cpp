@@ -128,6 +128,44 @@ Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t
   co_return Status{};
 }
 
+// Each step, every rank puts the same piece of each of its n blocks in its
+// outbox, then takes its own piece from every rank's. In place, the pieces
+// a step overwrites in `recv` went into the outbox first, and later steps
+// read only later pieces.
+Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+  if (e.use_cma(OpKind::alltoall, block)) co_return co_await cma_alltoall(e, send, recv, block);
+  Flat f(e);
+  const int me = f.t.rank(), n = f.t.size();
+  const std::size_t un = static_cast<std::size_t>(n);
+  // The piece of each block a step moves: n of them fill an outbox, each a
+  // whole number of cache lines where the outbox has room.
+  std::size_t piece = f.chunk() / un;
+  if (piece > kCacheLine) piece = piece / kCacheLine * kCacheLine;
+  if (piece == 0) co_return Status(Errc::unsupported, "alltoall: more ranks than the outbox can hold pieces for");
+  const std::size_t chunks = ceil_div(block, piece);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::uint64_t s = e.next_flat_step();
+    if (c == 0) f.first = s;
+    const std::size_t off = c * piece, len = std::min(piece, block - off);
+    OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
+    std::byte* box = f.t.outbox(me, f.parity(s));
+    for (std::size_t b = 0; b < un; ++b) {
+      if (b != static_cast<std::size_t>(me)) copy_to_shared(box + b * piece, send + b * block + off, len);
+    }
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    const std::size_t at = static_cast<std::size_t>(me) * block + off;
+    if (send != recv) std::memcpy(recv + at, send + at, len);
+    for (int i = 1; i < n; ++i) {
+      const int q = (me + i) % n;  // start with the next rank: spreads the readers
+      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
+      std::memcpy(recv + static_cast<std::size_t>(q) * block + off,
+                  f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece, len);
+    }
+    publish(f.t.rank_line(me).done, s, f.sleepy());
+  }
+  co_return Status{};
+}
+
 Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op) {
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();

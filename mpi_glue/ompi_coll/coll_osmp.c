@@ -151,6 +151,13 @@ static int coll_reduce_scatter_block_fn(const void* s, void* r, int rc, struct o
             M->prev_reduce_scatter_block(s, r, rc, t, op, comm, M->prev_reduce_scatter_block_module));
 }
 
+static int coll_alltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
+                            struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
+                            mca_coll_base_module_t* module) {
+  OSMP_CALL(alltoall, osmp_pmpi_alltoall(s, sc, st, r, rc, rt, comm),
+            M->prev_alltoall(s, sc, st, r, rc, rt, comm, M->prev_alltoall_module));
+}
+
 /* Non-blocking: an osmp call in a generalized request, completed by
  * progress() below from opal_progress (Open MPI's waits call it), as
  * libnbc's requests are; or the previous component's call. */
@@ -202,6 +209,13 @@ static int coll_ireduce_scatter_block_fn(const void* s, void* r, int rc, struct 
                                          mca_coll_base_module_t* module) {
   OSMP_CALL(ireduce_scatter_block, osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req),
             M->prev_ireduce_scatter_block(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_block_module));
+}
+
+static int coll_ialltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
+                             struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
+                             mca_coll_base_module_t* module) {
+  OSMP_CALL(ialltoall, osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req),
+            M->prev_ialltoall(s, sc, st, r, rc, rt, comm, req, M->prev_ialltoall_module));
 }
 
 /* From opal_progress: what the logic calls through PMPI_ (a call every rank

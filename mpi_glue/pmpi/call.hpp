@@ -115,5 +115,6 @@ Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv)
 Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
+Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv);
 
 }  // namespace osmp::pmpi

@@ -76,6 +76,9 @@ int MPI_Scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Dat
 int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   return osmp_pmpi_reduce_scatter_block(s, r, rc, t, op, comm);
 }
+int MPI_Alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
+  return osmp_pmpi_alltoall(s, sc, st, r, rc, rt, comm);
+}
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) { return osmp_pmpi_ibarrier(comm, req); }
 int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
   return osmp_pmpi_ibcast(buf, count, t, root, comm, req);
@@ -102,6 +105,10 @@ int MPI_Iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Da
 int MPI_Ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                               MPI_Request* req) {
   return osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req);
+}
+int MPI_Ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                  MPI_Request* req) {
+  return osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req);
 }
 // Completion: with nothing pending on osmp, straight to the MPI.
 int MPI_Wait(MPI_Request* r, MPI_Status* s) {

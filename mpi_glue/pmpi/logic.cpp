@@ -235,6 +235,31 @@ Prepared prepare_scatter(const Call& c, const void* s, int sc, MPI_Datatype st, 
   return x;
 }
 
+// alltoall: n blocks each way, the send type's bytes per block those of the
+// receive type's. In place, the blocks to send are in recv, with its type.
+// Across nodes the leaders move whole nodes' blocks in one buffer: more
+// than 2 GiB there goes to the MPI (the same on every rank).
+Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt) {
+  Prepared x;
+  x.p = start(c, OpKind::alltoall, -1);
+  Plan& p = x.p;
+  const bool in_place = s == MPI_IN_PLACE;
+  const std::int64_t n = c.n;
+  x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * n, rt);
+  x.in = in_place ? stream_of(p, c, r, static_cast<std::int64_t>(rc) * n, rt) : stream_of(p, c, s, sc * n, st);
+  if (x.out.bytes() != x.in.bytes()) {
+    p.fail(MPI_ERR_TRUNCATE,
+           cat("sends ", x.in.bytes() / n, " bytes to each rank but receives ", x.out.bytes() / n, " from each"));
+  }
+  set_bytes(p, x.out.bytes() / n, x.out.bytes());
+  if (c.nodes() && x.out.bytes() * n > INT_MAX) p.refuse("more than 2 GiB through the node leaders");
+  const bool go = p.why == Errc::ok;
+  x.send = !go ? nullptr : in_place && x.out.raw() ? kInPlace : x.in.in();
+  x.recv = go ? x.out.out() : nullptr;
+  x.commit = true;
+  return x;
+}
+
 // A blocking call once prepared: alone, across nodes (`nodes`), or on osmp
 // in the node; then its outcome on this rank.
 template <class Nodes, class Mpi>
@@ -326,6 +351,15 @@ int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
       c, x, [&] { return nodes_scatter(c, x.p, x.send, x.recv); }, mpi);
 }
 
+int osmp_pmpi_alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
+  Call c(comm, OpKind::alltoall, "MPI_Alltoall");
+  auto mpi = [&] { return PMPI_Alltoall(s, sc, st, r, rc, rt, comm); };
+  if (!c.take) return mpi();
+  Prepared x = prepare_alltoall(c, s, sc, st, r, rc, rt);
+  return blocking(
+      c, x, [&] { return nodes_alltoall(c, x.p, x.send, x.recv); }, mpi);
+}
+
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::barrier, "MPI_Ibarrier", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ibarrier(comm, q); };
@@ -386,6 +420,14 @@ int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, 
   auto mpi = [=](MPI_Request* q) { return PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_scatter(c, s, sc, st, r, rc, rt, root), req, mpi);
+}
+
+int osmp_pmpi_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                        MPI_Request* req) {
+  Call c(comm, OpKind::alltoall, "MPI_Ialltoall", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Ialltoall(s, sc, st, r, rc, rt, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_alltoall(c, s, sc, st, r, rc, rt), req, mpi);
 }
 
 }  // extern "C"

@@ -280,4 +280,59 @@ Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv)
   return outcome_of(recv_decision(c, 0, recv, all));
 }
 
+// alltoall: every node gathers its ranks' send buffers to its leader; the
+// leaders exchange them, each node's blocks for another node's ranks in one
+// piece (MPI_Alltoallv); each leader sorts what came into its ranks'
+// receive buffers, in source rank order, and scatters them.
+Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const bool lead = leader(c);
+  const std::int64_t b = p.bytes(), row = b * c.n;  // one block; one rank's buffer
+  const auto here = static_cast<std::size_t>(lead ? row * team.size() : 0);
+  const void* in = send == kInPlace ? recv : send;  // in place: gathered before the scatter overwrites it
+  std::vector<unsigned char> node(here), out(here);
+  Status v1 = join(team, part_plan(p, OpKind::gather, row, 0),
+                   [&] { return team.gather(in, node.data(), row, Datatype::uint8, 0); });
+  Decision d;
+  if (lead) {
+    const Layout l = layout(*c.st, b);
+    const std::vector<int>& mine = l.members[static_cast<std::size_t>(leaders_rank(c))];
+    const std::size_t nodes = l.members.size(), ub = static_cast<std::size_t>(b), urow = static_cast<std::size_t>(row);
+    std::vector<int> sc(nodes), sd(nodes), rc(nodes), rd(nodes);
+    std::vector<unsigned char> to(here), from(here);
+    std::size_t so = 0, ro = 0;
+    for (std::size_t k = 0; k < nodes; ++k) {
+      // To node k: each of my ranks' blocks for k's ranks; from node k: each
+      // of k's ranks' blocks for mine (both in node-local order).
+      sd[k] = static_cast<int>(so);
+      for (std::size_t s = 0; s < mine.size(); ++s)
+        for (int dst : l.members[k]) {
+          if (ub) std::memcpy(to.data() + so, node.data() + s * urow + static_cast<std::size_t>(dst) * ub, ub);
+          so += ub;
+        }
+      sc[k] = static_cast<int>(so) - sd[k];
+      rd[k] = static_cast<int>(ro);
+      rc[k] = static_cast<int>(l.members[k].size() * mine.size() * ub);
+      ro += static_cast<std::size_t>(rc[k]);
+    }
+    d = leaders_part(c, says(p, v1), {Payload::Mode::place, Datatype::uint8, Op::sum, nullptr, 0, 0, nullptr, 0}, true,
+                     [&] {
+                       return PMPI_Alltoallv(to.data(), sc.data(), sd.data(), MPI_BYTE, from.data(), rc.data(),
+                                             rd.data(), MPI_BYTE, c.st->leaders);
+                     });
+    if (d.route == Route::osmp && ub) {
+      for (std::size_t k = 0; k < nodes; ++k) {
+        const unsigned char* at = from.data() + rd[k];
+        for (int src : l.members[k])
+          for (std::size_t t = 0; t < mine.size(); ++t, at += ub)
+            std::memcpy(out.data() + t * urow + static_cast<std::size_t>(src) * ub, at, ub);
+      }
+    }
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  return last_part(c, d, part_plan(p, OpKind::scatter, row, 0),
+                   [&] { return team.scatter(out.data(), recv, row, Datatype::uint8, 0); });
+}
+
 }  // namespace osmp::pmpi

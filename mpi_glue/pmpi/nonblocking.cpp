@@ -185,6 +185,7 @@ Status run_joined(Team& team, const Prepared& x) {
       case OpKind::allgather: return team.allgather(x.send, x.recv, p.count, p.dtype);
       case OpKind::scatter: return team.scatter(x.send, x.recv, p.count, p.dtype, p.root);
       case OpKind::reduce_scatter_block: return team.reduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
+      case OpKind::alltoall: return team.alltoall(x.send, x.recv, p.count, p.dtype);
     }
     return Status(Errc::internal, "unknown operation");
   });
@@ -202,6 +203,7 @@ Request start_joined(Team& team, const Prepared& x) {
     case OpKind::allgather: return team.iallgather(x.send, x.recv, p.count, p.dtype);
     case OpKind::scatter: return team.iscatter(x.send, x.recv, p.count, p.dtype, p.root);
     case OpKind::reduce_scatter_block: return team.ireduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
+    case OpKind::alltoall: return team.ialltoall(x.send, x.recv, p.count, p.dtype);
   }
   return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
 }

@@ -95,6 +95,9 @@ TEST_P(Outstanding, SixteenWaitedInRandomOrder) {
       {OpKind::allgather, Datatype::float64, Op::sum, 20000},  // flat
       {OpKind::reduce, Datatype::float32, Op::sum, 33, 0, true},
       {OpKind::scatter, Datatype::int64, Op::sum, 9000, n - 1},  // flat
+      {OpKind::alltoall, Datatype::int32, Op::sum, 3},
+      {OpKind::alltoall, Datatype::float64, Op::sum, 9000},  // flat
+      {OpKind::alltoall, Datatype::uint8, Op::sum, 70, -1, true},
   };
   FirstError err;
   test::on_all(tt, [&](Team& t) {

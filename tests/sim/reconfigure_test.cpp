@@ -183,14 +183,12 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
   const char* specs[] = {"", "?2", "?3", "auto", "Package:2", "NUMANode:2", "Machine:3"};
   const char* bases[] = {"auto", "flat", "knomial:2", "knomial:3"};
   const std::int64_t sizes[] = {0, 1, 3, 7, 31, 1000, 4097, 20000};
-  const OpKind kinds[] = {OpKind::barrier, OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,
-                          OpKind::gather,  OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
   int changes = 0;
   for (int round = 0; round < 40; ++round) {
     std::vector<test::CollCase> cases;
     for (int i = 0; i < 25; ++i) {
       test::CollCase c;
-      c.kind = kinds[rng() % 8];
+      c.kind = kOpKinds[rng() % std::size(kOpKinds)];
       c.type = static_cast<Datatype>(rng() % kDatatypeCount);
       do c.op = static_cast<Op>(rng() % kOpCount);
       while (!defined_for(c.op, c.type));
@@ -204,7 +202,7 @@ TEST(Reconfigure, ManyChangesInALongRandomRun) {
     std::map<OpKind, Settings> per_op;
     if (rng() % 2) all["OSMP_VH"] = specs[rng() % std::size(specs)];
     if (rng() % 3 == 0) all["OSMP_BASE_CASE"] = bases[rng() % std::size(bases)];
-    if (rng() % 2) per_op[kinds[rng() % 8]]["OSMP_VH"] = specs[rng() % std::size(specs)];
+    if (rng() % 2) per_op[kOpKinds[rng() % std::size(kOpKinds)]]["OSMP_VH"] = specs[rng() % std::size(specs)];
     auto st = on_all_status(tt, [&](Team& t) { return t.configure(all, per_op); });
     for (const auto& s : st) ASSERT_TRUE(s.ok()) << "round " << round << ": " << s.to_string();
     ++changes;

@@ -14,7 +14,8 @@ constexpr std::size_t kGuard = 64;
 constexpr unsigned char kCanary = 0xC3;
 constexpr unsigned char kPoison = 0xAB;
 
-bool reduction(OpKind k) { return k == OpKind::reduce || k == OpKind::allreduce || k == OpKind::reduce_scatter_block; }
+bool reduction(OpKind k) { return is_reduction(k); }
+bool rooted(OpKind k) { return is_rooted(k); }
 
 // Values whose sums, products, minima and maxima are exact in any order, so
 // every tree shape must give the reference bits.
@@ -130,6 +131,7 @@ class Typed final : public PreparedCase {
         break;
       case OpKind::allreduce:
       case OpKind::reduce_scatter_block:
+      case OpKind::alltoall:
         if (c.in_place) {
           for (std::size_t i = 0; i < send_elems(); ++i) r[i] = s[i];
           ip_ = true;
@@ -168,6 +170,7 @@ class Typed final : public PreparedCase {
       case OpKind::allgather: return team.allgather(sp_, rp_, cnt, t);
       case OpKind::scatter: return team.scatter(sp_, rp_, cnt, t, c_.root);
       case OpKind::reduce_scatter_block: return team.reduce_scatter_block(sp_, rp_, cnt, t, c_.op);
+      case OpKind::alltoall: return team.alltoall(sp_, rp_, cnt, t);
     }
     return Status(Errc::internal, "bad kind");
   }
@@ -184,6 +187,7 @@ class Typed final : public PreparedCase {
       case OpKind::allgather: return team.iallgather(sp_, rp_, cnt, t);
       case OpKind::scatter: return team.iscatter(sp_, rp_, cnt, t, c_.root);
       case OpKind::reduce_scatter_block: return team.ireduce_scatter_block(sp_, rp_, cnt, t, c_.op);
+      case OpKind::alltoall: return team.ialltoall(sp_, rp_, cnt, t);
     }
     return Request();
   }
@@ -227,6 +231,11 @@ class Typed final : public PreparedCase {
         for (std::size_t i = 0; i < one_; ++i)
           want.push_back(reduced(static_cast<std::int64_t>(static_cast<std::size_t>(me_) * one_ + i)));
         break;
+      case OpKind::alltoall:  // block q: block me of rank q's send buffer
+        for (int q = 0; q < n_; ++q)
+          for (std::size_t i = 0; i < one_; ++i)
+            want.push_back(v(q, static_cast<std::int64_t>(static_cast<std::size_t>(me_) * one_ + i)));
+        break;
     }
     std::string bad = osmp::test::check("recv", r, want);
     return bad.empty() ? "" : cat("rank ", me_, ": ", bad);
@@ -243,7 +252,8 @@ class Typed final : public PreparedCase {
       case OpKind::gather:
       case OpKind::allgather: return one_;
       case OpKind::scatter: return root ? all_ : 0;
-      case OpKind::reduce_scatter_block: return all_;
+      case OpKind::reduce_scatter_block:
+      case OpKind::alltoall: return all_;
       default: return 0;
     }
   }
@@ -251,6 +261,7 @@ class Typed final : public PreparedCase {
     const bool root = me_ == c_.root;
     // In place, reduce_scatter_block's input (all blocks) is in the receive buffer.
     if (c_.in_place && c_.kind == OpKind::reduce_scatter_block) return all_;
+    if (c_.kind == OpKind::alltoall) return all_;
     switch (c_.kind) {
       case OpKind::bcast:
       case OpKind::allreduce:
@@ -282,8 +293,7 @@ std::string CollCase::name() const {
   std::string s = cat(to_string(kind), " ", to_string(type));
   if (reduction(kind)) s += cat(" ", to_string(op));
   s += cat(" count=", count);
-  if (kind == OpKind::bcast || kind == OpKind::reduce || kind == OpKind::gather || kind == OpKind::scatter)
-    s += cat(" root=", root);
+  if (rooted(kind)) s += cat(" root=", root);
   if (in_place) s += " in-place";
   static const char* const kPlaces[] = {"", " heap", " heap-send", " heap-recv", " mixed"};
   s += kPlaces[static_cast<int>(place)];
@@ -323,10 +333,9 @@ std::vector<CollCase> matrix(int n, const std::vector<std::int64_t>& sizes, bool
   std::vector<int> roots = all_roots ? std::vector<int>{0, n - 1, n / 2} : std::vector<int>{n / 2};
   if (n == 1) roots = {0};
   out.push_back({OpKind::barrier});
-  const OpKind kinds[] = {OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,           OpKind::gather,
-                          OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
-  for (OpKind k : kinds) {
-    bool rooted = k == OpKind::bcast || k == OpKind::reduce || k == OpKind::gather || k == OpKind::scatter;
+  for (OpKind k : kOpKinds) {  // every operation (barrier above)
+    if (k == OpKind::barrier) continue;
+    const bool rooted = osmp::test::rooted(k);
     for (int ti = 0; ti < kDatatypeCount; ++ti) {
       Datatype t = static_cast<Datatype>(ti);
       std::vector<Op> ops{Op::sum};
@@ -351,13 +360,12 @@ std::vector<CollCase> matrix(int n, const std::vector<std::int64_t>& sizes, bool
 
 std::vector<CollCase> heap_matrix(int n, const std::vector<std::int64_t>& byte_sizes) {
   std::vector<CollCase> out;
-  const OpKind kinds[] = {OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,           OpKind::gather,
-                          OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
   const std::pair<Datatype, Op> types[] = {{Datatype::int32, Op::sum}, {Datatype::float64, Op::max}};
   const Placement places[] = {Placement::heap, Placement::heap_send, Placement::heap_recv, Placement::mixed};
   std::vector<int> roots = n > 1 ? std::vector<int>{0, n - 1} : std::vector<int>{0};
-  for (OpKind k : kinds) {
-    const bool rooted = k == OpKind::bcast || k == OpKind::reduce || k == OpKind::gather || k == OpKind::scatter;
+  for (OpKind k : kOpKinds) {
+    if (k == OpKind::barrier) continue;
+    const bool rooted = osmp::test::rooted(k);
     for (auto [t, op] : types)
       for (std::int64_t b : byte_sizes)
         for (Placement p : places)

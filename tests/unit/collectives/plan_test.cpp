@@ -16,8 +16,7 @@
 namespace osmp {
 namespace {
 
-constexpr OpKind kAllOps[] = {OpKind::barrier, OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,
-                              OpKind::gather,  OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
+constexpr const auto& kAllOps = kOpKinds;
 
 struct Machine {
   std::string source;
@@ -73,7 +72,8 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
             // The first step always carries the headers both ways.
             EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
             // Only a step carrying concatenated data is flat everywhere.
-            EXPECT_EQ(p.first.flat, p.rest == Rest::none && (op == OpKind::gather || op == OpKind::allgather)) << at;
+            const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall;
+            EXPECT_EQ(p.first.flat, p.rest == Rest::none && concatenates) << at;
             // The symmetric top only where its conditions hold.
             if (p.first.top == TopCase::symmetric) {
               EXPECT_EQ(p.rest, Rest::none) << at;

@@ -14,8 +14,7 @@
 namespace osmp {
 namespace {
 
-constexpr OpKind kAllOps[] = {OpKind::barrier, OpKind::bcast,     OpKind::reduce,  OpKind::allreduce,
-                              OpKind::gather,  OpKind::allgather, OpKind::scatter, OpKind::reduce_scatter_block};
+constexpr const auto& kAllOps = kOpKinds;
 
 // Every level costs the same: alpha 1 us, beta 1 us per KiB; no combining
 // cost, no contention (the paper's "latencies and bandwidths are equal").

@@ -1,0 +1,93 @@
+// alltoall = each rank's whole send buffer (a block for every rank) gathered
+// up the tree, each level's leader concatenating its domain's; the top
+// transposes the blocks into destination order and they come down as a
+// scatter does, each local root passing on its unit's part. Every block
+// crosses each level once, in one step with the headers: the small calls.
+// Larger ones take the flat path (each rank's outbox, a piece of every block
+// per step), or a single copy between the ranks' own buffers: through the
+// heaps (ops/direct.cpp) or CMA (ops/cma.cpp), each rank reading its block
+// of every peer's send buffer.
+#include <cstring>
+
+#include "collectives/ops/common.hpp"
+#include "shm/copy.hpp"
+
+namespace osmp {
+namespace {
+
+// Up: unit u's ranks' send buffers (n blocks each) in packed order. Down at
+// a lane: its domain's ranks' results (n blocks each) in packed order.
+class AlltoallPayload : public GatherPayload {
+ public:
+  // `row`: a rank's n blocks; `mine`: its send buffer (or, in place, its
+  // receive buffer, overwritten only after every rank's data went up).
+  AlltoallPayload(Engine& e, std::size_t row, const std::byte* mine, std::byte* recv)
+      : GatherPayload(row), e_(e), mine_(mine), recv_(recv) {}
+  const std::byte* own_up() { return mine_; }
+  std::size_t down_len(const Lane& l) const { return l.packed.size() * block_; }
+  // The up result holds row i = rank packed[i]'s send buffer; the result
+  // holds row j = rank packed[j]'s receive buffer, whose block s is block
+  // packed[j] of rank s's send buffer.
+  const std::byte* top_down(const std::byte* up) {
+    const std::vector<int>& packed = e_.top_packed();
+    const std::size_t n = packed.size(), b = block_ / (n ? n : 1);
+    std::byte* out = e_.scratch(3);
+    if (!b) return out;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::byte* row = up + i * block_;
+      const std::size_t src = static_cast<std::size_t>(packed[i]);
+      for (std::size_t j = 0; j < n; ++j) {
+        std::memcpy(out + j * block_ + src * b, row + static_cast<std::size_t>(packed[j]) * b, b);
+      }
+    }
+    return out;
+  }
+  void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
+    const std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
+    if (block_) copy_to_shared(out, from + off, down_len(child));
+  }
+  void deliver(int lane, const Lane* l, const std::byte* data) {
+    if (lane != 0 || !recv_ || !block_) return;
+    const std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
+    std::memcpy(recv_, data + off, block_);
+  }
+
+ private:
+  Engine& e_;
+  const std::byte* mine_;
+  std::byte* recv_;
+};
+
+static_assert(PayloadHooks<AlltoallPayload>);
+
+}  // namespace
+
+namespace {
+
+struct Alltoall {
+  static constexpr OpKind kKind = OpKind::alltoall;
+  static std::size_t block(const CollArgs& a) { return static_cast<std::size_t>(a.count) * size_of(a.dtype); }
+  static std::size_t row(Engine& e, const CollArgs& a) { return block(a) * static_cast<std::size_t>(e.team().size()); }
+  static const std::byte* input(const CollArgs& a) {
+    return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
+  }
+  static AlltoallPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    return AlltoallPayload(e, local ? 0 : row(e, a), input(a), static_cast<std::byte*>(a.recv));
+  }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    // In place, every peer reads the buffer this rank writes: single copy
+    // only from a staged copy of it.
+    auto* recv = static_cast<std::byte*>(a.recv);
+    DirectCall d(e, a, local, {input(a), row(e, a), recv, row(e, a), a.send == kInPlace});
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
+    co_return co_await flat_alltoall(e, input(a), recv, block(a));
+  }
+};
+
+}  // namespace
+
+template <>
+const OpEntry Ops<OpKind::alltoall>::entry = entry_of<Alltoall>();
+
+}  // namespace osmp
