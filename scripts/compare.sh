@@ -119,16 +119,16 @@ copy_limit() {  # appends "memcpy_us <bytes> <us per copy>" per size to limits.t
 limit
 if [ "$heap" = 1 ]; then
   copy_limit
-  sweep 2 -o bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter -m 65536:4194304
-  sweep 2 -o bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter -m 65536:4194304
+  sweep 2 -o bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter,alltoall -m 65536:4194304
+  sweep 2 -o bcast,reduce,allreduce,gather,allgather,scatter,reduce_scatter,alltoall -m 65536:4194304
   copy_limit
 elif [ "$quick" = 1 ]; then
   sweep 2 -m 4:1048576 -i 2000
 else
   sweep 2 -m 4:4194304
   for np in 4 8; do
-    sweep "$np" -o barrier,bcast,reduce,allreduce,gather -m 8:8 -s loop -i 2000
-    sweep "$np" -o bcast,reduce,allreduce,gather -m 65536:65536 -s loop -i 500
+    sweep "$np" -o barrier,bcast,reduce,allreduce,gather,alltoall -m 8:8 -s loop -i 2000
+    sweep "$np" -o bcast,reduce,allreduce,gather,alltoall -m 65536:65536 -s loop -i 500
   done
 fi
 limit

@@ -105,6 +105,10 @@ if heap_points:
               f"{mpis[best]:.2f} ({best}) | {cell('ompi_osmp_heap')} | {cell('mpich_osmp_heap')} | {fmt(mc)} | {fmt(cr)} |")
     big = [r for r in rows if r[1] in (1 << 20, 4 << 20) and r[0] in ("bcast", "reduce", "allreduce", "gather",
                                                                         "allgather")]
+    a2a = [r for r in rows if r[0] == "alltoall" and (64 << 10) <= r[1] <= (1 << 20)]
+    if a2a:
+        print(f"alltoall 64 KiB - 1 MiB per pair: heap ratio {min(r[2] for r in a2a):.2f}-{max(r[2] for r in a2a):.2f}, "
+              f"plain {min(r[3] for r in a2a if r[3]):.2f}-{max(r[3] for r in a2a if r[3]):.2f} (target <= 0.7)")
     print(f"\nheap, 1 and 4 MiB (bcast, reduce, allreduce, gather, allgather): ratio "
           f"{min(r[2] for r in big):.2f}-{max(r[2] for r in big):.2f} (target <= 0.6); "
           f"{sum(r[2] <= 0.6 for r in big)} of {len(big)} points met" if big else "")

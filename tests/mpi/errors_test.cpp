@@ -71,6 +71,9 @@ void run(int odd) {
     expect_errors("allgather count" + at, odd, true, -1, [&](bool me) {
       return MPI_Allgather(a.data(), me ? n + 2 : n, MPI_DOUBLE, b.data(), n, MPI_DOUBLE, MPI_COMM_WORLD);
     });
+    expect_errors("alltoall count" + at, odd, true, -1, [&](bool me) {
+      return MPI_Alltoall(a.data(), me ? n + 1 : n, MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE, MPI_COMM_WORLD);
+    });
     expect_errors("bcast count" + at, odd, single, -1,
                   [&](bool me) { return MPI_Bcast(b.data(), me ? n + 3 : n, MPI_DOUBLE, root, MPI_COMM_WORLD); });
     expect_errors("reduce count" + at, odd, single, root, [&](bool me) {
@@ -110,6 +113,10 @@ void run(int odd) {
                 [&](bool me) { return MPI_Bcast(x.data(), me ? -1 : 64, MPI_INT, root, MPI_COMM_WORLD); });
   expect_errors("root out of range," + o, odd, single, root, [&](bool me) {
     return MPI_Reduce(x.data(), y.data(), 64, MPI_INT, MPI_SUM, me ? g_size : root, MPI_COMM_WORLD);
+  });
+  // Open MPI checks alltoall's send against its receive signature itself.
+  expect_errors("alltoall send and receive counts," + o, odd, true, -1, [&](bool me) {
+    return MPI_Alltoall(x.data(), me ? 3 : 2, MPI_INT, y.data(), 2, MPI_INT, MPI_COMM_WORLD);
   });
 }
 
