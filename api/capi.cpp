@@ -330,6 +330,14 @@ int osmp_alltoall(osmp_team* t, const void* s, void* r, int64_t count, osmp_data
   return guarded(t, "osmp_alltoall", [&](osmp::Team& team) { return team.alltoall(in(s), r, count, dt(type)); });
 }
 
+int osmp_scan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
+  return guarded(t, "osmp_scan", [&](osmp::Team& team) { return team.scan(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_exscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
+  return guarded(t, "osmp_exscan", [&](osmp::Team& team) { return team.exscan(in(s), r, count, dt(type), op_of(op)); });
+}
+
 int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
   return set_one(t, "osmp_set", which, name, value);
 }
@@ -391,6 +399,17 @@ int osmp_ireduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t cou
 
 int osmp_ialltoall(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_request* req) {
   return start(t, "osmp_ialltoall", req, [&](osmp::Team& team) { return team.ialltoall(in(s), r, count, dt(type)); });
+}
+
+int osmp_iscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op, osmp_request* req) {
+  return start(t, "osmp_iscan", req,
+               [&](osmp::Team& team) { return team.iscan(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_iexscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op,
+                 osmp_request* req) {
+  return start(t, "osmp_iexscan", req,
+               [&](osmp::Team& team) { return team.iexscan(in(s), r, count, dt(type), op_of(op)); });
 }
 
 int osmp_test(osmp_request* req, int* flag) {

@@ -99,6 +99,11 @@ int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbu
  * rank q, block q of recvbuf comes from rank q. OSMP_IN_PLACE as sendbuf:
  * the blocks to send are in recvbuf, replaced by those received. */
 int osmp_alltoall(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type);
+/* Prefix reductions, combined in rank order: rank r gets the reduction of
+ * the inputs of ranks 0..r (scan) or 0..r-1 (exscan: rank 0's recvbuf is
+ * not written, and may be NULL unless its input is there, in place). */
+int osmp_scan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
+int osmp_exscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
  * request completes them. Every rank starts a team's calls, blocking and not,
@@ -127,6 +132,10 @@ int osmp_ireduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvb
                                osmp_op op, osmp_request* req);
 int osmp_ialltoall(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
                    osmp_request* req);
+int osmp_iscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
+               osmp_request* req);
+int osmp_iexscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
+                 osmp_request* req);
 /* *flag = 1 when the call completed: then returns its status and frees the
  * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
  * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */

@@ -187,6 +187,11 @@ class Team {
   // count elements from every rank to every rank: block q of send goes to
   // rank q, block q of recv comes from rank q (n blocks each).
   Status alltoall(const void* send, void* recv, std::int64_t count, Datatype type);
+  // Prefix reductions, combined in rank order: rank r gets the reduction of
+  // ranks 0..r's inputs (scan) or 0..r-1's (exscan; rank 0's recv is not
+  // written, and may be null unless its input is there, in place).
+  Status scan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  Status exscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
   // Non-blocking forms: the same calls, started now, completed by the
   // Request (docs/nonblocking.md). Every rank starts a team's calls, blocking
   // and not, in the same order. Bad arguments and mismatches are reported by
@@ -200,6 +205,8 @@ class Team {
   Request iscatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
   Request ireduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
   Request ialltoall(const void* send, void* recv, std::int64_t count, Datatype type);
+  Request iscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  Request iexscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
 
   // The shared heap (docs/heap.md). Local: no other rank takes part. Sizes
   // in bytes are rounded up to pages. No room: Errc::no_space with the sizes
@@ -421,6 +428,42 @@ class Team {
       return irefuse(OpKind::alltoall, inout.size() / ranks(), datatype_of<T>(), Op::sum, -1);
     }
     return ialltoall(kInPlace, inout.data(), static_cast<std::int64_t>(inout.size() / ranks()), datatype_of<T>());
+  }
+  template <class T>
+  Status scan(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size()) return refuse(OpKind::scan, in.size(), datatype_of<T>(), op, -1);
+    return scan(in.data(), out.data(), count_of(in), datatype_of<T>(), op);
+  }
+  template <class T>
+  Request iscan(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size()) return irefuse(OpKind::scan, in.size(), datatype_of<T>(), op, -1);
+    return iscan(in.data(), out.data(), count_of(in), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status scan(std::span<T> inout, Op op) {  // in place
+    return scan(kInPlace, inout.data(), count_of(inout), datatype_of<T>(), op);
+  }
+  template <class T>
+  Request iscan(std::span<T> inout, Op op) {  // in place
+    return iscan(kInPlace, inout.data(), count_of(inout), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status exscan(std::span<const T> in, std::span<T> out, Op op) {  // rank 0's out: not written
+    if (in.size() != out.size()) return refuse(OpKind::exscan, in.size(), datatype_of<T>(), op, -1);
+    return exscan(in.data(), out.data(), count_of(in), datatype_of<T>(), op);
+  }
+  template <class T>
+  Request iexscan(std::span<const T> in, std::span<T> out, Op op) {
+    if (in.size() != out.size()) return irefuse(OpKind::exscan, in.size(), datatype_of<T>(), op, -1);
+    return iexscan(in.data(), out.data(), count_of(in), datatype_of<T>(), op);
+  }
+  template <class T>
+  Status exscan(std::span<T> inout, Op op) {  // in place (rank 0: its input stays)
+    return exscan(kInPlace, inout.data(), count_of(inout), datatype_of<T>(), op);
+  }
+  template <class T>
+  Request iexscan(std::span<T> inout, Op op) {  // in place
+    return iexscan(kInPlace, inout.data(), count_of(inout), datatype_of<T>(), op);
   }
 
  private:

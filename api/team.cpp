@@ -353,6 +353,14 @@ Request Team::ialltoall(const void* send, void* recv, std::int64_t count, Dataty
   return start({OpKind::alltoall, send, recv, count, type, Op::sum, -1});
 }
 
+Request Team::iscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
+  return start({OpKind::scan, send, recv, count, type, op, -1});
+}
+
+Request Team::iexscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
+  return start({OpKind::exscan, send, recv, count, type, op, -1});
+}
+
 bool Request::test() {
   if (!c_ || c_->done) return true;
   return test_call(*c_);
@@ -409,6 +417,14 @@ Status Team::reduce_scatter_block(const void* send, void* recv, std::int64_t cou
 
 Status Team::alltoall(const void* send, void* recv, std::int64_t count, Datatype type) {
   return run({OpKind::alltoall, send, recv, count, type, Op::sum, -1});
+}
+
+Status Team::scan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
+  return run({OpKind::scan, send, recv, count, type, op, -1});
+}
+
+Status Team::exscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
+  return run({OpKind::exscan, send, recv, count, type, op, -1});
 }
 
 namespace {

@@ -5,7 +5,7 @@
  * times every library with the same loop, buffers and statistics.
  *
  *   -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,
- *                 reduce_scatter,alltoall (default: all)
+ *                 reduce_scatter,alltoall,scan,exscan (default: all)
  *   -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling
  *   -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get
  *                 fewer, at least 20 (scaled by size)
@@ -81,10 +81,12 @@ enum {
   OP_SCATTER,
   OP_RSB,
   OP_ALLTOALL,
+  OP_SCAN,
+  OP_EXSCAN,
   OP_COUNT
 };
-static const char* kOpNames[OP_COUNT] = {"barrier",   "bcast",   "reduce",         "allreduce", "gather",
-                                         "allgather", "scatter", "reduce_scatter", "alltoall"};
+static const char* kOpNames[OP_COUNT] = {"barrier", "bcast",          "reduce",   "allreduce", "gather", "allgather",
+                                         "scatter", "reduce_scatter", "alltoall", "scan",      "exscan"};
 
 static int g_rank, g_size;
 
@@ -131,6 +133,8 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     case OP_SCATTER: rc = osmp_scatter(g_team, s, r, n, OSMP_UINT8, root); break;
     case OP_RSB: rc = osmp_reduce_scatter_block(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
     case OP_ALLTOALL: rc = osmp_alltoall(g_team, s, r, n, OSMP_UINT8); break;
+    case OP_SCAN: rc = osmp_scan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
+    case OP_EXSCAN: rc = osmp_exscan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
   }
   if (rc) {
     fprintf(stderr, "%s\n", osmp_last_error(g_team));
@@ -150,6 +154,8 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_SCATTER: rc = osmp_iscatter(g_team, s, r, n, OSMP_UINT8, root, &g_req); break;
     case OP_RSB: rc = osmp_ireduce_scatter_block(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
     case OP_ALLTOALL: rc = osmp_ialltoall(g_team, s, r, n, OSMP_UINT8, &g_req); break;
+    case OP_SCAN: rc = osmp_iscan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
+    case OP_EXSCAN: rc = osmp_iexscan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
   }
   if (rc) fail(kOpNames[op], rc);
 }
@@ -198,6 +204,8 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     case OP_SCATTER: MPI_Scatter(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w); break;
     case OP_RSB: MPI_Reduce_scatter_block(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
     case OP_ALLTOALL: MPI_Alltoall(s, c, MPI_BYTE, r, c, MPI_BYTE, w); break;
+    case OP_SCAN: MPI_Scan(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
+    case OP_EXSCAN: MPI_Exscan(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
   }
 }
 static MPI_Request g_req;
@@ -214,6 +222,8 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_SCATTER: MPI_Iscatter(s, c, MPI_BYTE, r, c, MPI_BYTE, root, w, &g_req); break;
     case OP_RSB: MPI_Ireduce_scatter_block(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
     case OP_ALLTOALL: MPI_Ialltoall(s, c, MPI_BYTE, r, c, MPI_BYTE, w, &g_req); break;
+    case OP_SCAN: MPI_Iscan(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
+    case OP_EXSCAN: MPI_Iexscan(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
   }
 }
 static void be_wait(void) { MPI_Wait(&g_req, MPI_STATUS_IGNORE); }
@@ -255,7 +265,9 @@ static void release(int shared_alloc, void* p) {
     free(p);
 }
 
-static int is_reduction(int op) { return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_RSB; }
+static int is_reduction(int op) {
+  return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_RSB || op == OP_SCAN || op == OP_EXSCAN;
+}
 
 /* Bytes of the send and receive buffers for `bytes` per rank. */
 static void sizes(int op, size_t bytes, size_t* sb, size_t* rb) {

@@ -89,6 +89,16 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
       recv_len = all;
       may_send_in_place = true;
       break;
+    case OpKind::scan:
+      send_len = one;
+      recv_len = one;
+      may_send_in_place = true;
+      break;
+    case OpKind::exscan:  // rank 0's output is undefined: never written, may be null (not in place)
+      send_len = one;
+      recv_len = me == 0 && !in_place_send ? 0 : one;
+      may_send_in_place = true;
+      break;
   }
   if (in_place_send && !may_send_in_place) {
     return Status(Errc::invalid_argument,

@@ -199,6 +199,7 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
       case OpKind::allgather:
       case OpKind::reduce_scatter_block:
       case OpKind::alltoall:
+      case OpKind::scan:
         if (bytes && in != u.recv) std::memmove(u.recv, in, bytes);
         break;
       case OpKind::scatter:

@@ -9,7 +9,10 @@ namespace osmp {
 namespace {
 
 // Steps whose local roots concatenate their units' data in unit order.
-bool concatenates(OpKind op) { return op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall; }
+bool concatenates(OpKind op) {
+  return op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall || op == OpKind::scan ||
+         op == OpKind::exscan;
+}
 
 // The bytes one rank's data takes in the first step, and whether that fits
 // the areas it goes through (as one step).
@@ -30,6 +33,9 @@ Fit fit(const PlanInput& in, const PlanShape& s) {
     case OpKind::allgather: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     case OpKind::scatter: return {one, all <= std::min(s.bcast_bytes, scratch)};
     case OpKind::reduce_scatter_block: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+    case OpKind::scan:
+    case OpKind::exscan:  // every input goes up, every result down
+      return {one, all <= kScanTreeBytes && all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     case OpKind::alltoall: {  // every rank's n blocks go up, and down again
       const std::size_t top = all * static_cast<std::size_t>(s.ranks);
       return {one, top <= kAlltoallTreeBytes && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
@@ -65,6 +71,8 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::allgather: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::reduce_scatter_block: return one * static_cast<std::size_t>(s.ranks);
     case OpKind::alltoall: return one * static_cast<std::size_t>(s.ranks) * static_cast<std::size_t>(s.top_max_unit);
+    case OpKind::scan:
+    case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
   }
   return 0;
 }

@@ -308,6 +308,26 @@ Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t bl
   return worst;
 }
 
+// Large scan and exscan along the chain of ranks (ops/scan.cpp), in outbox
+// chunks: each hop reads a chunk from the rank before, combines and hands it
+// on; the chunks pipeline, so the first chunk crosses every hop and each
+// later one adds its own time at the last hop. Every hop is costed at the
+// top's level (the slowest a hop between neighbours can be).
+Result<std::vector<LevelTerm>> chain_rows(const Ctx& x, std::size_t bytes) {
+  OSMP_ASSIGN_OR_RETURN(LevelCost top, level_cost(x.tree, 0, x.cal));
+  const std::size_t outbox = std::max<std::size_t>(1, x.opt.slot_bytes);
+  auto hop = [&](double b) {
+    return top.alpha_us + wire_kib(b) * top.beta_us_per_kib + kib(b) * x.cal.gamma_us_per_kib;
+  };
+  const std::size_t chunks = std::max<std::size_t>(1, (bytes + outbox - 1) / outbox);
+  const double first = dbl(std::min(bytes, outbox)), last = dbl(bytes - (chunks - 1) * outbox);
+  double us = (x.tree.size() - 1) * hop(first);
+  if (chunks >= 2) us += dbl(chunks - 2) * hop(dbl(outbox)) + hop(last);
+  const Domain& root = x.tree.root();
+  return std::vector<LevelTerm>{
+      {"chain", root.depth, root.level, top.level, 1, x.tree.size(), "chain", dbl(bytes), us}};
+}
+
 // What a step of `op` moves, `m` bytes per rank (gathers, scatters: the
 // block), when it carries the data; `plan` says how the groups run it.
 Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
@@ -322,6 +342,8 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
     case OpKind::scatter: return Step{Up::flags, 0, Down::scatter, m, plan};
     case OpKind::reduce_scatter_block: return Step{Up::reduce, n * m, Down::scatter, m, plan};
     case OpKind::alltoall: return Step{Up::gather, n * m, Down::scatter, n * m, plan};
+    case OpKind::scan:
+    case OpKind::exscan: return Step{Up::gather, m, Down::scatter, m, plan};
   }
   return Step{};
 }
@@ -330,6 +352,10 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
 Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, const Plan& plan, std::string& path) {
   if (plan.rest == Rest::flat) {
     path = "header step + flat over the team";
+    if (op == OpKind::scan || op == OpKind::exscan) {
+      path = "header step + flat over the team";  // its row: the chain of ranks
+      return chain_rows(x, m);
+    }
     return flat_team(x, op, m);
   }
   const Step chunk = moves(x, op, 0, plan.chunk);

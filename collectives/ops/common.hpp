@@ -268,6 +268,8 @@ inline Share share_of(std::size_t count, std::size_t esize, int r, int n) {
   const std::size_t b = start(r), e = r + 1 == n ? count : start(r + 1);
   return {b, e - b};
 }
+// Scan and exscan along the chain of ranks (ops/scan.cpp); `in` may be `out`.
+Task flat_scan(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op, bool exclusive);
 Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op);
 
 }  // namespace osmp

@@ -193,7 +193,9 @@ DirectMode DirectCall::mode() {
     case OpKind::allreduce:
       return all(&DirectCall::send_of) && all(&DirectCall::recv_of) ? DirectMode::pull : DirectMode::none;
     case OpKind::reduce_scatter_block: return all(&DirectCall::send_of) ? DirectMode::pull : DirectMode::none;
-    case OpKind::barrier: return DirectMode::none;
+    case OpKind::barrier:
+    case OpKind::scan:  // along the chain of ranks, no single copy
+    case OpKind::exscan: return DirectMode::none;
   }
   return DirectMode::none;
 }
@@ -258,7 +260,9 @@ Task DirectCall::moves(DirectMode m) {
     case OpKind::allreduce: return reduce();
     case OpKind::reduce_scatter_block: return reduce_scatter();
     case OpKind::alltoall: return m == DirectMode::pull ? alltoall_pull() : alltoall_push();
-    case OpKind::barrier: break;
+    case OpKind::barrier:
+    case OpKind::scan:
+    case OpKind::exscan: break;
   }
   return bcast(m);  // not reached: mode() never picks a barrier
 }

@@ -158,6 +158,18 @@ static int coll_alltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, v
             M->prev_alltoall(s, sc, st, r, rc, rt, comm, M->prev_alltoall_module));
 }
 
+static int coll_scan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
+                        struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
+  OSMP_CALL(scan, osmp_pmpi_scan(s, r, count, t, op, comm),
+            M->prev_scan(s, r, count, t, op, comm, M->prev_scan_module));
+}
+
+static int coll_exscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
+                          struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
+  OSMP_CALL(exscan, osmp_pmpi_exscan(s, r, count, t, op, comm),
+            M->prev_exscan(s, r, count, t, op, comm, M->prev_exscan_module));
+}
+
 /* Non-blocking: an osmp call in a generalized request, completed by
  * progress() below from opal_progress (Open MPI's waits call it), as
  * libnbc's requests are; or the previous component's call. */
@@ -216,6 +228,18 @@ static int coll_ialltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, 
                              mca_coll_base_module_t* module) {
   OSMP_CALL(ialltoall, osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req),
             M->prev_ialltoall(s, sc, st, r, rc, rt, comm, req, M->prev_ialltoall_module));
+}
+
+static int coll_iscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
+                         struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(iscan, osmp_pmpi_iscan(s, r, count, t, op, comm, req),
+            M->prev_iscan(s, r, count, t, op, comm, req, M->prev_iscan_module));
+}
+
+static int coll_iexscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
+                           struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(iexscan, osmp_pmpi_iexscan(s, r, count, t, op, comm, req),
+            M->prev_iexscan(s, r, count, t, op, comm, req, M->prev_iexscan_module));
 }
 
 /* From opal_progress: what the logic calls through PMPI_ (a call every rank

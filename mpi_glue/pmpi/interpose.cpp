@@ -79,6 +79,12 @@ int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI
 int MPI_Alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
   return osmp_pmpi_alltoall(s, sc, st, r, rc, rt, comm);
 }
+int MPI_Scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return osmp_pmpi_scan(s, r, count, t, op, comm);
+}
+int MPI_Exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return osmp_pmpi_exscan(s, r, count, t, op, comm);
+}
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) { return osmp_pmpi_ibarrier(comm, req); }
 int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
   return osmp_pmpi_ibcast(buf, count, t, root, comm, req);
@@ -109,6 +115,12 @@ int MPI_Ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MP
 int MPI_Ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
                   MPI_Request* req) {
   return osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req);
+}
+int MPI_Iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_iscan(s, r, count, t, op, comm, req);
+}
+int MPI_Iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_iexscan(s, r, count, t, op, comm, req);
 }
 // Completion: with nothing pending on osmp, straight to the MPI.
 int MPI_Wait(MPI_Request* r, MPI_Status* s) {

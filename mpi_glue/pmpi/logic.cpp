@@ -260,6 +260,17 @@ Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st,
   return x;
 }
 
+// Operations osmp runs inside one node only: on a communicator spanning
+// nodes (the same on every rank: its state says so) they go to the MPI.
+// Scan's order crosses nodes whose ranks interleave, which the leaders'
+// flows do not keep.
+bool node_only(const Call& c) {
+  if (!c.nodes()) return false;
+  declined(cat(c.name, ": across nodes (osmp runs it inside one node)"));
+  count(false);
+  return true;
+}
+
 // A blocking call once prepared: alone, across nodes (`nodes`), or on osmp
 // in the node; then its outcome on this rank.
 template <class Nodes, class Mpi>
@@ -360,6 +371,24 @@ int osmp_pmpi_alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, 
       c, x, [&] { return nodes_alltoall(c, x.p, x.send, x.recv); }, mpi);
 }
 
+int osmp_pmpi_scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  Call c(comm, OpKind::scan, "MPI_Scan");
+  auto mpi = [&] { return PMPI_Scan(s, r, count, t, op, comm); };
+  if (!c.take || node_only(c)) return mpi();
+  Prepared x = reduction(c, OpKind::scan, s, r, count, t, op, -1, 1, true);
+  return blocking(
+      c, x, [&] { return Outcome::of(Status(Errc::internal, "scan across nodes")); }, mpi);
+}
+
+int osmp_pmpi_exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  Call c(comm, OpKind::exscan, "MPI_Exscan");
+  auto mpi = [&] { return PMPI_Exscan(s, r, count, t, op, comm); };
+  if (!c.take || node_only(c)) return mpi();
+  Prepared x = reduction(c, OpKind::exscan, s, r, count, t, op, -1, 1, true);
+  return blocking(
+      c, x, [&] { return Outcome::of(Status(Errc::internal, "exscan across nodes")); }, mpi);
+}
+
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::barrier, "MPI_Ibarrier", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Ibarrier(comm, q); };
@@ -428,6 +457,20 @@ int osmp_pmpi_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc,
   auto mpi = [=](MPI_Request* q) { return PMPI_Ialltoall(s, sc, st, r, rc, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_alltoall(c, s, sc, st, r, rc, rt), req, mpi);
+}
+
+int osmp_pmpi_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, OpKind::scan, "MPI_Iscan", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Iscan(s, r, count, t, op, comm, q); };
+  if (!c.take || node_only(c)) return mpi(req);
+  return nonblocking(c, reduction(c, OpKind::scan, s, r, count, t, op, -1, 1, true), req, mpi);
+}
+
+int osmp_pmpi_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, OpKind::exscan, "MPI_Iexscan", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Iexscan(s, r, count, t, op, comm, q); };
+  if (!c.take || node_only(c)) return mpi(req);
+  return nonblocking(c, reduction(c, OpKind::exscan, s, r, count, t, op, -1, 1, true), req, mpi);
 }
 
 }  // extern "C"

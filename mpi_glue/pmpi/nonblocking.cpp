@@ -186,6 +186,8 @@ Status run_joined(Team& team, const Prepared& x) {
       case OpKind::scatter: return team.scatter(x.send, x.recv, p.count, p.dtype, p.root);
       case OpKind::reduce_scatter_block: return team.reduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
       case OpKind::alltoall: return team.alltoall(x.send, x.recv, p.count, p.dtype);
+      case OpKind::scan: return team.scan(x.send, x.recv, p.count, p.dtype, p.op);
+      case OpKind::exscan: return team.exscan(x.send, x.recv, p.count, p.dtype, p.op);
     }
     return Status(Errc::internal, "unknown operation");
   });
@@ -204,6 +206,8 @@ Request start_joined(Team& team, const Prepared& x) {
     case OpKind::scatter: return team.iscatter(x.send, x.recv, p.count, p.dtype, p.root);
     case OpKind::reduce_scatter_block: return team.ireduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
     case OpKind::alltoall: return team.ialltoall(x.send, x.recv, p.count, p.dtype);
+    case OpKind::scan: return team.iscan(x.send, x.recv, p.count, p.dtype, p.op);
+    case OpKind::exscan: return team.iexscan(x.send, x.recv, p.count, p.dtype, p.op);
   }
   return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
 }

@@ -117,6 +117,31 @@ void run_type(const char* tname) {
       }
       MPI_Reduce_scatter_block(all.data(), part.data(), cnt, t, op, MPI_COMM_WORLD);
       check_equal(part, wantp, "reduce_scatter_block " + at);
+      // scan and exscan: ranks 0..me and 0..me-1 (rank 0's exscan output is undefined)
+      std::vector<T> wants(n), wantx(n), sc(n, T(0)), ex(n, T(0));
+      for (std::size_t i = 0; i < n; ++i) {
+        T acc = value<T>(0, i);
+        for (int r = 1; r <= g_rank; ++r) {
+          wantx[i] = acc;
+          acc = combine(op, acc, value<T>(r, i));
+        }
+        wants[i] = acc;
+      }
+      MPI_Scan(in.data(), sc.data(), cnt, t, op, MPI_COMM_WORLD);
+      check_equal(sc, wants, "scan " + at);
+      MPI_Exscan(in.data(), ex.data(), cnt, t, op, MPI_COMM_WORLD);
+      if (g_rank > 0) check_equal(ex, wantx, "exscan " + at);
+      sc = in;
+      MPI_Scan(MPI_IN_PLACE, sc.data(), cnt, t, op, MPI_COMM_WORLD);
+      check_equal(sc, wants, "scan in place " + at);
+      ex = in;
+      MPI_Exscan(MPI_IN_PLACE, ex.data(), cnt, t, op, MPI_COMM_WORLD);
+      if (g_rank > 0) check_equal(ex, wantx, "exscan in place " + at);
+      MPI_Request sr;
+      std::fill(sc.begin(), sc.end(), T(0));
+      MPI_Iscan(in.data(), sc.data(), cnt, t, op, MPI_COMM_WORLD, &sr);
+      MPI_Wait(&sr, MPI_STATUS_IGNORE);
+      check_equal(sc, wants, "iscan " + at);
     }
     for (int root : roots) {
       std::vector<T> b = g_rank == root ? mine<T>(n) : std::vector<T>(n, T(0));

@@ -132,6 +132,8 @@ class Typed final : public PreparedCase {
       case OpKind::allreduce:
       case OpKind::reduce_scatter_block:
       case OpKind::alltoall:
+      case OpKind::scan:
+      case OpKind::exscan:
         if (c.in_place) {
           for (std::size_t i = 0; i < send_elems(); ++i) r[i] = s[i];
           ip_ = true;
@@ -156,6 +158,7 @@ class Typed final : public PreparedCase {
       default: break;
     }
     if (ip_) sp_ = kInPlace;
+    recv_before_ = recv_.contents();
   }
 
   Status run(Team& team) override {
@@ -171,6 +174,8 @@ class Typed final : public PreparedCase {
       case OpKind::scatter: return team.scatter(sp_, rp_, cnt, t, c_.root);
       case OpKind::reduce_scatter_block: return team.reduce_scatter_block(sp_, rp_, cnt, t, c_.op);
       case OpKind::alltoall: return team.alltoall(sp_, rp_, cnt, t);
+      case OpKind::scan: return team.scan(sp_, rp_, cnt, t, c_.op);
+      case OpKind::exscan: return team.exscan(sp_, rp_, cnt, t, c_.op);
     }
     return Status(Errc::internal, "bad kind");
   }
@@ -188,6 +193,8 @@ class Typed final : public PreparedCase {
       case OpKind::scatter: return team.iscatter(sp_, rp_, cnt, t, c_.root);
       case OpKind::reduce_scatter_block: return team.ireduce_scatter_block(sp_, rp_, cnt, t, c_.op);
       case OpKind::alltoall: return team.ialltoall(sp_, rp_, cnt, t);
+      case OpKind::scan: return team.iscan(sp_, rp_, cnt, t, c_.op);
+      case OpKind::exscan: return team.iexscan(sp_, rp_, cnt, t, c_.op);
     }
     return Request();
   }
@@ -199,9 +206,9 @@ class Typed final : public PreparedCase {
     const bool root = me_ == c_.root;
     const T* r = static_cast<const T*>(recv_.data());
     std::vector<T> want;
-    auto reduced = [&](std::int64_t i) {
+    auto reduced = [&](std::int64_t i, int ranks) {  // over ranks 0..ranks-1, in rank order
       T acc = v(0, i);
-      for (int q = 1; q < n_; ++q) acc = fold(c_.op, acc, v(q, i));
+      for (int q = 1; q < ranks; ++q) acc = fold(c_.op, acc, v(q, i));
       return acc;
     };
     switch (c_.kind) {
@@ -211,10 +218,10 @@ class Typed final : public PreparedCase {
         break;
       case OpKind::reduce:
         if (!root) return "";
-        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i)));
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i), n_));
         break;
       case OpKind::allreduce:
-        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i)));
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i), n_));
         break;
       case OpKind::gather:
       case OpKind::allgather:
@@ -229,7 +236,14 @@ class Typed final : public PreparedCase {
         break;
       case OpKind::reduce_scatter_block:
         for (std::size_t i = 0; i < one_; ++i)
-          want.push_back(reduced(static_cast<std::int64_t>(static_cast<std::size_t>(me_) * one_ + i)));
+          want.push_back(reduced(static_cast<std::int64_t>(static_cast<std::size_t>(me_) * one_ + i), n_));
+        break;
+      case OpKind::scan:
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i), me_ + 1));
+        break;
+      case OpKind::exscan:  // rank 0's output is not written
+        if (me_ == 0) return recv_.contents() == recv_before_ ? "" : "rank 0: exscan wrote its output";
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(reduced(static_cast<std::int64_t>(i), me_));
         break;
       case OpKind::alltoall:  // block q: block me of rank q's send buffer
         for (int q = 0; q < n_; ++q)
@@ -250,7 +264,9 @@ class Typed final : public PreparedCase {
       case OpKind::reduce:
       case OpKind::allreduce:
       case OpKind::gather:
-      case OpKind::allgather: return one_;
+      case OpKind::allgather:
+      case OpKind::scan:
+      case OpKind::exscan: return one_;
       case OpKind::scatter: return root ? all_ : 0;
       case OpKind::reduce_scatter_block:
       case OpKind::alltoall: return all_;
@@ -266,7 +282,9 @@ class Typed final : public PreparedCase {
       case OpKind::bcast:
       case OpKind::allreduce:
       case OpKind::scatter:
-      case OpKind::reduce_scatter_block: return one_;
+      case OpKind::reduce_scatter_block:
+      case OpKind::scan:
+      case OpKind::exscan: return one_;
       case OpKind::reduce: return root ? one_ : 0;
       case OpKind::gather: return root ? all_ : 0;
       case OpKind::allgather: return all_;
@@ -279,7 +297,7 @@ class Typed final : public PreparedCase {
   int me_, n_;
   std::size_t one_, all_;
   Guarded send_, recv_;
-  std::vector<unsigned char> send_before_;
+  std::vector<unsigned char> send_before_, recv_before_;
   const void* sp_ = nullptr;
   void* rp_ = nullptr;
   bool ip_ = false;

@@ -127,6 +127,8 @@ Status call(Team& t, OpKind op, std::size_t bytes, Buffers& b) {
     case OpKind::scatter: return t.scatter(b.send(), b.recv(), count, type, 0);
     case OpKind::reduce_scatter_block: return t.reduce_scatter_block(b.send(), b.recv(), count, type, Op::sum);
     case OpKind::alltoall: return t.alltoall(b.send(), b.recv(), count, type);
+    case OpKind::scan: return t.scan(b.send(), b.recv(), count, type, Op::sum);
+    case OpKind::exscan: return t.exscan(b.send(), b.recv(), count, type, Op::sum);
   }
   return Status(Errc::invalid_argument, "unknown operation");
 }

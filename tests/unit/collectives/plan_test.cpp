@@ -72,7 +72,8 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
             // The first step always carries the headers both ways.
             EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
             // Only a step carrying concatenated data is flat everywhere.
-            const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall;
+            const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall ||
+                                      op == OpKind::scan || op == OpKind::exscan;
             EXPECT_EQ(p.first.flat, p.rest == Rest::none && concatenates) << at;
             // The symmetric top only where its conditions hold.
             if (p.first.top == TopCase::symmetric) {
