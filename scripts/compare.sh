@@ -18,6 +18,9 @@
 #   sweeps: the cache-line round trip between 2 processes (bench_shm
 #   pingpong, one shared line, median); the report sets the barrier against it.
 #
+# compare.sh --ops LIST ...: only these operations (comma list, as
+# osmp-bench -o names them) in every sweep above, e.g. --ops alltoall,scan.
+#
 # compare.sh --heap [OUT_DIR]: large messages (64 KiB .. 4 MiB, 2 processes
 # bound, every operation) with the buffers in osmp's shared heap (osmp-bench
 # -H: osmp_alloc; osmp through MPI: MPI_Alloc_mem, which the interposer serves
@@ -27,9 +30,15 @@
 # and reversed); the report keeps each one's best.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-quick=0 heap=0
-if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
-if [ "${1:-}" = "--heap" ]; then heap=1; shift; fi
+quick=0 heap=0 only=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1; shift ;;
+    --heap) heap=1; shift ;;
+    --ops) only=${2:?--ops needs a comma list of operations}; shift 2 ;;
+    *) break ;;
+  esac
+done
 out=${1:-$root/bench/results/$(date -u +%Y%m%d-%H%M%S)}
 build=$root/build
 "$root/scripts/setup.sh"
@@ -93,10 +102,26 @@ lib_as() {
   esac
 }
 
+# The operations of LIST that --ops keeps ("all": every one; without --ops, LIST).
+ops_of() {
+  if [ -z "$only" ]; then echo "$1"; return; fi
+  if [ "$1" = all ]; then echo "$only"; return; fi
+  local kept=() op
+  for op in ${1//,/ }; do
+    if [[ ",$only," == *",$op,"* ]]; then kept+=("$op"); fi
+  done
+  (IFS=,; echo "${kept[*]}")
+}
+
 # Every library twice, in turn and then in reverse order; the report keeps
 # each library's best of the two (compare_report.py).
-sweep() {  # np bench-args...
+sweep() {  # np [-o OPS] bench-args...
   local np=$1; shift
+  local ops=all
+  if [ "${1:-}" = -o ]; then ops=$2; shift 2; fi
+  ops=$(ops_of "$ops")
+  if [ -z "$ops" ]; then return; fi
+  set -- -o "$ops" "$@"
   local libs=(osmp ompi_tuned ompi_han ompi_sm mpich ompi_osmp mpich_osmp)
   if [ "$np" -gt "$ncpu" ]; then libs=(osmp ompi_tuned ompi_sm mpich ompi_osmp mpich_osmp); fi
   if [ "$heap" = 1 ]; then

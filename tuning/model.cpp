@@ -352,10 +352,7 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
 Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, const Plan& plan, std::string& path) {
   if (plan.rest == Rest::flat) {
     path = "header step + flat over the team";
-    if (op == OpKind::scan || op == OpKind::exscan) {
-      path = "header step + flat over the team";  // its row: the chain of ranks
-      return chain_rows(x, m);
-    }
+    if (op == OpKind::scan || op == OpKind::exscan) return chain_rows(x, m);  // its row: the chain of ranks
     return flat_team(x, op, m);
   }
   const Step chunk = moves(x, op, 0, plan.chunk);

@@ -2,7 +2,8 @@
 // acks: Engine::unit_acks), for the three kinds of step their small calls
 // take: one pass down (bcast, scatter), one pass up over a flat group
 // (reduce, gather), a round trip through the symmetric top (barrier,
-// allreduce, allgather, reduce_scatter_block). It reads and writes exactly
+// allreduce, allgather, reduce_scatter_block, alltoall, scan, exscan). It
+// reads and writes exactly
 // what the Walk (walk.hpp) does in the same step, so ranks on either meet
 // in it (a rank whose call takes the general path runs the Walk); the Walk
 // strings resumable stages over any tree, this is that path with the tree

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "collectives/kernels.hpp"
@@ -209,10 +211,21 @@ Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
   const std::size_t row = block * static_cast<std::size_t>(n), at = static_cast<std::size_t>(me) * block;
-  std::vector<std::byte> copy;
+  std::unique_ptr<std::byte[]> copy;
   if (send == recv) {
-    copy.assign(send, send + row);
-    send = copy.data();
+    copy.reset(new (std::nothrow) std::byte[row]);
+    if (!copy) {
+      // Nothing to offer: the peers' reads of this rank fail, and they say
+      // so in their `done`, which this rank still waits for.
+      c.offer(nullptr, 0);
+      const Status st(Errc::no_space, cat("alltoall: rank ", me, " could not allocate ", row,
+                                          " bytes for a private copy of its buffer (in place)"));
+      c.done(st);
+      (void)co_await c.wait_done();
+      co_return st;
+    }
+    std::memcpy(copy.get(), send, row);
+    send = copy.get();
   }
   c.offer(send, row);
   std::memcpy(recv + at, send + at, block);  // distinct buffers: a copy in place

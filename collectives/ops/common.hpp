@@ -164,8 +164,10 @@ struct DirectBuffers {
   std::size_t send_len = 0;
   std::byte* recv = nullptr;
   std::size_t recv_len = 0;
-  // The input is the output's memory (reduce_scatter_block in place), which
-  // this rank overwrites while peers read: offered only staged.
+  // The input is the output's memory (reduce_scatter_block, alltoall in
+  // place), which this rank overwrites while peers read: offered only
+  // staged, and unstaged the output is not offered either (peers writing
+  // into it would overwrite what this rank still reads).
   bool send_aliases_recv = false;
 };
 enum class DirectMode : std::uint8_t {

@@ -1,9 +1,9 @@
-// The flat paths, for gathers and scatters too large for the tree's areas:
-// each rank's outbox (two buffers) in the team's control segment, which every
-// rank maps, and its arrive/done flags. Data goes through once per hop; the
-// root's memory bandwidth bounds gather and scatter anyway. Where
-// Engine::use_cma says so, gather, allgather and scatter copy once between
-// the ranks' own buffers instead (ops/cma.cpp).
+// The flat paths, for gathers, scatters and alltoall too large for the
+// tree's areas: each rank's outbox (two buffers) in the team's control
+// segment, which every rank maps, and its arrive/done flags. Data goes
+// through once per hop; the root's memory bandwidth bounds gather and
+// scatter anyway. Where Engine::use_cma says so, gather, allgather, scatter
+// and alltoall copy once between the ranks' own buffers instead (ops/cma.cpp).
 //
 // Outbox reuse: a writer fills buffer s % 2 only after its readers published
 // done >= s - 2. Across operations the first step (a full round trip through

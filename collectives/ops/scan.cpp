@@ -120,10 +120,10 @@ Task flat_scan(Engine& e, const std::byte* in, std::byte* out, std::size_t count
       OSMP_CO_RETURN_IF_ERROR(co_await until(e, team.rank_line(me - 1).arrive, s, me - 1));
       prev = team.outbox(me - 1, parity);
     }
+    std::byte* box = team.outbox(me, parity);
     if (me + 1 < n) {
       // My outbox's buffer of this parity: rank me+1 is done with step s - 2.
       if (s >= first + 2) OSMP_CO_RETURN_IF_ERROR(co_await until(e, team.rank_line(me + 1).done, s - 2, me + 1));
-      std::byte* box = team.outbox(me, parity);
       if (prev) {
         kernel.two(box, prev, in + off, len);
       } else {
@@ -138,7 +138,10 @@ Task flat_scan(Engine& e, const std::byte* in, std::byte* out, std::size_t count
     } else if (exclusive) {
       if (prev) std::memcpy(out + off, prev, len * es);
     } else if (prev && out == in) {
-      kernel.one(out + off, prev, len);  // x op prev: every builtin op commutes, bit for bit
+      // prev op x, in that order (min of -0 and +0, NaN payloads: not
+      // commutative bit for bit), through my outbox, which nobody reads.
+      kernel.two(box, prev, in + off, len);
+      std::memcpy(out + off, box, len * es);
     } else if (prev) {
       kernel.two(out + off, prev, in + off, len);
     } else if (out + off != in + off) {

@@ -260,6 +260,15 @@ Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st,
   return x;
 }
 
+// exscan: rank 0's output is undefined, so nothing is written or committed
+// there (its recvbuf may be NULL); in place, its input is read from recvbuf.
+Prepared prepare_exscan(const Call& c, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op) {
+  const bool first = c.me == 0;
+  Prepared x = reduction(c, OpKind::exscan, s, r, count, t, op, -1, 1, !first);
+  if (first && x.p.why == Errc::ok && x.send == kInPlace) x.send = x.in.in();
+  return x;
+}
+
 // Operations osmp runs inside one node only: on a communicator spanning
 // nodes (the same on every rank: its state says so) they go to the MPI.
 // Scan's order crosses nodes whose ranks interleave, which the leaders'
@@ -384,7 +393,7 @@ int osmp_pmpi_exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op o
   Call c(comm, OpKind::exscan, "MPI_Exscan");
   auto mpi = [&] { return PMPI_Exscan(s, r, count, t, op, comm); };
   if (!c.take || node_only(c)) return mpi();
-  Prepared x = reduction(c, OpKind::exscan, s, r, count, t, op, -1, 1, true);
+  Prepared x = prepare_exscan(c, s, r, count, t, op);
   return blocking(
       c, x, [&] { return Outcome::of(Status(Errc::internal, "exscan across nodes")); }, mpi);
 }
@@ -470,7 +479,7 @@ int osmp_pmpi_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op 
   Call c(comm, OpKind::exscan, "MPI_Iexscan", /*nonblocking=*/true);
   auto mpi = [=](MPI_Request* q) { return PMPI_Iexscan(s, r, count, t, op, comm, q); };
   if (!c.take || node_only(c)) return mpi(req);
-  return nonblocking(c, reduction(c, OpKind::exscan, s, r, count, t, op, -1, 1, true), req, mpi);
+  return nonblocking(c, prepare_exscan(c, s, r, count, t, op), req, mpi);
 }
 
 }  // extern "C"

@@ -1,4 +1,5 @@
-// MPI's non-blocking collectives on osmp (MPI_Ibarrier ... MPI_Ireduce_scatter_block).
+// MPI's non-blocking collectives on osmp (MPI_Ibarrier ... MPI_Iexscan: every
+// operation of osmp_ops.h).
 //
 // A call on osmp is an osmp request (collectives/requests.hpp) wrapped in an
 // MPI generalized request, which the application waits for like any other.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <mutex>
 
 #include "support/collective_suite.hpp"
@@ -73,6 +74,50 @@ TEST(Chunked, ReduceInPlaceAfterOtherOps) {
       {OpKind::reduce, Datatype::float32, Op::sum, 20000, 0, true},
   };
   EXPECT_EQ(test::run_cases(tt, cases, 5), "");
+}
+
+// Scan and exscan fold in rank order on every path, bit for bit: min and
+// max of -0 (rank 0) and +0 (the others) keep the first operand, -0, as the
+// left fold ((x0 op x1) op x2) does; a path that swapped operands anywhere
+// (the last rank of the chain in place, say) would give +0. Counts for the
+// tree (3), the chain (300) and the chain in several chunks (20000).
+TEST(Scan, RankOrderBitForBit) {
+  for (int n : {2, 3, 5}) {
+    auto tt = test::make_teams({cat("here_", n), "", n, MapBy::core, "", "", ""});
+    ASSERT_TRUE(tt.ok()) << tt.first_error();
+    std::mutex m;
+    std::vector<std::string> bad;
+    test::on_all(tt, [&](Team& t) {
+      const float mine = t.rank() == 0 ? -0.0f : 0.0f;
+      for (OpKind k : {OpKind::scan, OpKind::exscan})
+        for (Op op : {Op::min, Op::max})
+          for (std::int64_t count : {3, 300, 20000})
+            for (bool in_place : {false, true}) {
+              std::vector<float> in(static_cast<std::size_t>(count), mine), out(in.size(), 1.0f);
+              if (in_place) out = in;
+              const void* send = in_place ? kInPlace : in.data();
+              Status st = k == OpKind::scan ? t.scan(send, out.data(), count, Datatype::float32, op)
+                                            : t.exscan(send, out.data(), count, Datatype::float32, op);
+              const bool defined = k == OpKind::scan || t.rank() > 0;
+              bool right = st.ok();
+              for (float v : out) right = right && (!defined || (v == 0.0f && std::signbit(v)));
+              if (!right) {
+                std::lock_guard<std::mutex> g(m);
+                bad.push_back(cat(to_string(k), " ", to_string(op), " count ", count, in_place ? " in place" : "",
+                                  " on rank ", t.rank(), " of ", n, ": ",
+                                  st.ok() ? "+0 or a wrong value" : st.to_string()));
+              }
+            }
+      // exscan: rank 0's output is not written, so it may be null.
+      std::vector<std::int32_t> in(5, t.rank() + 1), out(5, -1);
+      Status st = t.exscan(in.data(), t.rank() == 0 ? nullptr : out.data(), 5, Datatype::int32, Op::sum);
+      if (!st.ok() || (t.rank() > 0 && out[0] != t.rank() * (t.rank() + 1) / 2)) {
+        std::lock_guard<std::mutex> g(m);
+        bad.push_back(cat("exscan with a null output on rank 0, rank ", t.rank(), ": ", st.to_string()));
+      }
+    });
+    for (const auto& b : bad) ADD_FAILURE() << b;
+  }
 }
 
 }  // namespace
