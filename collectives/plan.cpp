@@ -21,7 +21,9 @@ struct Fit {
   bool fits = false;
 };
 
-Fit fit(const PlanInput& in, const PlanShape& s) {
+bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set);
+
+Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   const std::size_t one = in.count * in.esize, all = one * static_cast<std::size_t>(s.ranks);
   const std::size_t scratch = s.scratch_bytes();
   switch (in.op) {
@@ -37,8 +39,12 @@ Fit fit(const PlanInput& in, const PlanShape& s) {
     case OpKind::exscan:  // every input goes up, every result down
       return {one, all <= kScanTreeBytes && all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     case OpKind::alltoall: {  // every rank's n blocks go up, and down again
+      // Or, at a symmetric top of single ranks, each takes its own blocks
+      // from every other's slot (AlltoallPayload::sym_down): no serial top.
       const std::size_t top = all * static_cast<std::size_t>(s.ranks);
-      return {one, top <= kAlltoallTreeBytes && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+      const bool cheap = top <= kAlltoallTreeBytes ||
+                         (top <= kAlltoallSymmetricBytes && s.top_max_unit == 1 && symmetric_top(in, s, set));
+      return {one, cheap && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     }
   }
   return {};
@@ -53,7 +59,8 @@ bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& 
   if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
   const std::size_t most = symmetric_bytes(in, s);
   if (most <= kInlineBytes) return true;
-  return in.op == OpKind::allreduce && s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
+  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall) && s.top_units <= set.sym_slot_max &&
+         most <= s.slot_bytes;
 }
 
 }  // namespace
@@ -80,7 +87,7 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
 Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   Plan p;
   p.first = StepPlan{true, true, true, false, TopCase::tree, false};
-  const Fit f = fit(in, s);
+  const Fit f = fit(in, s, set);
   if (f.fits && set.one_pass) {
     const bool down = one_pass_down(in.op);
     const bool up = one_pass_up(in.op);

@@ -46,8 +46,26 @@ class AlltoallPayload : public GatherPayload {
     const std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
     if (block_) copy_to_shared(out, from + off, down_len(child));
   }
+  // The symmetric top: when every unit of the top group is one rank (nobody
+  // below it to pass results on to), each rank takes its own block of every
+  // unit's data, straight into its receive buffer (in place too: peers read
+  // the copies in the lines and slots). Else every result, as a local root's.
+  const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte* scratch) {
+    const std::size_t n = l.packed.size();
+    if (n == static_cast<std::size_t>(l.n()) && recv_ && block_) {
+      const std::size_t b = block_ / n, mine = static_cast<std::size_t>(e_.team().rank()) * b;
+      for (std::size_t u = 0; u < n; ++u) {
+        std::memcpy(recv_ + static_cast<std::size_t>(l.packed[u]) * b, w.src[u] + mine, b);
+      }
+      delivered_ = true;
+      return scratch;
+    }
+    w.all_units(l.n());
+    combine(l, w, w.order.data(), l.n(), scratch);
+    return top_down(scratch);
+  }
   void deliver(int lane, const Lane* l, const std::byte* data) {
-    if (lane != 0 || !recv_ || !block_) return;
+    if (delivered_ || lane != 0 || !recv_ || !block_) return;
     const std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
     std::memcpy(recv_, data + off, block_);
   }
@@ -56,9 +74,11 @@ class AlltoallPayload : public GatherPayload {
   Engine& e_;
   const std::byte* mine_;
   std::byte* recv_;
+  bool delivered_ = false;  // sym_down wrote this rank's result
 };
 
 static_assert(PayloadHooks<AlltoallPayload>);
+static_assert(HasSymDown<AlltoallPayload>);
 
 }  // namespace
 
