@@ -81,9 +81,8 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
               EXPECT_NE(op, OpKind::scatter) << at;
               EXPECT_LE(shape.top_units, set.sym_max) << at;
               const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries}, shape);
-              EXPECT_TRUE(most <= kInlineBytes ||
-                          ((op == OpKind::allreduce || op == OpKind::alltoall) && shape.top_units <= set.sym_slot_max &&
-                           most <= shape.slot_bytes))
+              EXPECT_TRUE(most <= kInlineBytes || ((op == OpKind::allreduce || op == OpKind::alltoall) &&
+                                                   shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
                   << at;
             }
             EXPECT_NE(p.first.top, TopCase::slices) << at;
