@@ -41,9 +41,13 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
     case OpKind::alltoall: {  // every rank's n blocks go up, and down again
       // Or, at a symmetric top of single ranks, each takes its own blocks
       // from every other's slot (AlltoallPayload::sym_down): no serial top.
+      // Whether data follows must not depend on this rank's own arguments
+      // (`carries`), or ranks with the same count would take different plans.
       const std::size_t top = all * static_cast<std::size_t>(s.ranks);
+      PlanInput carried = in;
+      carried.carries = true;
       const bool cheap = top <= kAlltoallTreeBytes ||
-                         (top <= kAlltoallSymmetricBytes && s.top_max_unit == 1 && symmetric_top(in, s, set));
+                         (top <= kAlltoallSymmetricBytes && s.top_max_unit == 1 && symmetric_top(carried, s, set));
       return {one, cheap && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     }
   }

@@ -34,6 +34,7 @@ std::vector<Machine> machines() {
           {"cascadelake", 40, MapBy::core, ""},
           {"cascadelake", 7, MapBy::scatter, ""},
           {"Package:1 Core:2 PU:1", 2, MapBy::core, ""},
+          {"Package:1 Core:4 PU:1", 4, MapBy::core, ""},
           {"Package:2 Core:3 PU:1", 5, MapBy::core, ""},
           {test::data_path("topologies/amd-epyc7451-naples-2x24c-8numa.xml"), 48, MapBy::core, ""},
           {test::data_path("topologies/intel-skylake-2x18c-gold6140-cpuid-nonuma.xml"), 36, MapBy::numa, ""},
@@ -71,6 +72,10 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
             const Plan p = make_plan(PlanInput{op, count, esize, carries}, shape, set);
             // The first step always carries the headers both ways.
             EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
+            // Whether and how data follows is the same on every rank of a
+            // count, whatever its own arguments (a rank without data runs
+            // the same steps).
+            EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries}, shape, set).rest) << at;
             // Only a step carrying concatenated data is flat everywhere.
             const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall ||
                                       op == OpKind::scan || op == OpKind::exscan;
