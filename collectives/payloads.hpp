@@ -56,6 +56,22 @@ class GatherPayload : public Payload {
   std::size_t block_;
 };
 
+// The down half of the scattering payloads (scatter, alltoall, scan): the
+// data at a lane is its domain's per-rank blocks of `block` bytes, in
+// packed order. forward: lane `child`'s part of what reached this rank one
+// level up (`parent` null at the top); deliver: this rank's own block, at
+// lane 0 (where it is a unit itself).
+inline void forward_part(std::size_t block, const Lane* parent, const Lane& child, const std::byte* from,
+                         std::byte* out) {
+  const std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block : 0;
+  if (block) copy_to_shared(out, from + off, child.packed.size() * block);
+}
+inline void deliver_part(std::size_t block, int lane, const Lane* l, const std::byte* data, std::byte* recv) {
+  if (lane != 0 || !recv || !block) return;
+  const std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block : 0;
+  std::memcpy(recv, data + off, block);
+}
+
 // Packs rank-ordered blocks into the team's packed order, and back.
 void pack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* rank_order, std::byte* out);
 void unpack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* in, std::byte* rank_order);

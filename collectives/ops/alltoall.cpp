@@ -43,8 +43,7 @@ class AlltoallPayload : public GatherPayload {
     return out;
   }
   void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
-    const std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
-    if (block_) copy_to_shared(out, from + off, down_len(child));
+    forward_part(block_, parent, child, from, out);
   }
   // The symmetric top: when every unit of the top group is one rank (nobody
   // below it to pass results on to), each rank takes its own block of every
@@ -65,9 +64,7 @@ class AlltoallPayload : public GatherPayload {
     return top_down(scratch);
   }
   void deliver(int lane, const Lane* l, const std::byte* data) {
-    if (delivered_ || lane != 0 || !recv_ || !block_) return;
-    const std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
-    std::memcpy(recv_, data + off, block_);
+    if (!delivered_) deliver_part(block_, lane, l, data, recv_);
   }
 
  private:

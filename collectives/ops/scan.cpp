@@ -74,14 +74,11 @@ class ScanPayload : public GatherPayload {
     return out;
   }
   void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
-    const std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
-    if (block_) copy_to_shared(out, from + off, down_len(child));
+    forward_part(block_, parent, child, from, out);
   }
   void deliver(int lane, const Lane* l, const std::byte* data) {
-    if (lane != 0 || !recv_ || !block_) return;
     if (exclusive_ && e_.team().rank() == 0) return;  // undefined: left as it is
-    const std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
-    std::memcpy(recv_, data + off, block_);
+    deliver_part(block_, lane, l, data, recv_);
   }
 
  private:

@@ -20,14 +20,9 @@ class ScatterPayload : public Payload {
     return e_.scratch(3);
   }
   void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
-    std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
-    if (block_) copy_to_shared(out, from + off, down_len(child));
+    forward_part(block_, parent, child, from, out);
   }
-  void deliver(int lane, const Lane* l, const std::byte* data) {
-    if (lane != 0 || !recv_ || !block_) return;
-    std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
-    std::memcpy(recv_, data + off, block_);
-  }
+  void deliver(int lane, const Lane* l, const std::byte* data) { deliver_part(block_, lane, l, data, recv_); }
 
  private:
   Engine& e_;
