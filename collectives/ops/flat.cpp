@@ -152,7 +152,7 @@ Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_
     for (std::size_t b = 0; b < un; ++b) {
       if (b != static_cast<std::size_t>(me)) copy_to_shared(box + b * piece, send + b * block + off, len);
     }
-    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());  // release: after my pieces; pairs with arrived()
     const std::size_t at = static_cast<std::size_t>(me) * block + off;
     if (send != recv) std::memcpy(recv + at, send + at, len);
     for (int i = 1; i < n; ++i) {
@@ -161,7 +161,7 @@ Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_
       std::memcpy(recv + static_cast<std::size_t>(q) * block + off,
                   f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece, len);
     }
-    publish(f.t.rank_line(me).done, s, f.sleepy());
+    publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after my reads; pairs with reusable()
   }
   co_return Status{};
 }

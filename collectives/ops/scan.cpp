@@ -114,12 +114,15 @@ Task flat_scan(Engine& e, const std::byte* in, std::byte* out, std::size_t count
     const int parity = static_cast<int>(s % kBuffers);
     const std::byte* prev = nullptr;
     if (me > 0) {
+      // Acquire: pairs with rank me-1's release of `arrive` below, after it
+      // wrote its running result into its outbox.
       OSMP_CO_RETURN_IF_ERROR(co_await until(e, team.rank_line(me - 1).arrive, s, me - 1));
       prev = team.outbox(me - 1, parity);
     }
     std::byte* box = team.outbox(me, parity);
     if (me + 1 < n) {
-      // My outbox's buffer of this parity: rank me+1 is done with step s - 2.
+      // My outbox's buffer of this parity: rank me+1 is done with step s - 2
+      // (acquire, pairing with its release of `done` below, after its reads).
       if (s >= first + 2) OSMP_CO_RETURN_IF_ERROR(co_await until(e, team.rank_line(me + 1).done, s - 2, me + 1));
       if (prev) {
         kernel.two(box, prev, in + off, len);
@@ -131,7 +134,7 @@ Task flat_scan(Engine& e, const std::byte* in, std::byte* out, std::size_t count
       } else {
         std::memcpy(out + off, box, len * es);
       }
-      publish(team.rank_line(me).arrive, s, sleepy);
+      publish(team.rank_line(me).arrive, s, sleepy);  // release: after my outbox's chunk
     } else if (exclusive) {
       if (prev) std::memcpy(out + off, prev, len * es);
     } else if (prev && out == in) {
@@ -144,7 +147,8 @@ Task flat_scan(Engine& e, const std::byte* in, std::byte* out, std::size_t count
     } else if (out + off != in + off) {
       std::memcpy(out + off, in + off, len * es);
     }
-    if (me > 0) publish(team.rank_line(me).done, s, sleepy);  // done with rank me-1's outbox
+    // Release: after my reads of rank me-1's outbox, which it may then refill.
+    if (me > 0) publish(team.rank_line(me).done, s, sleepy);
   }
   co_return Status{};
 }
