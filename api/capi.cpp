@@ -338,6 +338,24 @@ int osmp_exscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_dataty
   return guarded(t, "osmp_exscan", [&](osmp::Team& team) { return team.exscan(in(s), r, count, dt(type), op_of(op)); });
 }
 
+int osmp_gatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
+                 osmp_datatype type, int root) {
+  return guarded(t, "osmp_gatherv",
+                 [&](osmp::Team& team) { return team.gatherv(in(s), count, r, counts, displs, dt(type), root); });
+}
+
+int osmp_allgatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
+                    osmp_datatype type) {
+  return guarded(t, "osmp_allgatherv",
+                 [&](osmp::Team& team) { return team.allgatherv(in(s), count, r, counts, displs, dt(type)); });
+}
+
+int osmp_scatterv(osmp_team* t, const void* s, const int64_t* counts, const int64_t* displs, void* r, int64_t count,
+                  osmp_datatype type, int root) {
+  return guarded(t, "osmp_scatterv",
+                 [&](osmp::Team& team) { return team.scatterv(s, counts, displs, out(r), count, dt(type), root); });
+}
+
 int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
   return set_one(t, "osmp_set", which, name, value);
 }
@@ -410,6 +428,24 @@ int osmp_iexscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datat
                  osmp_request* req) {
   return start(t, "osmp_iexscan", req,
                [&](osmp::Team& team) { return team.iexscan(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_igatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
+                  osmp_datatype type, int root, osmp_request* req) {
+  return start(t, "osmp_igatherv", req,
+               [&](osmp::Team& team) { return team.igatherv(in(s), count, r, counts, displs, dt(type), root); });
+}
+
+int osmp_iallgatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
+                     osmp_datatype type, osmp_request* req) {
+  return start(t, "osmp_iallgatherv", req,
+               [&](osmp::Team& team) { return team.iallgatherv(in(s), count, r, counts, displs, dt(type)); });
+}
+
+int osmp_iscatterv(osmp_team* t, const void* s, const int64_t* counts, const int64_t* displs, void* r, int64_t count,
+                   osmp_datatype type, int root, osmp_request* req) {
+  return start(t, "osmp_iscatterv", req,
+               [&](osmp::Team& team) { return team.iscatterv(s, counts, displs, out(r), count, dt(type), root); });
 }
 
 int osmp_test(osmp_request* req, int* flag) {

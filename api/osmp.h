@@ -104,6 +104,20 @@ int osmp_alltoall(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t c
  * not written, and may be NULL unless its input is there, in place). */
 int osmp_scan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
 int osmp_exscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
+/* Per-rank counts (the v-variants, as MPI's): rank r's block is counts[r]
+ * elements at displs[r] elements into the buffer that holds every rank's
+ * block (gatherv: the root's recvbuf; allgatherv: every rank's, with the same
+ * counts everywhere and displacements of its own; scatterv: the root's
+ * sendbuf); counts and displs are read only where that buffer is. Each rank
+ * passes its own block's count (sendcount, recvcount), which must equal its
+ * entry in counts. OSMP_IN_PLACE: gatherv's root (sendbuf; its block is
+ * already in recvbuf), allgatherv (sendbuf), scatterv's root (recvbuf). */
+int osmp_gatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
+                 const int64_t* displs, osmp_datatype type, int root);
+int osmp_allgatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
+                    const int64_t* displs, osmp_datatype type);
+int osmp_scatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* displs, void* recvbuf,
+                  int64_t recvcount, osmp_datatype type, int root);
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
  * request completes them. Every rank starts a team's calls, blocking and not,
@@ -136,6 +150,13 @@ int osmp_iscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t coun
                osmp_request* req);
 int osmp_iexscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
                  osmp_request* req);
+/* The counts and displacements too stay put until the request completes. */
+int osmp_igatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
+                  const int64_t* displs, osmp_datatype type, int root, osmp_request* req);
+int osmp_iallgatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
+                     const int64_t* displs, osmp_datatype type, osmp_request* req);
+int osmp_iscatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* displs,
+                   void* recvbuf, int64_t recvcount, osmp_datatype type, int root, osmp_request* req);
 /* *flag = 1 when the call completed: then returns its status and frees the
  * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
  * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */

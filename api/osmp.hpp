@@ -192,6 +192,16 @@ class Team {
   // written, and may be null unless its input is there, in place).
   Status scan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
   Status exscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  // Per-rank counts (osmp.h's osmp_gatherv): rank r's block is counts[r]
+  // elements at displs[r] of the buffer with every rank's (gatherv: the
+  // root's recv; allgatherv: every rank's, the counts alike everywhere;
+  // scatterv: the root's send), read only there; `count` is this rank's own.
+  Status gatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                 const std::int64_t* displs, Datatype type, int root);
+  Status allgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                    const std::int64_t* displs, Datatype type);
+  Status scatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
+                  std::int64_t count, Datatype type, int root);
   // Non-blocking forms: the same calls, started now, completed by the
   // Request (docs/nonblocking.md). Every rank starts a team's calls, blocking
   // and not, in the same order. Bad arguments and mismatches are reported by
@@ -207,6 +217,13 @@ class Team {
   Request ialltoall(const void* send, void* recv, std::int64_t count, Datatype type);
   Request iscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
   Request iexscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
+  // The counts and displacements too stay put until the request completes.
+  Request igatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                   const std::int64_t* displs, Datatype type, int root);
+  Request iallgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                      const std::int64_t* displs, Datatype type);
+  Request iscatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
+                    std::int64_t count, Datatype type, int root);
 
   // The shared heap (docs/heap.md). Local: no other rank takes part. Sizes
   // in bytes are rounded up to pages. No room: Errc::no_space with the sizes

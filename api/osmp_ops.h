@@ -31,7 +31,10 @@
   X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, reduce_scatter, 0, 1) \
   X(alltoall, ALLTOALL, alltoall, 0, 0)                               \
   X(scan, SCAN, scan, 0, 1)                                           \
-  X(exscan, EXSCAN, exscan, 0, 1)
+  X(exscan, EXSCAN, exscan, 0, 1)                                     \
+  X(gatherv, GATHERV, gatherv, 1, 0)                                  \
+  X(allgatherv, ALLGATHERV, allgatherv, 0, 0)                         \
+  X(scatterv, SCATTERV, scatterv, 1, 0)
 
 /* Runtime tuning names one operation, or OSMP_COLL_ALL for every one
  * (osmp_set_vh, osmp_set): OSMP_COLL_BARRIER = 1, OSMP_COLL_BCAST, ... in

@@ -361,6 +361,21 @@ Request Team::iexscan(const void* send, void* recv, std::int64_t count, Datatype
   return start({OpKind::exscan, send, recv, count, type, op, -1});
 }
 
+Request Team::igatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                       const std::int64_t* displs, Datatype type, int root) {
+  return start({OpKind::gatherv, send, recv, count, type, Op::sum, root, counts, displs});
+}
+
+Request Team::iallgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                          const std::int64_t* displs, Datatype type) {
+  return start({OpKind::allgatherv, send, recv, count, type, Op::sum, -1, counts, displs});
+}
+
+Request Team::iscatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
+                        std::int64_t count, Datatype type, int root) {
+  return start({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
+}
+
 bool Request::test() {
   if (!c_ || c_->done) return true;
   return test_call(*c_);
@@ -425,6 +440,21 @@ Status Team::scan(const void* send, void* recv, std::int64_t count, Datatype typ
 
 Status Team::exscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
   return run({OpKind::exscan, send, recv, count, type, op, -1});
+}
+
+Status Team::gatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                     const std::int64_t* displs, Datatype type, int root) {
+  return run({OpKind::gatherv, send, recv, count, type, Op::sum, root, counts, displs});
+}
+
+Status Team::allgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
+                        const std::int64_t* displs, Datatype type) {
+  return run({OpKind::allgatherv, send, recv, count, type, Op::sum, -1, counts, displs});
+}
+
+Status Team::scatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
+                      std::int64_t count, Datatype type, int root) {
+  return run({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
 }
 
 namespace {

@@ -26,6 +26,71 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
   return alen && blen && x < y + blen && y < x + alen;
 }
 
+// The v-variants (gatherv, allgatherv, scatterv): this rank's own block of
+// `count` elements, and where the rank that holds every block (gatherv,
+// scatterv: the root; allgatherv: each) has them: counts[r] elements at
+// displs[r], none outside what 2^56 bytes can address, none overlapping the
+// other buffer. In place, the own block is the one at displs[me] (count is
+// not read).
+inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
+  const OpName op{kind, me};
+  const std::size_t es = size_of(a.dtype);
+  const bool all = kind == OpKind::allgatherv || me == a.root;  // holds every block
+  const bool scatters = kind == OpKind::scatterv;
+  // The buffer with every block, and the own block's buffer (or in place).
+  const void* blocks = scatters ? a.send : a.recv;
+  const void* own = scatters ? a.recv : a.send;
+  const bool in_place = scatters ? a.recv == kInPlace : a.send == kInPlace;
+  if (in_place && !all) {
+    return Status(Errc::invalid_argument,
+                  cat(op, ": in-place ", scatters ? "receive" : "send", " is not allowed (only the root may use it)"));
+  }
+  if (!all) {
+    if (a.count && own == nullptr) {
+      return Status(Errc::invalid_argument,
+                    cat(op, ": null ", scatters ? "receive" : "send", " buffer with count ", a.count));
+    }
+    return {};
+  }
+  if (a.counts == nullptr || a.displs == nullptr) {
+    return Status(Errc::invalid_argument, cat(op, ": null ", a.counts ? "displacements" : "counts"));
+  }
+  if (blocks == kInPlace) {
+    return Status(Errc::invalid_argument, cat(op, ": in place is the ", scatters ? "receive" : "send", " buffer only"));
+  }
+  const std::size_t own_len = in_place ? 0 : static_cast<std::size_t>(a.count) * es;
+  if (!in_place && a.count != a.counts[me]) {
+    return Status(Errc::invalid_argument,
+                  cat(op, ": count ", a.count, " differs from this rank's own entry of the counts, ", a.counts[me]));
+  }
+  if (!in_place && own_len && own == nullptr) {
+    return Status(Errc::invalid_argument,
+                  cat(op, ": null ", scatters ? "receive" : "send", " buffer with count ", a.count));
+  }
+  constexpr std::int64_t kMost = std::int64_t{1} << 56;
+  for (int r = 0; r < n; ++r) {
+    const std::int64_t c = a.counts[r], d = a.displs[r];
+    if (c < 0 || d < 0) {
+      return Status(Errc::invalid_argument,
+                    cat(op, ": rank ", r, "'s ", c < 0 ? "count " : "displacement ", c < 0 ? c : d, " is negative"));
+    }
+    if (c > kMost || d > kMost || static_cast<std::size_t>(c + d) > static_cast<std::size_t>(kMost) / es) {
+      return Status(Errc::invalid_argument, cat(op, ": rank ", r, "'s block (count ", c, " at ", d, ") is too large"));
+    }
+    if (c == 0) continue;
+    if (blocks == nullptr) {
+      return Status(Errc::invalid_argument,
+                    cat(op, ": null ", scatters ? "send" : "receive", " buffer with rank ", r, "'s count ", c));
+    }
+    const auto* at = static_cast<const std::byte*>(blocks) + static_cast<std::size_t>(d) * es;
+    if (!in_place && overlap(own, own_len, at, static_cast<std::size_t>(c) * es)) {
+      return Status(Errc::invalid_argument,
+                    cat(op, ": the send and receive buffers overlap at rank ", r, "'s block (use in place)"));
+    }
+  }
+  return {};
+}
+
 [[gnu::always_inline]] inline Status check_arguments(const CollArgs& a, OpKind kind, int me, int n) {
   const OpName op{kind, me};  // formatted only on the error paths: this runs on every call
   if (a.count < 0) return Status(Errc::invalid_argument, cat(op, ": negative count ", a.count));
@@ -39,6 +104,7 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
   if (is_rooted(kind) && (a.root < 0 || a.root >= n)) {
     return Status(Errc::invalid_argument, cat(op, ": root ", a.root, " is not a rank of this team (0..", n - 1, ")"));
   }
+  if (is_varied(kind)) return check_varied(a, kind, me, n);
   const std::size_t es = size_of(a.dtype);
   const std::size_t count = static_cast<std::size_t>(a.count);
   std::size_t all = 0;  // at most 2^56 bytes in all (es * n cannot overflow: n < 2^15)
@@ -99,6 +165,9 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
       recv_len = me == 0 && !in_place_send ? 0 : one;
       may_send_in_place = true;
       break;
+    case OpKind::gatherv:
+    case OpKind::allgatherv:
+    case OpKind::scatterv: break;  // check_varied
   }
   if (in_place_send && !may_send_in_place) {
     return Status(Errc::invalid_argument,

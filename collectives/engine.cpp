@@ -205,6 +205,15 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
       case OpKind::scatter:
         if (bytes && u.recv != kInPlace) std::memmove(u.recv, u.send, bytes);
         break;
+      case OpKind::gatherv:
+      case OpKind::allgatherv:  // the own block, at displs[0]
+        if (bytes && u.send != kInPlace)
+          std::memmove(static_cast<std::byte*>(u.recv) + *u.displs * size_of(u.dtype), u.send, bytes);
+        break;
+      case OpKind::scatterv:
+        if (bytes && u.recv != kInPlace)
+          std::memmove(u.recv, static_cast<const std::byte*>(u.send) + *u.displs * size_of(u.dtype), bytes);
+        break;
       default: break;
     }
     return c.ends({});
@@ -336,7 +345,7 @@ StatusWord Engine::peek() {
 // names the ranks that differ from the majority.
 // Blocking, also in a non-blocking call (an error path).
 Status Engine::explain_mismatch(const CollArgs& a, Status verdict) {
-  const OpHeader mine = header_for(a);
+  const OpHeader mine = header_for(a, team_.size());
   std::vector<OpHeader> all(static_cast<std::size_t>(team_.size()));
   CollArgs exchange{OpKind::allgather, &mine, all.data(), sizeof mine, Datatype::uint8};
   const bool was = blocking_;

@@ -43,6 +43,13 @@ struct CollArgs {
   Datatype dtype = Datatype::uint8;
   Op op = Op::sum;
   int root = -1;  // rooted operations only
+  // The v-variants (is_varied): each rank's block, counts[r] elements at
+  // displs[r] (elements of dtype) of the buffer that holds every rank's
+  // (gatherv, scatterv: the root's, and only there; allgatherv: every
+  // rank's, the same counts everywhere); `count` is this rank's own block.
+  // Null in every other call; they stay valid until the call completes.
+  const std::int64_t* counts = nullptr;
+  const std::int64_t* displs = nullptr;
   // Not ok: this rank joins the call only to deliver this error to every
   // rank (Team::abstain); its buffers are neither read nor written.
   Errc abstain = Errc::ok;

@@ -50,6 +50,9 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
                          (top <= kAlltoallSymmetricBytes && s.top_max_unit == 1 && symmetric_top(carried, s, set));
       return {one, cheap && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     }
+    case OpKind::gatherv:
+    case OpKind::allgatherv:
+    case OpKind::scatterv: return {one, false};  // the header step, then the flat path (per-rank counts)
   }
   return {};
 }
@@ -84,6 +87,9 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::alltoall: return one * static_cast<std::size_t>(s.ranks) * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::scan:
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
+    case OpKind::gatherv:
+    case OpKind::allgatherv:
+    case OpKind::scatterv: return 0;  // the header step carries no data
   }
   return 0;
 }

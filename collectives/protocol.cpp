@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/disagreement.hpp"
+#include "core/strings.hpp"
 
 namespace osmp {
 
@@ -34,7 +35,10 @@ constexpr FieldText kFields[] = {
     {Field::declined, "running the call on osmp", "would",
      [](const OpHeader& h) -> std::string { return h.declined ? "hand it to the MPI" : "run it"; }},
     {Field::root, "the root", "passed", [](const OpHeader& h) { return std::to_string(h.root); }},
-    {Field::count, "the count", "passed", [](const OpHeader& h) { return std::to_string(h.count); }},
+    {Field::count, "the count", "passed",
+     [](const OpHeader& h) -> std::string {  // allgatherv: its counts' digest (header_for)
+       return is_varied(static_cast<OpKind>(h.kind)) ? cat("counts with digest ", h.count) : std::to_string(h.count);
+     }},
     {Field::dtype, "the datatype", "passed",
      [](const OpHeader& h) -> std::string { return to_string(static_cast<Datatype>(h.dtype)); }},
     {Field::op, "the reduction op", "passed",

@@ -344,6 +344,9 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
     case OpKind::alltoall: return Step{Up::gather, n * m, Down::scatter, n * m, plan};
     case OpKind::scan:
     case OpKind::exscan: return Step{Up::gather, m, Down::scatter, m, plan};
+    case OpKind::gatherv:  // never data in a step: the header step, then flat (rest_of)
+    case OpKind::allgatherv:
+    case OpKind::scatterv: return Step{Up::flags, 0, Down::flags, 0, plan};
   }
   return Step{};
 }
@@ -353,7 +356,16 @@ Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, c
   if (plan.rest == Rest::flat) {
     path = "header step + flat over the team";
     if (op == OpKind::scan || op == OpKind::exscan) return chain_rows(x, m);  // its row: the chain of ranks
-    return flat_team(x, op, m);
+    // The v-variants as their uniform operation with every block `m` bytes;
+    // gatherv and scatterv first agree on the counts (a flat step with no data).
+    OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
+    if (op == OpKind::gatherv || op == OpKind::scatterv) {
+      path = "header step + counts step + flat over the team";
+      OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, 1.0, 0.0, 0.0, 1.0));
+      for (LevelTerm& t : agree) t.phase = "counts";
+      rows.insert(rows.begin(), agree.begin(), agree.end());
+    }
+    return rows;
   }
   const Step chunk = moves(x, op, 0, plan.chunk);
   if (plan.chunk.up && plan.chunk.down) {

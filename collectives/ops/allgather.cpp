@@ -47,7 +47,8 @@ struct Allgather {
     DirectCall d(e, a, local, {mine(e, a), block(a), static_cast<std::byte*>(a.recv), all});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    co_return co_await flat_allgather(e, mine(e, a), static_cast<std::byte*>(a.recv), block(a));
+    co_return co_await flat_allgather(e, kKind, mine(e, a), static_cast<std::byte*>(a.recv), Blocks::uniform(block(a)),
+                                      block(a));
   }
 };
 

@@ -155,34 +155,49 @@ Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root) {
 }
 
 // The senders write their blocks into the root's buffer, in parallel with
-// each other and with the root's copy of its own.
-Task cma_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+// each other and with the root's copy of its own. Gatherv: only the root
+// knows where each block goes, so it reads them from the senders' buffers.
+Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
+  const bool reads = blocks.varied;
   if (me != root) {
-    Status st = co_await c.write(root, static_cast<std::size_t>(me) * block, send, block);
+    if (reads) {
+      c.offer(send, mine);
+      co_return co_await c.wait_done(root);  // the root reads my buffer: it stays put until then
+    }
+    Status st = co_await c.write(root, blocks.at(me), send, mine);
     c.done(st);
     co_return st;
   }
-  c.offer(recv, block * static_cast<std::size_t>(n));
-  std::byte* dst = recv + static_cast<std::size_t>(me) * block;
-  if (send != dst) std::memmove(dst, send, block);
-  co_return co_await c.wait_done();
+  std::byte* dst = recv + blocks.at(me);
+  if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
+  if (!reads) {
+    c.offer(recv, blocks.at(n - 1) + blocks.len(n - 1));
+    co_return co_await c.wait_done();
+  }
+  Status st;
+  for (int q = 0; q < n && st.ok(); ++q) {
+    if (q != me && blocks.len(q)) st = co_await c.read(q, recv + blocks.at(q), 0, blocks.len(q));
+  }
+  c.done(st);
+  co_return st;
 }
 
 // Every rank reads every other's block.
-Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, Blocks blocks) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
-  c.offer(send, block);
+  c.offer(send, blocks.len(me));
   Status st;
   for (int i = 1; i <= n && st.ok(); ++i) {
     const int q = (me + i) % n;  // start with the next rank: spreads the readers
-    std::byte* dst = recv + static_cast<std::size_t>(q) * block;
+    std::byte* dst = recv + blocks.at(q);
+    const std::size_t len = blocks.len(q);
     if (q == me) {
-      if (send != dst) std::memmove(dst, send, block);
-    } else {
-      st = co_await c.read(q, dst, 0, block);
+      if (send != dst && len) std::memmove(dst, send, len);
+    } else if (len) {
+      st = co_await c.read(q, dst, 0, len);
     }
   }
   c.done(st);
@@ -190,16 +205,30 @@ Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_
   co_return first_of(std::move(st), std::move(theirs));
 }
 
-// Every receiver reads its block from the root's buffer.
-Task cma_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
+// Every receiver reads its block from the root's buffer. Scatterv: only the
+// root knows where each block is, so it writes them into the receivers'.
+Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
+  const bool writes = blocks.varied;
   if (me == root) {
-    c.offer(send, block * static_cast<std::size_t>(n));
-    if (recv) std::memmove(recv, send + static_cast<std::size_t>(me) * block, block);
-    co_return co_await c.wait_done();
+    if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
+    if (!writes) {
+      c.offer(send, blocks.at(n - 1) + blocks.len(n - 1));
+      co_return co_await c.wait_done();
+    }
+    Status st;
+    for (int q = 0; q < n && st.ok(); ++q) {
+      if (q != me && blocks.len(q)) st = co_await c.write(q, 0, send + blocks.at(q), blocks.len(q));
+    }
+    c.done(st);
+    co_return st;
   }
-  Status st = co_await c.read(root, recv, static_cast<std::size_t>(me) * block, block);
+  if (writes) {
+    c.offer(recv, mine);
+    co_return co_await c.wait_done(root);  // the root writes into my buffer
+  }
+  Status st = co_await c.read(root, recv, blocks.at(me), mine);
   c.done(st);
   co_return st;
 }

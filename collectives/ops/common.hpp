@@ -13,7 +13,23 @@
 
 namespace osmp {
 
-inline OpHeader header_for(const CollArgs& a) {
+// A digest of the counts every rank passes alike (allgatherv), which the
+// header carries for `count`: ranks whose counts differ disagree on it.
+inline std::int64_t counts_digest(const std::int64_t* counts, int n) {
+  if (!counts) return 0;
+  std::uint64_t x = 0x6a09e667f3bcc909ull;
+  for (int r = 0; r < n; ++r) {
+    x = (x ^ static_cast<std::uint64_t>(counts[r])) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 31;
+  }
+  return static_cast<std::int64_t>(x >> 1);  // not negative: no count is
+}
+
+// `n`: the team's size. The v-variants' header carries no count of their
+// own: allgatherv's counts' digest, and nothing for gatherv and scatterv,
+// whose ranks pass different counts (their first flat step checks them
+// against the root's: agree_counts, ops/flat.cpp).
+inline OpHeader header_for(const CollArgs& a, int n) {
   OpHeader h;
   h.kind = static_cast<std::uint8_t>(a.kind);
   h.dtype = static_cast<std::uint8_t>(a.dtype);
@@ -21,13 +37,13 @@ inline OpHeader header_for(const CollArgs& a) {
   // A root outside the team fails validation; the header only carries it.
   h.root = static_cast<std::int16_t>(a.root >= -1 && a.root <= kMaxTeamRanks ? a.root : kMaxTeamRanks);
   h.earlier = a.earlier;
-  h.count = a.count;
+  h.count = !is_varied(a.kind) ? a.count : a.kind == OpKind::allgatherv ? counts_digest(a.counts, n) : 0;
   h.declined = a.abstain == Errc::unsupported ? 1 : 0;
   return h;
 }
 
 inline Status Engine::number(const CollArgs& a, OpHeader& h) {
-  h = header_for(a);
+  h = header_for(a, team_.size());
   h.earlier = calls_->earlier();
   OSMP_RETURN_IF_ERROR(calls_->enter(h));
   found_ = 0;
@@ -46,7 +62,7 @@ inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
 // payload's data when the plan says it fits (co_await it).
 template <PayloadHooks P>
 StepAwait<P> first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, const Plan& plan) {
-  return run_step(e, p, plan.first, e.next_step(), header_for(a), local, a.root);
+  return run_step(e, p, plan.first, e.next_step(), header_for(a, e.team().size()), local, a.root);
 }
 
 // A payload that moves nothing: barrier, and the first step of a call whose
@@ -95,7 +111,7 @@ Status run_operation(Engine& e, const CollArgs& a, StatusWord local, const OpHea
 }
 template <class Op>
 Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
-  return run_operation<Op>(e, a, local, header_for(a));
+  return run_operation<Op>(e, a, local, header_for(a, e.team().size()));
 }
 
 template <class Op>
@@ -227,11 +243,44 @@ class DirectCall {
   std::byte* staged_out_ = nullptr;         // the caller's output, when mine_.recv is a staged block
 };
 
+// Where each rank's block lies in the buffer that holds every rank's:
+// `block` bytes at rank * block (the uniform operations), or counts[r]
+// elements of `es` bytes at displs[r] (the v-variants, CollArgs::counts).
+struct Blocks {
+  std::size_t block = 0;
+  const std::int64_t* counts = nullptr;
+  const std::int64_t* displs = nullptr;
+  std::size_t es = 1;
+  // A v-variant's, on every rank (gatherv, scatterv: counts only at the root).
+  bool varied = false;
+  static Blocks uniform(std::size_t block) { return {block, nullptr, nullptr, 1, false}; }
+  // `holder`: this rank has the counts (the root; allgatherv every rank).
+  static Blocks of(const CollArgs& a, bool holder) {
+    return {0, holder ? a.counts : nullptr, holder ? a.displs : nullptr, size_of(a.dtype), true};
+  }
+  std::size_t len(int r) const { return counts ? static_cast<std::size_t>(counts[r]) * es : block; }
+  std::size_t at(int r) const {
+    return counts ? static_cast<std::size_t>(displs[r]) * es : static_cast<std::size_t>(r) * block;
+  }
+};
+
 // The flat paths for large gathers and scatters (collectives/ops/flat.cpp):
-// every rank's outbox in the team's control segment, in chunks.
-Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
-Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
-Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+// every rank's outbox in the team's control segment, in chunks. `k` names
+// the operation (its CMA range, its errors); `blocks` say where the blocks
+// are in the buffer with every rank's (gather: the root's recv, and only
+// there; allgather: every rank's; scatter: the root's send); `mine` is this
+// rank's own block's length; `most` the longest block of any rank, the same
+// on every rank (it sets the number of steps).
+Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
+                 std::size_t most, int root);
+Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most);
+Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
+                  std::size_t most, int root);
+// Gatherv and scatterv: one flat step in which every rank tells the root
+// the length of its own block (`mine`, bytes) and the root compares it with
+// its counts (`a`), then tells every rank the longest block (`most`) or the
+// first rank whose count differs, which every rank returns as its error.
+Task agree_counts(Engine& e, const CollArgs& a, std::size_t mine, std::size_t& most);
 // Alltoall: a piece of every block per step; or CMA's single copy (each rank
 // reads its block of every peer's send buffer) where Engine::use_cma says.
 // `send` may be `recv` (in place).
@@ -239,7 +288,9 @@ Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_
 // Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
 // Engine::use_cma says so: bcast (the root writes the first 1/n of each
 // receiver's buffer while the receivers read the rest), gather (the senders
-// write into the root's buffer), allgather and scatter (the readers read),
+// write into the root's buffer; gatherv: the root reads, as only it knows
+// where each block goes), allgather and scatter (the readers read; scatterv:
+// the root writes),
 // and slice-parallel reductions (each rank combines its share of every
 // input, read from the peers a piece at a time, in rank order): allreduce
 // (then every rank reads the others' shares of the result) and
@@ -247,9 +298,9 @@ Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_
 // place). cma_piece: the elements per piece of those reductions, which need
 // at least 1 (Engine::cma_reduces).
 Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
-Task cma_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
-Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
-Task cma_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root);
+Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root);
+Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, Blocks blocks);
+Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root);
 Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
 Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
 Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);

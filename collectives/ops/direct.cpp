@@ -195,7 +195,10 @@ DirectMode DirectCall::mode() {
     case OpKind::reduce_scatter_block: return all(&DirectCall::send_of) ? DirectMode::pull : DirectMode::none;
     case OpKind::barrier:
     case OpKind::scan:  // along the chain of ranks, no single copy
-    case OpKind::exscan: return DirectMode::none;
+    case OpKind::exscan:
+    case OpKind::gatherv:  // per-rank counts: the flat path or CMA
+    case OpKind::allgatherv:
+    case OpKind::scatterv: return DirectMode::none;
   }
   return DirectMode::none;
 }
@@ -262,7 +265,10 @@ Task DirectCall::moves(DirectMode m) {
     case OpKind::alltoall: return m == DirectMode::pull ? alltoall_pull() : alltoall_push();
     case OpKind::barrier:
     case OpKind::scan:
-    case OpKind::exscan: break;
+    case OpKind::exscan:
+    case OpKind::gatherv:
+    case OpKind::allgatherv:
+    case OpKind::scatterv: break;
   }
   return bcast(m);  // not reached: mode() never picks a barrier
 }

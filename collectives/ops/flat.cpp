@@ -43,23 +43,27 @@ struct Flat {
 
 }  // namespace
 
-Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
-  if (e.use_cma(OpKind::gather, block)) co_return co_await cma_gather(e, send, recv, block, root);
+Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
+                 std::size_t most, int root) {
+  if (e.use_cma(uniform_of(k), most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
-  const std::size_t chunks = ceil_div(block, f.chunk());
+  const std::size_t chunks = ceil_div(most, f.chunk());
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
-    const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
+    const std::size_t off = c * f.chunk();
     if (me != root) {
       OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s, root));
-      copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, len);
+      if (off < mine) copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, std::min(f.chunk(), mine - off));
       publish(f.t.rank_line(me).arrive, s, f.sleepy());  // after the data
       continue;
     }
     for (int q = 0; q < n; ++q) {
-      std::byte* dst = recv + static_cast<std::size_t>(q) * block + off;
+      const std::size_t have = blocks.len(q);
+      if (off >= have) continue;  // a block shorter than the longest: it has no piece this step
+      const std::size_t len = std::min(f.chunk(), have - off);
+      std::byte* dst = recv + blocks.at(q) + off;
       if (q == me) {
         if (send + off != dst) std::memmove(dst, send + off, len);
         continue;
@@ -72,21 +76,25 @@ Task flat_gather(Engine& e, const std::byte* send, std::byte* recv, std::size_t 
   co_return Status{};
 }
 
-Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
-  if (e.use_cma(OpKind::allgather, block)) co_return co_await cma_allgather(e, send, recv, block);
+Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most) {
+  if (e.use_cma(uniform_of(k), most)) co_return co_await cma_allgather(e, send, recv, blocks);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
-  const std::size_t chunks = ceil_div(block, f.chunk());
+  const std::size_t mine = blocks.len(me);
+  const std::size_t chunks = ceil_div(most, f.chunk());
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
-    const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
+    const std::size_t off = c * f.chunk();
     OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
-    copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, len);
+    if (off < mine) copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, std::min(f.chunk(), mine - off));
     publish(f.t.rank_line(me).arrive, s, f.sleepy());
     for (int i = 1; i <= n; ++i) {
       int q = (me + i) % n;  // start with the next rank: spreads the readers
-      std::byte* dst = recv + static_cast<std::size_t>(q) * block + off;
+      const std::size_t have = blocks.len(q);
+      if (off >= have) continue;
+      const std::size_t len = std::min(f.chunk(), have - off);
+      std::byte* dst = recv + blocks.at(q) + off;
       if (q == me) {
         if (send + off != dst) std::memmove(dst, send + off, len);
         continue;
@@ -99,19 +107,23 @@ Task flat_allgather(Engine& e, const std::byte* send, std::byte* recv, std::size
   co_return Status{};
 }
 
-Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t block, int root) {
-  if (e.use_cma(OpKind::scatter, block)) co_return co_await cma_scatter(e, send, recv, block, root);
+Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
+                  std::size_t most, int root) {
+  if (e.use_cma(uniform_of(k), most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
-  const std::size_t chunks = ceil_div(block, f.chunk());
+  const std::size_t chunks = ceil_div(most, f.chunk());
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
-    const std::size_t off = c * f.chunk(), len = std::min(f.chunk(), block - off);
+    const std::size_t off = c * f.chunk();
     if (me == root) {
       OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
       for (int q = 0; q < n; ++q) {  // the root fills every rank's inbox (their outbox slot)
-        const std::byte* src = send + static_cast<std::size_t>(q) * block + off;
+        const std::size_t have = blocks.len(q);
+        if (off >= have) continue;
+        const std::size_t len = std::min(f.chunk(), have - off);
+        const std::byte* src = send + blocks.at(q) + off;
         if (q == me) {
           if (recv) std::memmove(recv + off, src, len);
         } else {
@@ -122,10 +134,50 @@ Task flat_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t
       continue;
     }
     OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(root, s));
-    std::memcpy(recv + off, f.t.outbox(me, f.parity(s)), len);
+    if (off < mine) std::memcpy(recv + off, f.t.outbox(me, f.parity(s)), std::min(f.chunk(), mine - off));
     publish(f.t.rank_line(me).done, s, f.sleepy());
   }
   co_return Status{};
+}
+
+// What the root of a gatherv or scatterv tells every rank in agree_counts,
+// in its outbox: the longest block, and the first rank whose own count
+// differs from the root's entry for it (rank + 1; 0: none) with both.
+struct CountsVerdict {
+  std::uint64_t most = 0, bad = 0, theirs = 0, expected = 0;
+};
+
+Task agree_counts(Engine& e, const CollArgs& a, std::size_t mine, std::size_t& most) {
+  Flat f(e);
+  const int me = f.t.rank(), n = f.t.size(), root = a.root;
+  const std::uint64_t s = e.next_flat_step();
+  CountsVerdict v;
+  if (me != root) {
+    // release (arrive): the length is stored before; pairs with the root's acquire in arrived().
+    f.t.rank_line(me).length.store(mine, std::memory_order_relaxed);
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    OSMP_CO_RETURN_IF_ERROR(co_await until(e, f.t.rank_line(root).done, s, root));
+    // acquired with the root's `done`, which it published after writing this
+    std::memcpy(&v, f.t.outbox(root, f.parity(s)), sizeof v);
+  } else {
+    const Blocks b = Blocks::of(a, true);
+    v.most = b.len(me);
+    for (int q = 0; q < n; ++q) {
+      if (q == me) continue;
+      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
+      const std::uint64_t theirs = f.t.rank_line(q).length.load(std::memory_order_relaxed);
+      v.most = std::max<std::uint64_t>(v.most, std::max<std::uint64_t>(theirs, b.len(q)));
+      if (theirs != b.len(q) && !v.bad) v = {v.most, static_cast<std::uint64_t>(q) + 1, theirs, b.len(q)};
+    }
+    std::memcpy(f.t.outbox(me, f.parity(s)), &v, sizeof v);
+    publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after the verdict; pairs with the ranks' until()
+  }
+  most = v.most;
+  if (!v.bad) co_return Status{};
+  const std::size_t es = size_of(a.dtype);
+  co_return Status(Errc::invalid_argument,
+                   cat(to_string(a.kind), ": rank ", v.bad - 1, " passed count ", v.theirs / es,
+                       ", the root's counts say ", v.expected / es, " (rank ", root, " is the root)"));
 }
 
 // Each step, every rank puts the same piece of each of its n blocks in its

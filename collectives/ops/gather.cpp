@@ -46,7 +46,8 @@ struct Gather {
     DirectCall d(e, a, local, {mine(e, a), block(a), output(e, a), all});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    co_return co_await flat_gather(e, mine(e, a), output(e, a), block(a), a.root);
+    co_return co_await flat_gather(e, kKind, mine(e, a), block(a), output(e, a), Blocks::uniform(block(a)), block(a),
+                                   a.root);
   }
 };
 

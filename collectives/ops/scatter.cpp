@@ -52,7 +52,8 @@ struct Scatter {
     DirectCall d(e, a, local, {root ? static_cast<const std::byte*>(a.send) : nullptr, all, output(a), block(a)});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    co_return co_await flat_scatter(e, static_cast<const std::byte*>(a.send), output(a), block(a), a.root);
+    co_return co_await flat_scatter(e, kKind, static_cast<const std::byte*>(a.send), Blocks::uniform(block(a)),
+                                    output(a), block(a), block(a), a.root);
   }
 };
 

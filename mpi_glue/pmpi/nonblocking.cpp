@@ -189,6 +189,9 @@ Status run_joined(Team& team, const Prepared& x) {
       case OpKind::alltoall: return team.alltoall(x.send, x.recv, p.count, p.dtype);
       case OpKind::scan: return team.scan(x.send, x.recv, p.count, p.dtype, p.op);
       case OpKind::exscan: return team.exscan(x.send, x.recv, p.count, p.dtype, p.op);
+      case OpKind::gatherv:  // not prepared through MPI yet: the MPI's own runs them
+      case OpKind::allgatherv:
+      case OpKind::scatterv: break;
     }
     return Status(Errc::internal, "unknown operation");
   });
@@ -209,6 +212,9 @@ Request start_joined(Team& team, const Prepared& x) {
     case OpKind::alltoall: return team.ialltoall(x.send, x.recv, p.count, p.dtype);
     case OpKind::scan: return team.iscan(x.send, x.recv, p.count, p.dtype, p.op);
     case OpKind::exscan: return team.iexscan(x.send, x.recv, p.count, p.dtype, p.op);
+    case OpKind::gatherv:  // not prepared through MPI yet: the MPI's own runs them
+    case OpKind::allgatherv:
+    case OpKind::scatterv: break;
   }
   return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
 }

@@ -21,7 +21,10 @@ namespace {
 
 // The operations with a single-copy path (ops/direct.cpp): all but barrier
 // and the scans, which go along the chain of ranks.
-bool single_copy_op(OpKind k) { return k != OpKind::barrier && k != OpKind::scan && k != OpKind::exscan; }
+// Not scan and exscan (the chain of ranks) nor the v-variants (the flat path or CMA).
+bool single_copy_op(OpKind k) {
+  return k != OpKind::barrier && k != OpKind::scan && k != OpKind::exscan && !is_varied(k);
+}
 
 using test::Config;
 using test::Placement;

@@ -103,6 +103,24 @@ std::string check(const char* what, const T* got, const std::vector<T>& want) {
   return "";
 }
 
+// The v-variants' blocks for a case of base count c on n ranks: uneven
+// counts, every third one 0, laid out in reverse rank order with gaps
+// (`gap` elements after each block: displacements are each rank's own).
+struct VariedLayout {
+  std::vector<std::int64_t> counts, displs;
+  std::size_t extent = 0;  // elements, gaps included
+  VariedLayout() = default;
+  VariedLayout(std::int64_t c, int n, int gap) : counts(static_cast<std::size_t>(n)), displs(counts.size()) {
+    for (int r = 0; r < n; ++r) counts[static_cast<std::size_t>(r)] = r % 3 == 1 ? 0 : c + r;
+    std::int64_t at = 0;
+    for (int r = n - 1; r >= 0; --r) {
+      displs[static_cast<std::size_t>(r)] = at;
+      at += counts[static_cast<std::size_t>(r)] + gap;
+    }
+    extent = static_cast<std::size_t>(at);
+  }
+};
+
 // One case on one rank: buffers filled at construction, the call run
 // blocking or started, then checked.
 template <class T>
@@ -113,8 +131,10 @@ class Typed final : public PreparedCase {
         seed_(seed),
         me_(team.rank()),
         n_(team.size()),
-        one_(static_cast<std::size_t>(c.count)),
-        all_(one_ * static_cast<std::size_t>(n_)),
+        layout_(is_varied(c.kind) ? VariedLayout(c.count, n_, 1 + me_ % 2) : VariedLayout()),
+        one_(is_varied(c.kind) ? static_cast<std::size_t>(layout_.counts[static_cast<std::size_t>(me_)])
+                               : static_cast<std::size_t>(c.count)),
+        all_(is_varied(c.kind) ? layout_.extent : one_ * static_cast<std::size_t>(n_)),
         send_(team, bytes_of(send_elems()), send_in_heap(c.place, me_)),
         recv_(team, bytes_of(recv_elems()), recv_in_heap(c.place, me_)) {
     const bool root = me_ == c.root;
@@ -153,7 +173,15 @@ class Typed final : public PreparedCase {
         }
         break;
       case OpKind::scatter:
+      case OpKind::scatterv:
         if (c.in_place && root) rp_ = const_cast<void*>(kInPlace);
+        break;
+      case OpKind::gatherv:
+      case OpKind::allgatherv:
+        if (c.in_place && (root || c.kind == OpKind::allgatherv)) {
+          for (std::size_t i = 0; i < one_; ++i) r[at(me_) + i] = s[i];
+          ip_ = true;
+        }
         break;
       default: break;
     }
@@ -176,6 +204,9 @@ class Typed final : public PreparedCase {
       case OpKind::alltoall: return team.alltoall(sp_, rp_, cnt, t);
       case OpKind::scan: return team.scan(sp_, rp_, cnt, t, c_.op);
       case OpKind::exscan: return team.exscan(sp_, rp_, cnt, t, c_.op);
+      case OpKind::gatherv: return team.gatherv(sp_, own(), rp_, vcounts(), vdispls(), t, c_.root);
+      case OpKind::allgatherv: return team.allgatherv(sp_, own(), rp_, vcounts(), vdispls(), t);
+      case OpKind::scatterv: return team.scatterv(sp_, vcounts(), vdispls(), rp_, own(), t, c_.root);
     }
     return Status(Errc::internal, "bad kind");
   }
@@ -195,6 +226,9 @@ class Typed final : public PreparedCase {
       case OpKind::alltoall: return team.ialltoall(sp_, rp_, cnt, t);
       case OpKind::scan: return team.iscan(sp_, rp_, cnt, t, c_.op);
       case OpKind::exscan: return team.iexscan(sp_, rp_, cnt, t, c_.op);
+      case OpKind::gatherv: return team.igatherv(sp_, own(), rp_, vcounts(), vdispls(), t, c_.root);
+      case OpKind::allgatherv: return team.iallgatherv(sp_, own(), rp_, vcounts(), vdispls(), t);
+      case OpKind::scatterv: return team.iscatterv(sp_, vcounts(), vdispls(), rp_, own(), t, c_.root);
     }
     return Request();
   }
@@ -250,6 +284,19 @@ class Typed final : public PreparedCase {
           for (std::size_t i = 0; i < one_; ++i)
             want.push_back(v(q, static_cast<std::int64_t>(static_cast<std::size_t>(me_) * one_ + i)));
         break;
+      case OpKind::gatherv:
+      case OpKind::allgatherv: {  // each block where this rank's displacements put it; the gaps untouched
+        if (c_.kind == OpKind::gatherv && !root) return "";
+        want.resize(all_);
+        std::memcpy(want.data(), recv_before_.data() + kGuard, all_ * sizeof(T));
+        for (int q = 0; q < n_; ++q)
+          for (std::size_t i = 0; i < len(q); ++i) want[at(q) + i] = v(q, static_cast<std::int64_t>(i));
+        break;
+      }
+      case OpKind::scatterv:  // the root's block at this rank's displacement there
+        if (c_.in_place && root) return "";
+        for (std::size_t i = 0; i < one_; ++i) want.push_back(v(c_.root, static_cast<std::int64_t>(root_at(me_) + i)));
+        break;
     }
     std::string bad = osmp::test::check("recv", r, want);
     return bad.empty() ? "" : cat("rank ", me_, ": ", bad);
@@ -257,6 +304,16 @@ class Typed final : public PreparedCase {
 
  private:
   T v(int r, std::int64_t i) const { return value<T>(r, i, seed_, c_.op); }
+  // The v-variants: rank q's block, where this rank's and the root's
+  // displacements put it, and what this rank passes.
+  std::size_t len(int q) const { return static_cast<std::size_t>(layout_.counts[static_cast<std::size_t>(q)]); }
+  std::size_t at(int q) const { return static_cast<std::size_t>(layout_.displs[static_cast<std::size_t>(q)]); }
+  std::size_t root_at(int q) const {
+    return static_cast<std::size_t>(VariedLayout(c_.count, n_, 1 + c_.root % 2).displs[static_cast<std::size_t>(q)]);
+  }
+  std::int64_t own() const { return static_cast<std::int64_t>(one_); }
+  const std::int64_t* vcounts() const { return layout_.counts.data(); }
+  const std::int64_t* vdispls() const { return layout_.displs.data(); }
   static std::size_t bytes_of(std::size_t elems) { return elems * sizeof(T); }
   std::size_t send_elems() const {
     const bool root = me_ == c_.root;
@@ -270,6 +327,9 @@ class Typed final : public PreparedCase {
       case OpKind::scatter: return root ? all_ : 0;
       case OpKind::reduce_scatter_block:
       case OpKind::alltoall: return all_;
+      case OpKind::gatherv:
+      case OpKind::allgatherv: return one_;
+      case OpKind::scatterv: return root ? all_ : 0;
       default: return 0;
     }
   }
@@ -288,6 +348,9 @@ class Typed final : public PreparedCase {
       case OpKind::reduce: return root ? one_ : 0;
       case OpKind::gather: return root ? all_ : 0;
       case OpKind::allgather: return all_;
+      case OpKind::gatherv: return root ? all_ : 0;
+      case OpKind::allgatherv: return all_;
+      case OpKind::scatterv: return one_;
       default: return 0;
     }
   }
@@ -295,7 +358,8 @@ class Typed final : public PreparedCase {
   CollCase c_;
   std::uint32_t seed_;
   int me_, n_;
-  std::size_t one_, all_;
+  VariedLayout layout_;    // the v-variants only
+  std::size_t one_, all_;  // v-variants: this rank's own block, and every block's extent
   Guarded send_, recv_;
   std::vector<unsigned char> send_before_, recv_before_;
   const void* sp_ = nullptr;

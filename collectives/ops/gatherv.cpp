@@ -1,0 +1,34 @@
+// gatherv = the header step, then every rank's block of its own length to
+// where the root's counts and displacements put it: the flat path, or CMA
+// where Engine::use_cma says for the longest block. The first flat step
+// checks every rank's count against the root's (agree_counts).
+#include "collectives/ops/common.hpp"
+
+namespace osmp {
+namespace {
+
+struct Gatherv {
+  static constexpr OpKind kKind = OpKind::gatherv;
+  // Never run: a v-variant's plan always has data after the header step.
+  static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    const int me = e.team().rank();
+    const bool root = me == a.root;
+    const Blocks blocks = Blocks::of(a, root);
+    std::byte* recv = root ? static_cast<std::byte*>(a.recv) : nullptr;
+    const bool in_place = a.send == kInPlace;
+    const std::byte* send = in_place ? recv + blocks.at(me) : static_cast<const std::byte*>(a.send);
+    const std::size_t mine = in_place ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    std::size_t most = 0;
+    OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, mine, most));
+    co_return co_await flat_gather(e, kKind, send, mine, recv, blocks, most, a.root);
+  }
+};
+
+}  // namespace
+
+template <>
+const OpEntry Ops<OpKind::gatherv>::entry = entry_of<Gatherv>();
+
+}  // namespace osmp

@@ -1,0 +1,191 @@
+// The v-variants (gatherv, allgatherv, scatterv) where their counts are
+// wrong: a rank whose own count differs from the root's entry for it is an
+// error that names it on every rank, small and large (the flat path, CMA),
+// at every root; allgatherv's ranks that pass other counts disagree; bad
+// counts and displacements are an argument error; the team works after
+// each. Right calls are in the collective matrix (support/collective_suite).
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <numeric>
+#include <vector>
+
+#include "support/collective_suite.hpp"
+#include "team_api_harness.hpp"
+
+namespace osmp {
+namespace {
+
+using test::Config;
+
+class Varied : public ::testing::TestWithParam<Config> {
+ protected:
+  void SetUp() override {
+    tt_ = std::make_unique<test::ThreadTeams>(test::make_teams(GetParam()));
+    ASSERT_TRUE(tt_->ok()) << tt_->first_error();
+  }
+  int n() const { return GetParam().n; }
+  // fn on every rank; returns each rank's status, then checks that a right
+  // allgatherv still works.
+  std::vector<Status> on_all(const std::function<Status(Team&)>& fn) {
+    std::mutex m;
+    std::vector<Status> got(static_cast<std::size_t>(n()));
+    test::on_all(*tt_, [&](Team& t) {
+      Status st = fn(t);
+      std::lock_guard lock(m);
+      got[static_cast<std::size_t>(t.rank())] = st;
+    });
+    test::on_all(*tt_, [&](Team& t) {
+      std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 1), displs(counts.size());
+      std::iota(displs.begin(), displs.end(), 0);
+      std::int64_t mine = t.rank(), all[64] = {};
+      Status st = t.allgatherv(&mine, 1, all, counts.data(), displs.data(), Datatype::int64);
+      EXPECT_TRUE(st.ok()) << "team unusable after the error: " << st.to_string();
+      for (int r = 0; r < n(); ++r) EXPECT_EQ(all[r], r);
+    });
+    return got;
+  }
+  std::unique_ptr<test::ThreadTeams> tt_;
+};
+
+// Rank `odd` passes one element more than the root's counts say: gatherv
+// and scatterv, `base` elements per rank.
+TEST_P(Varied, AnOwnCountThatDiffersFromTheRootsIsAnErrorOnEveryRank) {
+  for (std::int64_t base : {std::int64_t{3}, std::int64_t{200000}}) {  // outboxes, then CMA or many chunks
+    for (int root : {0, n() - 1}) {
+      const int odd = (root + 1) % n();
+      for (OpKind k : {OpKind::gatherv, OpKind::scatterv}) {
+        auto got = on_all([&](Team& t) {
+          const int me = t.rank();
+          std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), base), displs(counts.size());
+          for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * (base + 1);
+          const std::int64_t own = me == odd ? base + 1 : base;
+          std::vector<std::int32_t> mine(static_cast<std::size_t>(base + 1), me);
+          std::vector<std::int32_t> all(static_cast<std::size_t>((base + 1) * n()), -1);
+          if (k == OpKind::gatherv)
+            return t.gatherv(mine.data(), own, all.data(), counts.data(), displs.data(), Datatype::int32, root);
+          return t.scatterv(all.data(), counts.data(), displs.data(), mine.data(), own, Datatype::int32, root);
+        });
+        const std::string want = cat(to_string(k), ": rank ", odd, " passed count ", base + 1,
+                                     ", the root's counts say ", base, " (rank ", root, " is the root)");
+        for (int r = 0; r < n(); ++r) {
+          const Status& st = got[static_cast<std::size_t>(r)];
+          EXPECT_EQ(st.code(), Errc::invalid_argument) << "rank " << r << ": " << st.to_string();
+          EXPECT_EQ(st.message(), want) << "rank " << r << ", " << to_string(k) << " count " << base;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(Varied, AllgathervRanksWithOtherCountsDisagree) {
+  const int odd = n() / 2;
+  auto got = on_all([&](Team& t) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 2), displs(counts.size());
+    for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * 3;
+    if (t.rank() == odd) counts[0] = 3;  // the others' counts[0] differ from this rank's
+    std::vector<std::int16_t> mine(3, 1), all(static_cast<std::size_t>(3 * n()));
+    return t.allgatherv(mine.data(), counts[static_cast<std::size_t>(t.rank())], all.data(), counts.data(),
+                        displs.data(), Datatype::int16);
+  });
+  for (int r = 0; r < n(); ++r) {
+    const Status& st = got[static_cast<std::size_t>(r)];
+    EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ": " << st.to_string();
+    EXPECT_NE(st.message().find("allgatherv: ranks disagree on the count: "), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find(cat("rank ", odd, " passed counts with digest ")), std::string::npos) << st.message();
+  }
+}
+
+// Every rank gets the root's argument error, which names the root and what.
+TEST_P(Varied, BadCountsOrDisplacementsAtTheRootAreAnErrorOnEveryRank) {
+  struct Bad {
+    std::int64_t count, displ;  // rank 1's entry at the root
+    bool null_counts;
+    std::string what;
+  };
+  const Bad cases[] = {
+      {-1, 0, false, "rank 1's count -1 is negative"},
+      {1, -4, false, "rank 1's displacement -4 is negative"},
+      {std::int64_t{1} << 60, 0, false, "rank 1's block (count 1152921504606846976 at 0) is too large"},
+      {1, 0, true, "null counts"},
+  };
+  for (const Bad& b : cases) {
+    auto got = on_all([&](Team& t) {
+      std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 1), displs(counts.size());
+      std::iota(displs.begin(), displs.end(), 0);
+      counts[1] = b.count;
+      displs[1] = b.displ;
+      std::int64_t mine = 7, all[64] = {};
+      return t.gatherv(&mine, 1, all, b.null_counts ? nullptr : counts.data(), displs.data(), Datatype::int64, 0);
+    });
+    for (int r = 0; r < n(); ++r) {
+      const Status& st = got[static_cast<std::size_t>(r)];
+      EXPECT_EQ(st.code(), Errc::invalid_argument) << "rank " << r << ": " << st.to_string();
+      EXPECT_NE(st.message().find("rank 0"), std::string::npos) << st.message();
+      if (r == 0) {
+        EXPECT_NE(st.message().find(b.what), std::string::npos) << st.message();
+      }
+    }
+  }
+}
+
+TEST_P(Varied, InPlaceOnlyWhereMpiAllowsIt) {
+  auto got = on_all([&](Team& t) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 1), displs(counts.size());
+    std::iota(displs.begin(), displs.end(), 0);
+    std::int64_t all[64] = {};
+    // Rank 1 is not the root: in place is the root's only.
+    return t.gatherv(kInPlace, 1, all, counts.data(), displs.data(), Datatype::int64, 0);
+  });
+  EXPECT_NE(got[1].message().find("gatherv on rank 1: in-place send is not allowed (only the root may use it)"),
+            std::string::npos)
+      << got[1].message();
+  for (const Status& st : got) EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
+}
+
+// Uneven blocks past the outboxes, at every root, in place and not, blocking
+// and not: through CMA, and in outbox chunks with OSMP_CMA=0 (where a rank's
+// steps go on after its own block ended).
+TEST_P(Varied, LargeUnevenBlocksWithAndWithoutCma) {
+  std::vector<test::CollCase> cases;
+  for (const auto& c : test::matrix(n(), {}, true, {150000}))
+    if (is_varied(c.kind) && (c.type == Datatype::int32 || c.type == Datatype::float64)) cases.push_back(c);
+  ASSERT_FALSE(cases.empty());
+  EXPECT_EQ(test::run_cases(*tt_, cases, 41), "");
+  test::on_all(*tt_, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "0"}}).ok()); });
+  EXPECT_EQ(test::run_cases(*tt_, cases, 42), "") << "OSMP_CMA=0";
+  EXPECT_EQ(test::run_cases(*tt_, cases, 43, test::Mode::wait), "") << "OSMP_CMA=0, non-blocking";
+  auto got = on_all([&](Team& t) {  // and a count that differs, in chunks
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 100000), displs(counts.size());
+    for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * 100001;
+    std::vector<std::int32_t> mine(100001, 1), all(static_cast<std::size_t>(100001 * n()));
+    return t.gatherv(mine.data(), t.rank() == n() - 1 ? 100001 : 100000, all.data(), counts.data(), displs.data(),
+                     Datatype::int32, 0);
+  });
+  for (const Status& st : got) EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
+}
+
+// Every count 0, and a count of 0 beside large ones: nothing written where
+// nothing is due.
+TEST_P(Varied, ZeroCounts) {
+  auto got = on_all([&](Team& t) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 0), displs(counts.size(), 0);
+    std::int64_t none[1] = {-5};
+    Status st = t.allgatherv(nullptr, 0, none, counts.data(), displs.data(), Datatype::int64);
+    if (st.ok()) st = t.gatherv(nullptr, 0, none, counts.data(), displs.data(), Datatype::int64, n() - 1);
+    if (st.ok()) st = t.scatterv(none, counts.data(), displs.data(), nullptr, 0, Datatype::int64, 0);
+    EXPECT_EQ(none[0], -5);
+    return st;
+  });
+  for (const Status& st : got) EXPECT_TRUE(st.ok()) << st.to_string();
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, Varied,
+                         ::testing::Values(Config{"here_2", "", 2, MapBy::core, "", "", ""},
+                                           Config{"here_3_strict", "", 3, MapBy::core, "", "", "strict"},
+                                           Config{"here_5", "", 5, MapBy::core, "", "", ""},
+                                           Config{"rome_8", "rome", 8, MapBy::scatter, "", "", ""}),
+                         [](const auto& param_info) { return param_info.param.name; });
+
+}  // namespace
+}  // namespace osmp
