@@ -5,7 +5,8 @@
  * times every library with the same loop, buffers and statistics.
  *
  *   -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,
- *                 reduce_scatter,alltoall,scan,exscan (default: all)
+ *                 reduce_scatter,alltoall,scan,exscan,gatherv,allgatherv,scatterv
+ *                 (default: all)
  *   -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling
  *   -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get
  *                 fewer, at least 20 (scaled by size)
@@ -83,10 +84,35 @@ enum {
   OP_ALLTOALL,
   OP_SCAN,
   OP_EXSCAN,
+  OP_GATHERV,
+  OP_ALLGATHERV,
+  OP_SCATTERV,
   OP_COUNT
 };
-static const char* kOpNames[OP_COUNT] = {"barrier", "bcast",          "reduce",   "allreduce", "gather", "allgather",
-                                         "scatter", "reduce_scatter", "alltoall", "scan",      "exscan"};
+static const char* kOpNames[OP_COUNT] = {"barrier",   "bcast",   "reduce",         "allreduce", "gather",
+                                         "allgather", "scatter", "reduce_scatter", "alltoall",  "scan",
+                                         "exscan",    "gatherv", "allgatherv",     "scatterv"};
+
+/* The v-variants' counts and displacements: every rank's block n long, in
+ * rank order (as osu_gatherv and the others measure them). */
+#define MAX_RANKS 4096
+static int64_t g_vcounts[MAX_RANKS], g_vdispls[MAX_RANKS];
+static int g_vcounts_int[MAX_RANKS], g_vdispls_int[MAX_RANKS];
+static long g_vn = -1;
+static void set_counts(long n, int ranks) {
+  if (n == g_vn) return;
+  if (ranks > MAX_RANKS) {
+    fprintf(stderr, "coll_bench: the v-variants take at most %d ranks\n", MAX_RANKS);
+    exit(1);
+  }
+  for (int q = 0; q < ranks; ++q) {
+    g_vcounts[q] = n;
+    g_vdispls[q] = (int64_t)q * n;
+    g_vcounts_int[q] = (int)n;
+    g_vdispls_int[q] = (int)((int64_t)q * n);
+  }
+  g_vn = n;
+}
 
 static int g_rank, g_size;
 
@@ -135,6 +161,18 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     case OP_ALLTOALL: rc = osmp_alltoall(g_team, s, r, n, OSMP_UINT8); break;
     case OP_SCAN: rc = osmp_scan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
     case OP_EXSCAN: rc = osmp_exscan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM); break;
+    case OP_GATHERV:
+      set_counts(n, g_size);
+      rc = osmp_gatherv(g_team, s, n, r, g_vcounts, g_vdispls, OSMP_UINT8, root);
+      break;
+    case OP_ALLGATHERV:
+      set_counts(n, g_size);
+      rc = osmp_allgatherv(g_team, s, n, r, g_vcounts, g_vdispls, OSMP_UINT8);
+      break;
+    case OP_SCATTERV:
+      set_counts(n, g_size);
+      rc = osmp_scatterv(g_team, s, g_vcounts, g_vdispls, r, n, OSMP_UINT8, root);
+      break;
   }
   if (rc) {
     fprintf(stderr, "%s\n", osmp_last_error(g_team));
@@ -156,6 +194,18 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_ALLTOALL: rc = osmp_ialltoall(g_team, s, r, n, OSMP_UINT8, &g_req); break;
     case OP_SCAN: rc = osmp_iscan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
     case OP_EXSCAN: rc = osmp_iexscan(g_team, s, r, n, OSMP_FLOAT32, OSMP_SUM, &g_req); break;
+    case OP_GATHERV:
+      set_counts(n, g_size);
+      rc = osmp_igatherv(g_team, s, n, r, g_vcounts, g_vdispls, OSMP_UINT8, root, &g_req);
+      break;
+    case OP_ALLGATHERV:
+      set_counts(n, g_size);
+      rc = osmp_iallgatherv(g_team, s, n, r, g_vcounts, g_vdispls, OSMP_UINT8, &g_req);
+      break;
+    case OP_SCATTERV:
+      set_counts(n, g_size);
+      rc = osmp_iscatterv(g_team, s, g_vcounts, g_vdispls, r, n, OSMP_UINT8, root, &g_req);
+      break;
   }
   if (rc) fail(kOpNames[op], rc);
 }
@@ -206,6 +256,18 @@ static void be_op(int op, void* s, void* r, long n, int root) {
     case OP_ALLTOALL: MPI_Alltoall(s, c, MPI_BYTE, r, c, MPI_BYTE, w); break;
     case OP_SCAN: MPI_Scan(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
     case OP_EXSCAN: MPI_Exscan(s, r, c, MPI_FLOAT, MPI_SUM, w); break;
+    case OP_GATHERV:
+      set_counts(n, g_size);
+      MPI_Gatherv(s, c, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, root, w);
+      break;
+    case OP_ALLGATHERV:
+      set_counts(n, g_size);
+      MPI_Allgatherv(s, c, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, w);
+      break;
+    case OP_SCATTERV:
+      set_counts(n, g_size);
+      MPI_Scatterv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, c, MPI_BYTE, root, w);
+      break;
   }
 }
 static MPI_Request g_req;
@@ -224,6 +286,18 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_ALLTOALL: MPI_Ialltoall(s, c, MPI_BYTE, r, c, MPI_BYTE, w, &g_req); break;
     case OP_SCAN: MPI_Iscan(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
     case OP_EXSCAN: MPI_Iexscan(s, r, c, MPI_FLOAT, MPI_SUM, w, &g_req); break;
+    case OP_GATHERV:
+      set_counts(n, g_size);
+      MPI_Igatherv(s, c, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, root, w, &g_req);
+      break;
+    case OP_ALLGATHERV:
+      set_counts(n, g_size);
+      MPI_Iallgatherv(s, c, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, w, &g_req);
+      break;
+    case OP_SCATTERV:
+      set_counts(n, g_size);
+      MPI_Iscatterv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, c, MPI_BYTE, root, w, &g_req);
+      break;
   }
 }
 static void be_wait(void) { MPI_Wait(&g_req, MPI_STATUS_IGNORE); }
@@ -273,8 +347,8 @@ static int is_reduction(int op) {
 static void sizes(int op, size_t bytes, size_t* sb, size_t* rb) {
   size_t all = bytes * (size_t)g_size;
   *sb = *rb = bytes;
-  if (op == OP_GATHER || op == OP_ALLGATHER) *rb = all;
-  if (op == OP_SCATTER || op == OP_RSB || op == OP_ALLTOALL) *sb = all;
+  if (op == OP_GATHER || op == OP_ALLGATHER || op == OP_GATHERV || op == OP_ALLGATHERV) *rb = all;
+  if (op == OP_SCATTER || op == OP_RSB || op == OP_ALLTOALL || op == OP_SCATTERV) *sb = all;
   if (op == OP_ALLTOALL) *rb = all;
   if (op == OP_BARRIER) *sb = *rb = 0;
 }

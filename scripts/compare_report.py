@@ -19,7 +19,8 @@ for r in rows:
     key, lib, us = (r["op"], int(r["procs"]), int(r["bytes"])), r["library"], float(r["avg_us"])
     data[key][lib] = min(us, data[key].get(lib, us))
 
-OPS = ["barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter", "reduce_scatter", "alltoall", "scan", "exscan"]
+OPS = ["barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter", "reduce_scatter", "alltoall", "scan",
+       "exscan", "gatherv", "allgatherv", "scatterv"]
 SHOW = {0, 4, 8, 64, 1024, 8192, 65536, 1048576, 4194304}
 
 

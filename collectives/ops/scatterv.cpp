@@ -21,8 +21,7 @@ struct Scatterv {
     const std::size_t mine = a.recv == kInPlace ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
     std::size_t most = 0;
     OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, mine, most));
-    co_return co_await flat_scatter(e, kKind, static_cast<const std::byte*>(a.send), blocks, recv, mine, most,
-                                    a.root);
+    co_return co_await flat_scatter(e, kKind, static_cast<const std::byte*>(a.send), blocks, recv, mine, most, a.root);
   }
 };
 

@@ -230,42 +230,46 @@ static int coll_ialltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, 
             M->prev_ialltoall(s, sc, st, r, rc, rt, comm, req, M->prev_ialltoall_module));
 }
 
-/* The v-variants (gatherv, allgatherv, scatterv) run on osmp standalone;
- * through MPI they still go to the previous component (issue 18). */
 static int coll_gatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                            struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                            mca_coll_base_module_t* module) {
-  return M->prev_gatherv(s, sc, st, r, rc, d, rt, root, comm, M->prev_gatherv_module);
+  OSMP_CALL(gatherv, osmp_pmpi_gatherv(s, sc, st, r, rc, d, rt, root, comm),
+            M->prev_gatherv(s, sc, st, r, rc, d, rt, root, comm, M->prev_gatherv_module));
 }
 
 static int coll_allgatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                               struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
                               mca_coll_base_module_t* module) {
-  return M->prev_allgatherv(s, sc, st, r, rc, d, rt, comm, M->prev_allgatherv_module);
+  OSMP_CALL(allgatherv, osmp_pmpi_allgatherv(s, sc, st, r, rc, d, rt, comm),
+            M->prev_allgatherv(s, sc, st, r, rc, d, rt, comm, M->prev_allgatherv_module));
 }
 
 static int coll_scatterv_fn(const void* s, const int* sc, const int* d, struct ompi_datatype_t* st, void* r, int rc,
                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                             mca_coll_base_module_t* module) {
-  return M->prev_scatterv(s, sc, d, st, r, rc, rt, root, comm, M->prev_scatterv_module);
+  OSMP_CALL(scatterv, osmp_pmpi_scatterv(s, sc, d, st, r, rc, rt, root, comm),
+            M->prev_scatterv(s, sc, d, st, r, rc, rt, root, comm, M->prev_scatterv_module));
 }
 
 static int coll_igatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                             ompi_request_t** req, mca_coll_base_module_t* module) {
-  return M->prev_igatherv(s, sc, st, r, rc, d, rt, root, comm, req, M->prev_igatherv_module);
+  OSMP_CALL(igatherv, osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req),
+            M->prev_igatherv(s, sc, st, r, rc, d, rt, root, comm, req, M->prev_igatherv_module));
 }
 
 static int coll_iallgatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                                struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
                                mca_coll_base_module_t* module) {
-  return M->prev_iallgatherv(s, sc, st, r, rc, d, rt, comm, req, M->prev_iallgatherv_module);
+  OSMP_CALL(iallgatherv, osmp_pmpi_iallgatherv(s, sc, st, r, rc, d, rt, comm, req),
+            M->prev_iallgatherv(s, sc, st, r, rc, d, rt, comm, req, M->prev_iallgatherv_module));
 }
 
 static int coll_iscatterv_fn(const void* s, const int* sc, const int* d, struct ompi_datatype_t* st, void* r, int rc,
                              struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                              ompi_request_t** req, mca_coll_base_module_t* module) {
-  return M->prev_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req, M->prev_iscatterv_module);
+  OSMP_CALL(iscatterv, osmp_pmpi_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req),
+            M->prev_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req, M->prev_iscatterv_module));
 }
 
 static int coll_iscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "collectives/types.hpp"
 #include "mpi_glue/pmpi/state.hpp"
@@ -68,6 +69,8 @@ struct Prepared {
   const void* send = nullptr;
   void* recv = nullptr;
   bool commit = false;  // `out` is unpacked into the caller's buffer after the call
+  // The v-variants' blocks, where this rank holds them all (committed after the call too).
+  BlockSet blocks;
 };
 
 // Where a call ended on this rank.

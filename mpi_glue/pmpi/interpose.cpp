@@ -85,6 +85,30 @@ int MPI_Scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_C
 int MPI_Exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   return osmp_pmpi_exscan(s, r, count, t, op, comm);
 }
+int MPI_Gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt, int root,
+                MPI_Comm comm) {
+  return osmp_pmpi_gatherv(s, sc, st, r, rc, d, rt, root, comm);
+}
+int MPI_Allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                   MPI_Comm comm) {
+  return osmp_pmpi_allgatherv(s, sc, st, r, rc, d, rt, comm);
+}
+int MPI_Scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                 int root, MPI_Comm comm) {
+  return osmp_pmpi_scatterv(s, sc, d, st, r, rc, rt, root, comm);
+}
+int MPI_Igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                 int root, MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req);
+}
+int MPI_Iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                    MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_iallgatherv(s, sc, st, r, rc, d, rt, comm, req);
+}
+int MPI_Iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                  int root, MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req);
+}
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) { return osmp_pmpi_ibarrier(comm, req); }
 int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
   return osmp_pmpi_ibcast(buf, count, t, root, comm, req);

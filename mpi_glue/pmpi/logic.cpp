@@ -82,7 +82,7 @@ namespace {
 Plan start(const Call& c, OpKind kind, int root) {
   Plan p;
   p.kind = kind;
-  if (kind == OpKind::bcast || kind == OpKind::reduce || kind == OpKind::gather || kind == OpKind::scatter) {
+  if (is_rooted(kind)) {
     p.root = root;
     if (root < 0 || root >= c.n) {
       p.fail(MPI_ERR_ROOT, cat("root ", root, " is not a rank of the communicator (0..", c.n - 1, ")"));
@@ -137,11 +137,17 @@ int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
   return deliver(c.comm, c.name, class_of(o.error.code()), o.error.message());
 }
 
-// A call on one process: the copy it implies (none in place).
-Outcome alone(const Plan& p, const void* send, void* recv) {
+// A call on one process: the copy it implies (none in place; the
+// v-variants' block at its displacement).
+Outcome alone(const Prepared& x) {
+  const Plan& p = x.p;
   if (p.why != Errc::ok) return Outcome::of(Status(p.why, p.what));
-  if (send && send != kInPlace && recv && recv != kInPlace && p.bytes())
-    std::memmove(recv, send, static_cast<std::size_t>(p.bytes()));
+  const auto* send = static_cast<const unsigned char*>(x.send);
+  auto* recv = static_cast<unsigned char*>(x.recv);
+  if (!send || send == kInPlace || !recv || recv == kInPlace || !p.bytes()) return {};
+  if (p.kind == OpKind::scatterv) send += x.blocks.displs()[0];
+  if (p.kind == OpKind::gatherv || p.kind == OpKind::allgatherv) recv += x.blocks.displs()[0];
+  std::memmove(recv, send, static_cast<std::size_t>(p.bytes()));
   return {};
 }
 
@@ -260,6 +266,69 @@ Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st,
   return x;
 }
 
+// The v-variants' blocks at the rank that holds them all (BlockSet: in
+// place where the type lays its elements back to back, else packed through
+// scratch). Nothing about them decides the route: only this rank knows them.
+void blocks_of(Prepared& x, const Call& c, const void* buf, const int* counts, const int* displs, MPI_Datatype t,
+               const char* which) {
+  Plan& p = x.p;
+  if (t == MPI_DATATYPE_NULL) return p.fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
+  if (!counts || !displs) {
+    return p.fail(MPI_ERR_ARG, cat("the ", which, counts ? " displacements" : " counts", " are NULL"));
+  }
+  if (Status st = x.blocks.set(buf, counts, displs, c.n, t, c.comm, describe(t)); !st.ok()) {
+    p.fail(MPI_ERR_COUNT, cat(which, " ", st.message()));
+  }
+}
+
+// gatherv (`root`) and allgatherv (every rank receives): this rank's block
+// as a byte stream, or in place already among the blocks (where they are
+// used in place).
+Prepared prepare_gatheredv(const Call& c, OpKind kind, const void* s, int sc, MPI_Datatype st, void* r, const int* rc,
+                           const int* d, MPI_Datatype rt, int root) {
+  Prepared x;
+  x.p = start(c, kind, root);
+  Plan& p = x.p;
+  const bool receives = kind == OpKind::allgatherv || c.me == p.root, in_place = receives && s == MPI_IN_PLACE;
+  if (receives) blocks_of(x, c, r, rc, d, rt, "receive");
+  const bool go_blocks = p.why == Errc::ok;
+  // In place, this rank's block where it lies among the others.
+  if (in_place && go_blocks) x.in = stream_of(p, c, element(r, d[c.me], describe(rt)), rc[c.me], rt);
+  if (!in_place) x.in = stream_of(p, c, s, sc, st);
+  if (receives && !in_place && p.why == Errc::ok && x.in.bytes() != x.blocks.bytes(c.me)) {
+    p.fail(MPI_ERR_TRUNCATE, cat("sends ", x.in.bytes(), " bytes but its receive count says ", x.blocks.bytes(c.me)));
+  }
+  p.count = x.in.bytes();
+  p.dtype = Datatype::uint8;
+  const bool go = p.why == Errc::ok;
+  x.send = !go ? nullptr : in_place && x.in.raw() ? kInPlace : x.in.in();
+  x.recv = go && receives ? x.blocks.out() : nullptr;
+  return x;
+}
+
+// scatterv: the root's blocks (packed where their type needs it), this
+// rank's own as a byte stream (at the root in place: left where it is).
+Prepared prepare_scatterv(const Call& c, const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc,
+                          MPI_Datatype rt, int root) {
+  Prepared x;
+  x.p = start(c, OpKind::scatterv, root);
+  Plan& p = x.p;
+  const bool is_root = c.me == p.root, in_place = is_root && r == MPI_IN_PLACE;
+  if (is_root) blocks_of(x, c, s, sc, d, st, "send");
+  if (!in_place) x.out = stream_of(p, c, r, rc, rt);
+  const std::int64_t own = in_place ? (p.why == Errc::ok ? x.blocks.bytes(c.me) : 0) : x.out.bytes();
+  if (is_root && !in_place && p.why == Errc::ok && own != x.blocks.bytes(c.me)) {
+    p.fail(MPI_ERR_TRUNCATE, cat("the root sends itself ", x.blocks.bytes(c.me), " bytes but receives ", own));
+  }
+  p.count = own;
+  p.dtype = Datatype::uint8;
+  const bool go = p.why == Errc::ok;
+  x.send = go && is_root ? x.blocks.in() : nullptr;
+  x.recv = !go ? nullptr : in_place ? const_cast<void*>(kInPlace) : x.out.out();
+  x.commit = !in_place;
+  return x;
+}
+
 // exscan: rank 0's output is undefined, so nothing is written or committed
 // there (its recvbuf may be NULL); in place, its input is read from recvbuf.
 Prepared prepare_exscan(const Call& c, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op) {
@@ -284,8 +353,11 @@ bool node_only(const Call& c) {
 // in the node; then its outcome on this rank.
 template <class Nodes, class Mpi>
 int blocking(const Call& c, Prepared& x, Nodes&& nodes, Mpi&& mpi) {
-  Outcome o = c.alone() ? alone(x.p, x.send, x.recv) : c.nodes() ? nodes() : Outcome::of(run_joined(c.team(), x));
-  if (o.route == Outcome::Route::osmp && x.commit) x.out.commit();
+  Outcome o = c.alone() ? alone(x) : c.nodes() ? nodes() : Outcome::of(run_joined(c.team(), x));
+  if (o.route == Outcome::Route::osmp) {
+    if (x.commit) x.out.commit();
+    x.blocks.commit();
+  }
   return finish(c, x.p, o, mpi);
 }
 
@@ -396,6 +468,60 @@ int osmp_pmpi_exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op o
   Prepared x = prepare_exscan(c, s, r, count, t, op);
   return blocking(
       c, x, [&] { return Outcome::of(Status(Errc::internal, "exscan across nodes")); }, mpi);
+}
+
+int osmp_pmpi_gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                      int root, MPI_Comm comm) {
+  Call c(comm, OpKind::gatherv, "MPI_Gatherv");
+  auto mpi = [&] { return PMPI_Gatherv(s, sc, st, r, rc, d, rt, root, comm); };
+  if (!c.take || node_only(c)) return mpi();
+  Prepared x = prepare_gatheredv(c, OpKind::gatherv, s, sc, st, r, rc, d, rt, root);
+  return blocking(
+      c, x, [&] { return Outcome::of(Status(Errc::internal, "gatherv across nodes")); }, mpi);
+}
+
+int osmp_pmpi_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                         MPI_Comm comm) {
+  Call c(comm, OpKind::allgatherv, "MPI_Allgatherv");
+  auto mpi = [&] { return PMPI_Allgatherv(s, sc, st, r, rc, d, rt, comm); };
+  if (!c.take || node_only(c)) return mpi();
+  Prepared x = prepare_gatheredv(c, OpKind::allgatherv, s, sc, st, r, rc, d, rt, -1);
+  return blocking(
+      c, x, [&] { return Outcome::of(Status(Errc::internal, "allgatherv across nodes")); }, mpi);
+}
+
+int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                       int root, MPI_Comm comm) {
+  Call c(comm, OpKind::scatterv, "MPI_Scatterv");
+  auto mpi = [&] { return PMPI_Scatterv(s, sc, d, st, r, rc, rt, root, comm); };
+  if (!c.take || node_only(c)) return mpi();
+  Prepared x = prepare_scatterv(c, s, sc, d, st, r, rc, rt, root);
+  return blocking(
+      c, x, [&] { return Outcome::of(Status(Errc::internal, "scatterv across nodes")); }, mpi);
+}
+
+int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                       int root, MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, OpKind::gatherv, "MPI_Igatherv", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Igatherv(s, sc, st, r, rc, d, rt, root, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_gatheredv(c, OpKind::gatherv, s, sc, st, r, rc, d, rt, root), req, mpi);
+}
+
+int osmp_pmpi_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                          MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, OpKind::allgatherv, "MPI_Iallgatherv", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Iallgatherv(s, sc, st, r, rc, d, rt, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_gatheredv(c, OpKind::allgatherv, s, sc, st, r, rc, d, rt, -1), req, mpi);
+}
+
+int osmp_pmpi_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                        int root, MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, OpKind::scatterv, "MPI_Iscatterv", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Iscatterv(s, sc, d, st, r, rc, rt, root, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_scatterv(c, s, sc, d, st, r, rc, rt, root), req, mpi);
 }
 
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {

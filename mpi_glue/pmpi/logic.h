@@ -22,6 +22,13 @@ int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype 
 int osmp_pmpi_alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm);
 int osmp_pmpi_scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
 int osmp_pmpi_exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
+/* The v-variants: on one node, with a contiguous type at the blocks' side. */
+int osmp_pmpi_gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                      int root, MPI_Comm comm);
+int osmp_pmpi_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                         MPI_Comm comm);
+int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                       int root, MPI_Comm comm);
 /* The non-blocking forms: on osmp, a generalized request that
  * osmp_pmpi_progress() completes (the interposer calls it from MPI_Wait,
  * MPI_Test and the rest; the component registers it with opal_progress);
@@ -43,6 +50,12 @@ int osmp_pmpi_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc,
                         MPI_Request* req);
 int osmp_pmpi_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
 int osmp_pmpi_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                       int root, MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                          MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                        int root, MPI_Comm comm, MPI_Request* req);
 /* Moves the pending non-blocking calls on; the number that completed (0
  * when called again from inside itself). */
 int osmp_pmpi_progress(void);

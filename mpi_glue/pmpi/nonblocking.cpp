@@ -91,6 +91,7 @@ bool after_osmp(NbCall& n, const Status& st) {
   switch (o.route) {
     case Outcome::Route::osmp:
       if (n.x.commit) n.x.out.commit();
+      n.x.blocks.commit();
       count(true);
       return true;
     case Outcome::Route::mpi:
@@ -189,9 +190,12 @@ Status run_joined(Team& team, const Prepared& x) {
       case OpKind::alltoall: return team.alltoall(x.send, x.recv, p.count, p.dtype);
       case OpKind::scan: return team.scan(x.send, x.recv, p.count, p.dtype, p.op);
       case OpKind::exscan: return team.exscan(x.send, x.recv, p.count, p.dtype, p.op);
-      case OpKind::gatherv:  // not prepared through MPI yet: the MPI's own runs them
+      case OpKind::gatherv:
+        return team.gatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype, p.root);
       case OpKind::allgatherv:
-      case OpKind::scatterv: break;
+        return team.allgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
+      case OpKind::scatterv:
+        return team.scatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
     }
     return Status(Errc::internal, "unknown operation");
   });
@@ -212,9 +216,12 @@ Request start_joined(Team& team, const Prepared& x) {
     case OpKind::alltoall: return team.ialltoall(x.send, x.recv, p.count, p.dtype);
     case OpKind::scan: return team.iscan(x.send, x.recv, p.count, p.dtype, p.op);
     case OpKind::exscan: return team.iexscan(x.send, x.recv, p.count, p.dtype, p.op);
-    case OpKind::gatherv:  // not prepared through MPI yet: the MPI's own runs them
+    case OpKind::gatherv:
+      return team.igatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype, p.root);
     case OpKind::allgatherv:
-    case OpKind::scatterv: break;
+      return team.iallgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
+    case OpKind::scatterv:
+      return team.iscatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
   }
   return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
 }

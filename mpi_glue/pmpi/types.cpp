@@ -229,6 +229,72 @@ void with_base(const void* buf, std::int64_t count, MPI_Datatype t, F&& run) {
 }
 }  // namespace
 
+Status BlockSet::set(const void* buf, const int* counts, const int* displs, int n, MPI_Datatype t, MPI_Comm comm,
+                     const TypeInfo& ti) {
+  buf_ = buf;
+  ecounts_ = counts;
+  edispls_ = displs;
+  type_ = t;
+  comm_ = comm;
+  ti_ = ti;
+  raw_ = ti.raw;
+  const std::size_t un = static_cast<std::size_t>(n);
+  counts_.assign(un, 0);
+  displs_.assign(un, 0);
+  std::vector<std::byte*> at(un);
+  std::byte* lowest = nullptr;
+  std::int64_t packed = 0;
+  for (std::size_t r = 0; r < un; ++r) {
+    if (counts[r] < 0) return Status(Errc::invalid_argument, cat("count ", r, " is negative (", counts[r], ")"));
+    counts_[r] = counts[r] * ti.size;
+    at[r] = static_cast<std::byte*>(element(const_cast<void*>(buf), displs[r], ti));
+    if (counts_[r] && (!lowest || at[r] < lowest)) lowest = at[r];
+    displs_[r] = packed;  // packed: back to back in the scratch
+    packed += counts_[r];
+  }
+  if (!raw_) {
+    scratch_.resize(static_cast<std::size_t>(packed));
+    return {};
+  }
+  base_ = lowest;
+  for (std::size_t r = 0; r < un; ++r) displs_[r] = counts_[r] ? at[r] - lowest : 0;
+  return {};
+}
+
+const void* BlockSet::in() {
+  if (raw_) return base_;
+  if (!packed_) {
+    for (std::size_t r = 0; r < counts_.size(); ++r) {
+      if (!counts_[r]) continue;
+      with_base(element(const_cast<void*>(buf_), edispls_[r], ti_), ecounts_[r], type_,
+                [&](void* base, int n, MPI_Datatype t) {
+                  int position = 0;
+                  PMPI_Pack(base, n, t, scratch_.data() + displs_[r], static_cast<int>(counts_[r]), &position, comm_);
+                });
+    }
+    packed_ = true;
+  }
+  return scratch_.data();
+}
+
+void* BlockSet::out() {
+  if (raw_) return base_;
+  written_ = true;
+  return scratch_.data();
+}
+
+void BlockSet::commit() {
+  if (raw_ || !written_) return;
+  for (std::size_t r = 0; r < counts_.size(); ++r) {
+    if (!counts_[r]) continue;
+    with_base(element(const_cast<void*>(buf_), edispls_[r], ti_), ecounts_[r], type_,
+              [&](void* base, int n, MPI_Datatype t) {
+                int position = 0;
+                PMPI_Unpack(scratch_.data() + displs_[r], static_cast<int>(counts_[r]), &position, base, n, t, comm_);
+              });
+  }
+}
+
 const void* Stream::in() {
   if (raw_ || bytes_ == 0) return buf_;
   if (!packed_) {

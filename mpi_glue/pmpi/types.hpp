@@ -66,6 +66,39 @@ class Stream {
   std::vector<unsigned char> scratch_;
 };
 
+// The v-variants' blocks at the rank that holds them all (gatherv's root,
+// every rank of allgatherv, scatterv's root): counts[r] elements of a type at
+// displs[r] of a buffer, as osmp takes them: bytes from one base address. A
+// type whose elements lie back to back is used in place, the base at the
+// lowest block (negative displacements and MPI_BOTTOM's absolute ones
+// included); any other goes through one scratch buffer of every block's
+// stream back to back, packed before (in) or unpacked after (commit).
+class BlockSet {
+ public:
+  BlockSet() = default;
+  // Not ok: a count is negative (the message names it).
+  Status set(const void* buf, const int* counts, const int* displs, int n, MPI_Datatype t, MPI_Comm comm,
+             const TypeInfo& ti);
+  const std::int64_t* counts() const { return counts_.data(); }
+  const std::int64_t* displs() const { return displs_.data(); }
+  std::int64_t bytes(int r) const { return counts_[static_cast<std::size_t>(r)]; }
+  const void* in();  // the blocks to send (packing them the first time)
+  void* out();       // where the received blocks go
+  void commit();     // unpacks what out() received (no-op in place, or with nothing received)
+
+ private:
+  const void* buf_ = nullptr;
+  const int* ecounts_ = nullptr;  // the caller's counts and displacements, in elements
+  const int* edispls_ = nullptr;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  TypeInfo ti_;
+  std::vector<std::int64_t> counts_, displs_;  // bytes
+  std::byte* base_ = nullptr;                  // in place: where displacement 0 is
+  bool raw_ = true, packed_ = false, written_ = false;
+  std::vector<unsigned char> scratch_;
+};
+
 // The address of element `index` of a buffer of type t (in-place blocks;
 // buf may be MPI_BOTTOM).
 inline void* element(void* buf, std::int64_t index, const TypeInfo& t) {

@@ -18,6 +18,7 @@
 namespace {
 
 int g_rank = 0, g_size = 0, g_fail = 0;
+std::size_t me_of() { return static_cast<std::size_t>(g_rank); }
 
 void fail(const std::string& what) {
   if (g_fail++ < 20) std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
@@ -193,6 +194,104 @@ void run_type(const char* tname) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// gatherv, allgatherv, scatterv: uneven counts (every third 0), blocks in
+// reverse rank order with a gap after each (this rank's own displacements),
+// every root, in place, non-blocking; the gaps must stay untouched.
+template <class T>
+void varied(const char* name) {
+  const MPI_Datatype t = mpi_type<T>();
+  const int n = g_size;
+  const std::size_t un = static_cast<std::size_t>(n), me = static_cast<std::size_t>(g_rank);
+  for (int base : {0, 1, 5, 3000, 70000}) {
+    const std::string at = std::string(name) + " base " + std::to_string(base);
+    std::vector<int> counts(un), displs(un);
+    int extent = 0;
+    for (int r = n - 1; r >= 0; --r) {
+      counts[static_cast<std::size_t>(r)] = r % 3 == 1 ? 0 : base + r;
+      displs[static_cast<std::size_t>(r)] = extent;
+      extent += counts[static_cast<std::size_t>(r)] + 1;
+    }
+    const T gap = T(99);
+    auto own = [&](int r) {
+      std::vector<T> v(static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]));
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = value<T>(r, i);
+      return v;
+    };
+    std::vector<T> want(static_cast<std::size_t>(extent), gap);
+    for (int r = 0; r < n; ++r) {
+      auto v = own(r);
+      std::copy(v.begin(), v.end(), want.begin() + displs[static_cast<std::size_t>(r)]);
+    }
+    const std::vector<T> in = own(g_rank);
+    const int mine_count = counts[me];
+    for (int root : {0, n - 1}) {
+      std::vector<T> all(static_cast<std::size_t>(extent), gap);
+      MPI_Gatherv(in.data(), mine_count, t, all.data(), counts.data(), displs.data(), t, root, MPI_COMM_WORLD);
+      if (g_rank == root) check_equal(all, want, "gatherv root " + std::to_string(root) + " " + at);
+      std::fill(all.begin(), all.end(), gap);
+      if (g_rank == root) std::copy(in.begin(), in.end(), all.begin() + displs[me]);
+      MPI_Gatherv(g_rank == root ? MPI_IN_PLACE : in.data(), mine_count, t, all.data(), counts.data(), displs.data(), t,
+                  root, MPI_COMM_WORLD);
+      if (g_rank == root) check_equal(all, want, "gatherv in place " + at);
+      std::vector<T> part(in.size(), T(0));
+      MPI_Scatterv(want.data(), counts.data(), displs.data(), t, part.data(), mine_count, t, root, MPI_COMM_WORLD);
+      check_equal(part, in, "scatterv root " + std::to_string(root) + " " + at);
+      MPI_Scatterv(want.data(), counts.data(), displs.data(), t, g_rank == root ? MPI_IN_PLACE : part.data(),
+                   mine_count, t, root, MPI_COMM_WORLD);
+      check_equal(part, in, "scatterv in place " + at);
+    }
+    std::vector<T> all(static_cast<std::size_t>(extent), gap);
+    MPI_Allgatherv(in.data(), mine_count, t, all.data(), counts.data(), displs.data(), t, MPI_COMM_WORLD);
+    check_equal(all, want, "allgatherv " + at);
+    std::fill(all.begin(), all.end(), gap);
+    std::copy(in.begin(), in.end(), all.begin() + displs[me]);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), counts.data(), displs.data(), t, MPI_COMM_WORLD);
+    check_equal(all, want, "allgatherv in place " + at);
+    MPI_Request rq[3];
+    std::vector<T> g(static_cast<std::size_t>(extent), gap), ag(g), part(in.size(), T(0));
+    MPI_Igatherv(in.data(), mine_count, t, g.data(), counts.data(), displs.data(), t, 0, MPI_COMM_WORLD, &rq[0]);
+    MPI_Iallgatherv(in.data(), mine_count, t, ag.data(), counts.data(), displs.data(), t, MPI_COMM_WORLD, &rq[1]);
+    MPI_Iscatterv(want.data(), counts.data(), displs.data(), t, part.data(), mine_count, t, n - 1, MPI_COMM_WORLD,
+                  &rq[2]);
+    MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
+    if (g_rank == 0) check_equal(g, want, "igatherv " + at);
+    check_equal(ag, want, "iallgatherv " + at);
+    check_equal(part, in, "iscatterv " + at);
+  }
+}
+
+// gatherv and scatterv with a strided type on the own block's side (packed:
+// osmp moves the byte stream) and with a strided type on the blocks' side
+// (osmp moves them through a packed scratch buffer, which only the root has).
+void derived_varied() {
+  const int k = 3;
+  const std::size_t uk = k, un = static_cast<std::size_t>(g_size);
+  MPI_Datatype strided;
+  MPI_Type_vector(k, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  std::vector<int> counts(un, k), displs(un);
+  for (std::size_t r = 0; r < un; ++r) displs[r] = static_cast<int>(r * uk);
+  std::vector<int> in(2 * uk, -1), all(uk * un, 0);
+  for (std::size_t i = 0; i < uk; ++i) in[2 * i] = g_rank * 100 + static_cast<int>(i);
+  MPI_Gatherv(in.data(), 1, strided, all.data(), counts.data(), displs.data(), MPI_INT, 0, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    for (std::size_t j = 0; j < all.size(); ++j)
+      if (all[j] != static_cast<int>(j / uk) * 100 + static_cast<int>(j % uk)) fail("gatherv from a strided type");
+  // The root's blocks as strided types: one per rank, 2k ints apart.
+  std::vector<int> sc(un, 1), sd(un);
+  for (std::size_t r = 0; r < un; ++r) sd[r] = static_cast<int>(r);
+  MPI_Datatype spread;
+  MPI_Type_create_resized(strided, 0, static_cast<MPI_Aint>(2 * uk * sizeof(int)), &spread);
+  MPI_Type_commit(&spread);
+  std::vector<int> src(2 * uk * un, -1), got(uk, 0);
+  for (std::size_t j = 0; j < src.size(); j += 2) src[j] = static_cast<int>(j);
+  MPI_Scatterv(src.data(), sc.data(), sd.data(), spread, got.data(), k, MPI_INT, 0, MPI_COMM_WORLD);
+  for (std::size_t i = 0; i < uk; ++i)
+    if (got[i] != static_cast<int>(me_of() * 2 * uk + 2 * i)) fail("scatterv from strided blocks");
+  MPI_Type_free(&spread);
+  MPI_Type_free(&strided);
+}
+
 void user_op(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
 }
@@ -294,6 +393,9 @@ int main(int argc, char** argv) {
   run_type<float>("float");
   run_type<double>("double");
   derived_alltoall();
+  varied<std::int32_t>("int32");
+  varied<double>("double");
+  derived_varied();
   declined_cases();
   auto calls = reinterpret_cast<long long (*)(int)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_calls"));
   const bool want_osmp = !std::getenv("COLL_TEST_NO_OSMP");

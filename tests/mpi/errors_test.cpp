@@ -85,6 +85,28 @@ void run(int odd) {
     expect_errors("scatter count" + at, odd, single, -1, [&](bool me) {
       return MPI_Scatter(a.data(), n, MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE, root, MPI_COMM_WORLD);
     });
+    // The v-variants run on osmp on one node (across nodes the MPI's own,
+    // where a sender with too much data may not learn of it): a rank whose
+    // own count differs from the root's entry for it, or whose counts differ
+    // (allgatherv), is an error on every rank.
+    if (single) {
+      std::vector<int> counts(static_cast<std::size_t>(g_size), n), displs(counts.size()), other(counts);
+      for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<int>(r) * (n + 8);
+      other[0] = n + 1;
+      expect_errors("gatherv count" + at, odd, true, root, [&](bool me) {
+        return MPI_Gatherv(a.data(), me ? n + 1 : n, MPI_DOUBLE, b.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                           root, MPI_COMM_WORLD);
+      });
+      expect_errors("scatterv count" + at, odd, true, root, [&](bool me) {
+        return MPI_Scatterv(a.data(), counts.data(), displs.data(), MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE,
+                            root, MPI_COMM_WORLD);
+      });
+      expect_errors("allgatherv counts" + at, odd, true, -1, [&](bool me) {
+        const int own = (me ? other : counts)[static_cast<std::size_t>(g_rank)];
+        return MPI_Allgatherv(a.data(), own, MPI_DOUBLE, b.data(), (me ? other : counts).data(), displs.data(),
+                              MPI_DOUBLE, MPI_COMM_WORLD);
+      });
+    }
   }
   std::vector<int> x(64, 1), y(64, 0);
   // A root that differs on one rank: that rank believes it is the root.
