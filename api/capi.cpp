@@ -338,6 +338,12 @@ int osmp_exscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_dataty
   return guarded(t, "osmp_exscan", [&](osmp::Team& team) { return team.exscan(in(s), r, count, dt(type), op_of(op)); });
 }
 
+int osmp_alltoallv(osmp_team* t, const void* s, const int64_t* sc, const int64_t* sd, void* r, const int64_t* rc,
+                   const int64_t* rd, osmp_datatype type) {
+  return guarded(t, "osmp_alltoallv",
+                 [&](osmp::Team& team) { return team.alltoallv(in(s), sc, sd, r, rc, rd, dt(type)); });
+}
+
 int osmp_gatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
                  osmp_datatype type, int root) {
   return guarded(t, "osmp_gatherv",
@@ -428,6 +434,12 @@ int osmp_iexscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datat
                  osmp_request* req) {
   return start(t, "osmp_iexscan", req,
                [&](osmp::Team& team) { return team.iexscan(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_ialltoallv(osmp_team* t, const void* s, const int64_t* sc, const int64_t* sd, void* r, const int64_t* rc,
+                    const int64_t* rd, osmp_datatype type, osmp_request* req) {
+  return start(t, "osmp_ialltoallv", req,
+               [&](osmp::Team& team) { return team.ialltoallv(in(s), sc, sd, r, rc, rd, dt(type)); });
 }
 
 int osmp_igatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,

@@ -118,6 +118,13 @@ int osmp_allgatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, voi
                     const int64_t* displs, osmp_datatype type);
 int osmp_scatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* displs, void* recvbuf,
                   int64_t recvcount, osmp_datatype type, int root);
+/* alltoallv: block q of sendbuf (sendcounts[q] elements at sdispls[q]) goes
+ * to rank q, block q of recvbuf (recvcounts[q] at rdispls[q]) comes from
+ * rank q, whose sendcounts entry for this rank must be that count. In place
+ * (OSMP_IN_PLACE as sendbuf; sendcounts, sdispls not read) the blocks to
+ * send are the receive blocks, replaced by those received. */
+int osmp_alltoallv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* sdispls,
+                   void* recvbuf, const int64_t* recvcounts, const int64_t* rdispls, osmp_datatype type);
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
  * request completes them. Every rank starts a team's calls, blocking and not,
@@ -157,6 +164,9 @@ int osmp_iallgatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, vo
                      const int64_t* displs, osmp_datatype type, osmp_request* req);
 int osmp_iscatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* displs,
                    void* recvbuf, int64_t recvcount, osmp_datatype type, int root, osmp_request* req);
+int osmp_ialltoallv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* sdispls,
+                    void* recvbuf, const int64_t* recvcounts, const int64_t* rdispls, osmp_datatype type,
+                    osmp_request* req);
 /* *flag = 1 when the call completed: then returns its status and frees the
  * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
  * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */

@@ -202,6 +202,10 @@ class Team {
                     const std::int64_t* displs, Datatype type);
   Status scatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
                   std::int64_t count, Datatype type, int root);
+  // Block q of send (send_counts[q] at send_displs[q]) to rank q, block q of
+  // recv from rank q; in place (send = kInPlace) the receive blocks are sent.
+  Status alltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
+                   const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type);
   // Non-blocking forms: the same calls, started now, completed by the
   // Request (docs/nonblocking.md). Every rank starts a team's calls, blocking
   // and not, in the same order. Bad arguments and mismatches are reported by
@@ -224,6 +228,8 @@ class Team {
                       const std::int64_t* displs, Datatype type);
   Request iscatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
                     std::int64_t count, Datatype type, int root);
+  Request ialltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
+                     const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type);
 
   // The shared heap (docs/heap.md). Local: no other rank takes part. Sizes
   // in bytes are rounded up to pages. No room: Errc::no_space with the sizes

@@ -207,6 +207,7 @@ constexpr OpKind uniform_of(OpKind k) {
     case OpKind::gatherv: return OpKind::gather;
     case OpKind::allgatherv: return OpKind::allgather;
     case OpKind::scatterv: return OpKind::scatter;
+    case OpKind::alltoallv: return OpKind::alltoall;
     default: return k;
   }
 }

@@ -376,6 +376,12 @@ Request Team::iscatterv(const void* send, const std::int64_t* counts, const std:
   return start({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
 }
 
+Request Team::ialltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
+                         const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type) {
+  return start(
+      {OpKind::alltoallv, send, recv, 0, type, Op::sum, -1, send_counts, send_displs, recv_counts, recv_displs});
+}
+
 bool Request::test() {
   if (!c_ || c_->done) return true;
   return test_call(*c_);
@@ -455,6 +461,11 @@ Status Team::allgatherv(const void* send, std::int64_t count, void* recv, const 
 Status Team::scatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
                       std::int64_t count, Datatype type, int root) {
   return run({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
+}
+
+Status Team::alltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
+                       const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type) {
+  return run({OpKind::alltoallv, send, recv, 0, type, Op::sum, -1, send_counts, send_displs, recv_counts, recv_displs});
 }
 
 namespace {

@@ -5,7 +5,7 @@
  * times every library with the same loop, buffers and statistics.
  *
  *   -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,
- *                 reduce_scatter,alltoall,scan,exscan,gatherv,allgatherv,scatterv
+ *                 reduce_scatter,alltoall,scan,exscan,gatherv,allgatherv,scatterv,alltoallv
  *                 (default: all)
  *   -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling
  *   -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get
@@ -87,11 +87,12 @@ enum {
   OP_GATHERV,
   OP_ALLGATHERV,
   OP_SCATTERV,
+  OP_ALLTOALLV,
   OP_COUNT
 };
 static const char* kOpNames[OP_COUNT] = {"barrier",   "bcast",   "reduce",         "allreduce", "gather",
                                          "allgather", "scatter", "reduce_scatter", "alltoall",  "scan",
-                                         "exscan",    "gatherv", "allgatherv",     "scatterv"};
+                                         "exscan",    "gatherv", "allgatherv",     "scatterv",  "alltoallv"};
 
 /* The v-variants' counts and displacements: every rank's block n long, in
  * rank order (as osu_gatherv and the others measure them). */
@@ -173,6 +174,10 @@ static void be_op(int op, void* s, void* r, long n, int root) {
       set_counts(n, g_size);
       rc = osmp_scatterv(g_team, s, g_vcounts, g_vdispls, r, n, OSMP_UINT8, root);
       break;
+    case OP_ALLTOALLV:
+      set_counts(n, g_size);
+      rc = osmp_alltoallv(g_team, s, g_vcounts, g_vdispls, r, g_vcounts, g_vdispls, OSMP_UINT8);
+      break;
   }
   if (rc) {
     fprintf(stderr, "%s\n", osmp_last_error(g_team));
@@ -205,6 +210,10 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_SCATTERV:
       set_counts(n, g_size);
       rc = osmp_iscatterv(g_team, s, g_vcounts, g_vdispls, r, n, OSMP_UINT8, root, &g_req);
+      break;
+    case OP_ALLTOALLV:
+      set_counts(n, g_size);
+      rc = osmp_ialltoallv(g_team, s, g_vcounts, g_vdispls, r, g_vcounts, g_vdispls, OSMP_UINT8, &g_req);
       break;
   }
   if (rc) fail(kOpNames[op], rc);
@@ -268,6 +277,10 @@ static void be_op(int op, void* s, void* r, long n, int root) {
       set_counts(n, g_size);
       MPI_Scatterv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, c, MPI_BYTE, root, w);
       break;
+    case OP_ALLTOALLV:
+      set_counts(n, g_size);
+      MPI_Alltoallv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, w);
+      break;
   }
 }
 static MPI_Request g_req;
@@ -297,6 +310,10 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_SCATTERV:
       set_counts(n, g_size);
       MPI_Iscatterv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, c, MPI_BYTE, root, w, &g_req);
+      break;
+    case OP_ALLTOALLV:
+      set_counts(n, g_size);
+      MPI_Ialltoallv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, w, &g_req);
       break;
   }
 }
@@ -348,8 +365,8 @@ static void sizes(int op, size_t bytes, size_t* sb, size_t* rb) {
   size_t all = bytes * (size_t)g_size;
   *sb = *rb = bytes;
   if (op == OP_GATHER || op == OP_ALLGATHER || op == OP_GATHERV || op == OP_ALLGATHERV) *rb = all;
-  if (op == OP_SCATTER || op == OP_RSB || op == OP_ALLTOALL || op == OP_SCATTERV) *sb = all;
-  if (op == OP_ALLTOALL) *rb = all;
+  if (op == OP_SCATTER || op == OP_RSB || op == OP_ALLTOALL || op == OP_SCATTERV || op == OP_ALLTOALLV) *sb = all;
+  if (op == OP_ALLTOALL || op == OP_ALLTOALLV) *rb = all;
   if (op == OP_BARRIER) *sb = *rb = 0;
 }
 

@@ -26,69 +26,86 @@ inline bool overlap(const void* a, std::size_t alen, const void* b, std::size_t 
   return alen && blen && x < y + blen && y < x + alen;
 }
 
-// The v-variants (gatherv, allgatherv, scatterv): this rank's own block of
-// `count` elements, and where the rank that holds every block (gatherv,
-// scatterv: the root; allgatherv: each) has them: counts[r] elements at
-// displs[r], none outside what 2^56 bytes can address, none overlapping the
-// other buffer. In place, the own block is the one at displs[me] (count is
-// not read).
+// The blocks of a v-variant in one buffer: counts[r] elements at
+// displs[r], none negative, none past what 2^56 bytes address, and none
+// overlapping `own` (own_len bytes; 0: nothing to check). `side` names the
+// buffer ("send", "receive").
+inline Status check_blocks(const OpName& op, const void* buf, const std::int64_t* counts, const std::int64_t* displs,
+                           int n, std::size_t es, const void* own, std::size_t own_len, const char* side) {
+  if (counts == nullptr || displs == nullptr) {
+    return Status(Errc::invalid_argument, cat(op, ": null ", side, counts ? " displacements" : " counts"));
+  }
+  constexpr std::int64_t kMost = std::int64_t{1} << 56;
+  for (int r = 0; r < n; ++r) {
+    const std::int64_t c = counts[r], d = displs[r];
+    if (c < 0 || d < 0) {
+      return Status(Errc::invalid_argument, cat(op, ": rank ", r, "'s ", side, c < 0 ? " count " : " displacement ",
+                                                c < 0 ? c : d, " is negative"));
+    }
+    if (c > kMost || d > kMost || static_cast<std::size_t>(c + d) > static_cast<std::size_t>(kMost) / es) {
+      return Status(Errc::invalid_argument,
+                    cat(op, ": rank ", r, "'s ", side, " block (count ", c, " at ", d, ") is too large"));
+    }
+    if (c == 0) continue;
+    if (buf == nullptr) {
+      return Status(Errc::invalid_argument, cat(op, ": null ", side, " buffer with rank ", r, "'s count ", c));
+    }
+    const auto* at = static_cast<const std::byte*>(buf) + static_cast<std::size_t>(d) * es;
+    if (overlap(own, own_len, at, static_cast<std::size_t>(c) * es)) {
+      return Status(Errc::invalid_argument,
+                    cat(op, ": the send and receive buffers overlap at rank ", r, "'s block (use in place)"));
+    }
+  }
+  return {};
+}
+
+// alltoallv: both sides' blocks on every rank; in place (send), the blocks
+// to send are the receive blocks. Send and receive blocks are not checked
+// against each other (n * n pairs; MPI libraries do not either).
+inline Status check_alltoallv(const CollArgs& a, const OpName& op, int n) {
+  const std::size_t es = size_of(a.dtype);
+  if (a.recv == kInPlace) return Status(Errc::invalid_argument, cat(op, ": in place is the send buffer only"));
+  OSMP_RETURN_IF_ERROR(check_blocks(op, a.recv, a.recv_counts, a.recv_displs, n, es, nullptr, 0, "receive"));
+  if (a.send == kInPlace) return {};
+  return check_blocks(op, a.send, a.counts, a.displs, n, es, nullptr, 0, "send");
+}
+
+// gatherv, allgatherv, scatterv: this rank's own block of `count` elements,
+// and where the rank that holds every block (gatherv, scatterv: the root;
+// allgatherv: each) has them (check_blocks). In place, the own block is the
+// one at displs[me] (count is not read).
 inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   const OpName op{kind, me};
+  if (kind == OpKind::alltoallv) return check_alltoallv(a, op, n);
   const std::size_t es = size_of(a.dtype);
   const bool all = kind == OpKind::allgatherv || me == a.root;  // holds every block
   const bool scatters = kind == OpKind::scatterv;
   // The buffer with every block, and the own block's buffer (or in place).
   const void* blocks = scatters ? a.send : a.recv;
   const void* own = scatters ? a.recv : a.send;
+  const char* own_side = scatters ? "receive" : "send";
   const bool in_place = scatters ? a.recv == kInPlace : a.send == kInPlace;
   if (in_place && !all) {
     return Status(Errc::invalid_argument,
-                  cat(op, ": in-place ", scatters ? "receive" : "send", " is not allowed (only the root may use it)"));
+                  cat(op, ": in-place ", own_side, " is not allowed (only the root may use it)"));
   }
   if (!all) {
     if (a.count && own == nullptr) {
-      return Status(Errc::invalid_argument,
-                    cat(op, ": null ", scatters ? "receive" : "send", " buffer with count ", a.count));
+      return Status(Errc::invalid_argument, cat(op, ": null ", own_side, " buffer with count ", a.count));
     }
     return {};
   }
-  if (a.counts == nullptr || a.displs == nullptr) {
-    return Status(Errc::invalid_argument, cat(op, ": null ", a.counts ? "displacements" : "counts"));
-  }
-  if (blocks == kInPlace) {
-    return Status(Errc::invalid_argument, cat(op, ": in place is the ", scatters ? "receive" : "send", " buffer only"));
-  }
-  const std::size_t own_len = in_place ? 0 : static_cast<std::size_t>(a.count) * es;
-  if (!in_place && a.count != a.counts[me]) {
+  if (blocks == kInPlace)
+    return Status(Errc::invalid_argument, cat(op, ": in place is the ", own_side, " buffer only"));
+  if (a.counts && !in_place && a.count != a.counts[me]) {
     return Status(Errc::invalid_argument,
                   cat(op, ": count ", a.count, " differs from this rank's own entry of the counts, ", a.counts[me]));
   }
-  if (!in_place && own_len && own == nullptr) {
-    return Status(Errc::invalid_argument,
-                  cat(op, ": null ", scatters ? "receive" : "send", " buffer with count ", a.count));
+  const std::size_t own_len = in_place ? 0 : static_cast<std::size_t>(a.count) * es;
+  if (own_len && own == nullptr) {
+    return Status(Errc::invalid_argument, cat(op, ": null ", own_side, " buffer with count ", a.count));
   }
-  constexpr std::int64_t kMost = std::int64_t{1} << 56;
-  for (int r = 0; r < n; ++r) {
-    const std::int64_t c = a.counts[r], d = a.displs[r];
-    if (c < 0 || d < 0) {
-      return Status(Errc::invalid_argument,
-                    cat(op, ": rank ", r, "'s ", c < 0 ? "count " : "displacement ", c < 0 ? c : d, " is negative"));
-    }
-    if (c > kMost || d > kMost || static_cast<std::size_t>(c + d) > static_cast<std::size_t>(kMost) / es) {
-      return Status(Errc::invalid_argument, cat(op, ": rank ", r, "'s block (count ", c, " at ", d, ") is too large"));
-    }
-    if (c == 0) continue;
-    if (blocks == nullptr) {
-      return Status(Errc::invalid_argument,
-                    cat(op, ": null ", scatters ? "send" : "receive", " buffer with rank ", r, "'s count ", c));
-    }
-    const auto* at = static_cast<const std::byte*>(blocks) + static_cast<std::size_t>(d) * es;
-    if (!in_place && overlap(own, own_len, at, static_cast<std::size_t>(c) * es)) {
-      return Status(Errc::invalid_argument,
-                    cat(op, ": the send and receive buffers overlap at rank ", r, "'s block (use in place)"));
-    }
-  }
-  return {};
+  return check_blocks(op, blocks, a.counts, a.displs, n, es, own, own_len, scatters ? "send" : "receive");
 }
 
 [[gnu::always_inline]] inline Status check_arguments(const CollArgs& a, OpKind kind, int me, int n) {
@@ -167,7 +184,8 @@ inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
       break;
     case OpKind::gatherv:
     case OpKind::allgatherv:
-    case OpKind::scatterv: break;  // check_varied
+    case OpKind::scatterv:
+    case OpKind::alltoallv: break;  // check_varied
   }
   if (in_place_send && !may_send_in_place) {
     return Status(Errc::invalid_argument,

@@ -50,6 +50,10 @@ struct CollArgs {
   // Null in every other call; they stay valid until the call completes.
   const std::int64_t* counts = nullptr;
   const std::int64_t* displs = nullptr;
+  // alltoallv: counts/displs are the send side's (block q for rank q),
+  // these the receive side's (block q from rank q), on every rank.
+  const std::int64_t* recv_counts = nullptr;
+  const std::int64_t* recv_displs = nullptr;
   // Not ok: this rank joins the call only to deliver this error to every
   // rank (Team::abstain); its buffers are neither read nor written.
   Errc abstain = Errc::ok;

@@ -52,7 +52,8 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
     }
     case OpKind::gatherv:
     case OpKind::allgatherv:
-    case OpKind::scatterv: return {one, false};  // the header step, then the flat path (per-rank counts)
+    case OpKind::scatterv:
+    case OpKind::alltoallv: return {one, false};  // the header step, then the flat path (per-rank counts)
   }
   return {};
 }
@@ -89,7 +90,8 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::gatherv:
     case OpKind::allgatherv:
-    case OpKind::scatterv: return 0;  // the header step carries no data
+    case OpKind::scatterv:
+    case OpKind::alltoallv: return 0;  // the header step carries no data
   }
   return 0;
 }

@@ -346,7 +346,8 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
     case OpKind::exscan: return Step{Up::gather, m, Down::scatter, m, plan};
     case OpKind::gatherv:  // never data in a step: the header step, then flat (rest_of)
     case OpKind::allgatherv:
-    case OpKind::scatterv: return Step{Up::flags, 0, Down::flags, 0, plan};
+    case OpKind::scatterv:
+    case OpKind::alltoallv: return Step{Up::flags, 0, Down::flags, 0, plan};
   }
   return Step{};
 }
@@ -357,11 +358,14 @@ Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, c
     path = "header step + flat over the team";
     if (op == OpKind::scan || op == OpKind::exscan) return chain_rows(x, m);  // its row: the chain of ranks
     // The v-variants as their uniform operation with every block `m` bytes;
-    // gatherv and scatterv first agree on the counts (a flat step with no data).
+    // gatherv and scatterv first agree on the counts (a flat step with no
+    // data, through the root), alltoallv in two (every rank reads every
+    // other's flags, twice).
     OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
-    if (op == OpKind::gatherv || op == OpKind::scatterv) {
+    if (op == OpKind::gatherv || op == OpKind::scatterv || op == OpKind::alltoallv) {
       path = "header step + counts step + flat over the team";
-      OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, 1.0, 0.0, 0.0, 1.0));
+      const double rounds = op == OpKind::alltoallv ? 2.0 : 1.0;
+      OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, rounds, 0.0, 0.0, 1.0));
       for (LevelTerm& t : agree) t.phase = "counts";
       rows.insert(rows.begin(), agree.begin(), agree.end());
     }

@@ -98,7 +98,8 @@ struct Alltoall {
     DirectCall d(e, a, local, {input(a), row(e, a), recv, row(e, a), a.send == kInPlace});
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    co_return co_await flat_alltoall(e, input(a), recv, block(a));
+    Exchange x{Blocks::uniform(block(a)), Blocks::uniform(block(a)), block(a)};
+    co_return co_await flat_alltoall(e, kKind, input(a), recv, x);
   }
 };
 

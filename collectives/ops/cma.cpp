@@ -235,11 +235,12 @@ Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* rec
 
 // Every rank reads its block of every other's send buffer, starting with
 // the next rank's. In place, peers read the buffer this rank writes: it
-// offers a private copy of it instead.
-Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
+// offers a private copy of it instead (every block's extent).
+Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, const Exchange& x) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
-  const std::size_t row = block * static_cast<std::size_t>(n), at = static_cast<std::size_t>(me) * block;
+  std::size_t row = 0;  // how far the send blocks reach
+  for (int b = 0; b < n; ++b) row = std::max(row, x.out.len(b) ? x.out.at(b) + x.out.len(b) : 0);
   std::unique_ptr<std::byte[]> copy;
   if (send == recv) {
     copy.reset(new (std::nothrow) std::byte[row]);
@@ -257,11 +258,11 @@ Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t
     send = copy.get();
   }
   c.offer(send, row);
-  std::memcpy(recv + at, send + at, block);  // distinct buffers: a copy in place
+  if (x.in.len(me)) std::memcpy(recv + x.in.at(me), send + x.out.at(me), x.in.len(me));  // distinct buffers here
   Status st;
   for (int i = 1; i < n && st.ok(); ++i) {
     const int q = (me + i) % n;
-    st = co_await c.read(q, recv + static_cast<std::size_t>(q) * block, at, block);
+    if (x.in.len(q)) st = co_await c.read(q, recv + x.in.at(q), x.from(q, me), x.in.len(q));
   }
   c.done(st);
   // Every peer reads my send buffer (or the copy, which lives in this frame).

@@ -281,10 +281,31 @@ Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std
 // its counts (`a`), then tells every rank the longest block (`most`) or the
 // first rank whose count differs, which every rank returns as its error.
 Task agree_counts(Engine& e, const CollArgs& a, std::size_t mine, std::size_t& most);
+// Alltoall's two sides: `out` the send blocks (block b for rank b), `in`
+// the receive blocks (block q from rank q); `most` the longest block of any
+// pair (the same on every rank: it sets the steps); alltoallv: `peer_at`,
+// where each peer's block for this rank lies in that peer's send buffer
+// (bytes; null: at this rank's index times the block), and `first`, the
+// call's first flat step (agree_pairs'), from which outboxes are reused.
+struct Exchange {
+  Blocks out, in;
+  std::size_t most = 0;
+  const std::uint64_t* peer_at = nullptr;
+  std::uint64_t first = 0;
+  std::size_t from(int q, int me) const { return peer_at ? peer_at[q] : static_cast<std::size_t>(me) * out.block; }
+};
 // Alltoall: a piece of every block per step; or CMA's single copy (each rank
 // reads its block of every peer's send buffer) where Engine::use_cma says.
-// `send` may be `recv` (in place).
-Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
+// `send` may be `recv` (in place: then `out` is `in`).
+Task flat_alltoall(Engine& e, OpKind k, const std::byte* send, std::byte* recv, const Exchange& x);
+// Alltoallv: two flat steps. In the first every rank puts in its outbox the
+// length and place of its send block for each rank and its longest block;
+// every rank reads them, and compares each peer's block for it with its own
+// receive count. In the second every rank publishes what it found; every
+// rank returns the same error for the first rank (in rank order) that found
+// a difference. `x`: the sides, to which it sets `most`, `peer_at` (into
+// `at`) and `first`.
+Task agree_pairs(Engine& e, const CollArgs& a, Exchange& x, std::vector<std::uint64_t>& at);
 // Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
 // Engine::use_cma says so: bcast (the root writes the first 1/n of each
 // receiver's buffer while the receivers read the rest), gather (the senders
@@ -301,7 +322,7 @@ Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
 Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root);
 Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, Blocks blocks);
 Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root);
-Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block);
+Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, const Exchange& x);
 Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
 Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
 std::size_t cma_piece(Engine& e, Datatype t);

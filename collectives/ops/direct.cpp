@@ -198,7 +198,8 @@ DirectMode DirectCall::mode() {
     case OpKind::exscan:
     case OpKind::gatherv:  // per-rank counts: the flat path or CMA
     case OpKind::allgatherv:
-    case OpKind::scatterv: return DirectMode::none;
+    case OpKind::scatterv:
+    case OpKind::alltoallv: return DirectMode::none;
   }
   return DirectMode::none;
 }
@@ -268,7 +269,8 @@ Task DirectCall::moves(DirectMode m) {
     case OpKind::exscan:
     case OpKind::gatherv:
     case OpKind::allgatherv:
-    case OpKind::scatterv: break;
+    case OpKind::scatterv:
+    case OpKind::alltoallv: break;
   }
   return bcast(m);  // not reached: mode() never picks a barrier
 }

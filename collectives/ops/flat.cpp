@@ -184,38 +184,125 @@ Task agree_counts(Engine& e, const CollArgs& a, std::size_t mine, std::size_t& m
 // outbox, then takes its own piece from every rank's. In place, the pieces
 // a step overwrites in `recv` went into the outbox first, and later steps
 // read only later pieces.
-Task flat_alltoall(Engine& e, const std::byte* send, std::byte* recv, std::size_t block) {
-  if (e.use_cma(OpKind::alltoall, block)) co_return co_await cma_alltoall(e, send, recv, block);
+Task flat_alltoall(Engine& e, OpKind k, const std::byte* send, std::byte* recv, const Exchange& x) {
+  if (e.use_cma(uniform_of(k), x.most)) co_return co_await cma_alltoall(e, send, recv, x);
   Flat f(e);
+  f.first = x.first;
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t un = static_cast<std::size_t>(n);
   // The piece of each block a step moves: n of them fill an outbox, each a
   // whole number of cache lines where the outbox has room.
   std::size_t piece = f.chunk() / un;
   if (piece > kCacheLine) piece = piece / kCacheLine * kCacheLine;
-  if (piece == 0) co_return Status(Errc::unsupported, "alltoall: more ranks than the outbox can hold pieces for");
-  const std::size_t chunks = ceil_div(block, piece);
+  if (piece == 0) {
+    co_return Status(Errc::unsupported, cat(to_string(k), ": more ranks than the outbox can hold pieces for"));
+  }
+  const std::size_t chunks = ceil_div(x.most, piece);
+  const std::byte* own = send + x.out.at(me);
+  std::byte* own_to = recv + x.in.at(me);
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
-    if (c == 0) f.first = s;
-    const std::size_t off = c * piece, len = std::min(piece, block - off);
+    if (f.first == 0) f.first = s;
+    const std::size_t off = c * piece;
     OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
     std::byte* box = f.t.outbox(me, f.parity(s));
-    for (std::size_t b = 0; b < un; ++b) {
-      if (b != static_cast<std::size_t>(me)) copy_to_shared(box + b * piece, send + b * block + off, len);
+    for (int b = 0; b < n; ++b) {
+      const std::size_t have = x.out.len(b);
+      if (b != me && off < have) {
+        copy_to_shared(box + static_cast<std::size_t>(b) * piece, send + x.out.at(b) + off,
+                       std::min(piece, have - off));
+      }
     }
     publish(f.t.rank_line(me).arrive, s, f.sleepy());  // release: after my pieces; pairs with arrived()
-    const std::size_t at = static_cast<std::size_t>(me) * block + off;
-    if (send != recv) std::memcpy(recv + at, send + at, len);
+    if (own != own_to && off < x.in.len(me)) std::memcpy(own_to + off, own + off, std::min(piece, x.in.len(me) - off));
     for (int i = 1; i < n; ++i) {
       const int q = (me + i) % n;  // start with the next rank: spreads the readers
+      const std::size_t want = x.in.len(q);
       OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
-      std::memcpy(recv + static_cast<std::size_t>(q) * block + off,
-                  f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece, len);
+      if (off < want) {
+        std::memcpy(recv + x.in.at(q) + off, f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece,
+                    std::min(piece, want - off));
+      }
     }
     publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after my reads; pairs with reusable()
   }
   co_return Status{};
+}
+
+namespace {
+// What agree_pairs' first step puts in a rank's outbox: its send block for
+// each rank, then its longest block of either side.
+struct PairEntry {
+  std::uint64_t len = 0, at = 0;
+};
+// ... and its second step: the first peer (+ 1; 0: none) whose block for
+// this rank differs from this rank's receive count for it, with both.
+struct PairVerdict {
+  std::uint64_t bad = 0, sent = 0, expected = 0;
+};
+}  // namespace
+
+Task agree_pairs(Engine& e, const CollArgs& a, Exchange& x, std::vector<std::uint64_t>& at) {
+  Flat f(e);
+  const int me = f.t.rank(), n = f.t.size();
+  const std::size_t un = static_cast<std::size_t>(n);
+  if ((un + 1) * sizeof(PairEntry) > f.chunk()) {
+    co_return Status(Errc::unsupported, cat("alltoallv: more ranks (", n, ") than the outbox holds counts for"));
+  }
+  const std::uint64_t s1 = e.next_flat_step();
+  f.first = s1;
+  x.first = s1;
+  // Entry b at b * sizeof(PairEntry); the longest block after the n entries.
+  std::byte* mine = f.t.outbox(me, f.parity(s1));
+  std::uint64_t longest = 0;
+  for (int b = 0; b < n; ++b) {
+    const PairEntry entry{x.out.len(b), x.out.at(b)};
+    std::memcpy(mine + static_cast<std::size_t>(b) * sizeof entry, &entry, sizeof entry);
+    longest = std::max<std::uint64_t>(longest, std::max(x.out.len(b), x.in.len(b)));
+  }
+  std::memcpy(mine + un * sizeof(PairEntry), &longest, sizeof longest);
+  publish(f.t.rank_line(me).arrive, s1, f.sleepy());  // release: after the table; pairs with arrived()
+  at.assign(un, 0);
+  PairVerdict found;
+  std::uint64_t most = longest;
+  for (int q = 0; q < n; ++q) {
+    PairEntry theirs{x.out.len(me), x.out.at(me)};  // my own block for myself
+    if (q != me) {
+      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s1));
+      const std::byte* table = f.t.outbox(q, f.parity(s1));
+      std::memcpy(&theirs, table + static_cast<std::size_t>(me) * sizeof theirs, sizeof theirs);
+      std::uint64_t their_longest = 0;
+      std::memcpy(&their_longest, table + un * sizeof(PairEntry), sizeof their_longest);
+      most = std::max(most, their_longest);
+    }
+    at[static_cast<std::size_t>(q)] = theirs.at;
+    if (theirs.len != x.in.len(q) && !found.bad) found = {static_cast<std::uint64_t>(q) + 1, theirs.len, x.in.len(q)};
+  }
+  publish(f.t.rank_line(me).done, s1, f.sleepy());  // release: after my reads; pairs with reusable()
+  const std::uint64_t s2 = e.next_flat_step();
+  std::memcpy(f.t.outbox(me, f.parity(s2)), &found, sizeof found);
+  publish(f.t.rank_line(me).arrive, s2, f.sleepy());
+  PairVerdict first;
+  int receiver = -1;
+  for (int q = 0; q < n; ++q) {
+    PairVerdict v = found;
+    if (q != me) {
+      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s2));
+      std::memcpy(&v, f.t.outbox(q, f.parity(s2)), sizeof v);
+    }
+    if (v.bad && receiver < 0) {
+      first = v;
+      receiver = q;
+    }
+  }
+  publish(f.t.rank_line(me).done, s2, f.sleepy());
+  x.most = most;
+  x.peer_at = at.data();
+  if (receiver < 0) co_return Status{};
+  const std::size_t es = size_of(a.dtype);
+  co_return Status(Errc::invalid_argument,
+                   cat("alltoallv: rank ", first.bad - 1, " sends ", first.sent / es, " elements to rank ", receiver,
+                       ", which expects ", first.expected / es));
 }
 
 Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op) {

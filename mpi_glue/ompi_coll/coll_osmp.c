@@ -251,6 +251,20 @@ static int coll_scatterv_fn(const void* s, const int* sc, const int* d, struct o
             M->prev_scatterv(s, sc, d, st, r, rc, rt, root, comm, M->prev_scatterv_module));
 }
 
+static int coll_alltoallv_fn(const void* s, const int* sc, const int* sd, struct ompi_datatype_t* st, void* r,
+                             const int* rc, const int* rd, struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
+                             mca_coll_base_module_t* module) {
+  OSMP_CALL(alltoallv, osmp_pmpi_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm),
+            M->prev_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm, M->prev_alltoallv_module));
+}
+
+static int coll_ialltoallv_fn(const void* s, const int* sc, const int* sd, struct ompi_datatype_t* st, void* r,
+                              const int* rc, const int* rd, struct ompi_datatype_t* rt,
+                              struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
+  OSMP_CALL(ialltoallv, osmp_pmpi_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req),
+            M->prev_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req, M->prev_ialltoallv_module));
+}
+
 static int coll_igatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                             ompi_request_t** req, mca_coll_base_module_t* module) {

@@ -69,8 +69,9 @@ struct Prepared {
   const void* send = nullptr;
   void* recv = nullptr;
   bool commit = false;  // `out` is unpacked into the caller's buffer after the call
-  // The v-variants' blocks, where this rank holds them all (committed after the call too).
-  BlockSet blocks;
+  // The v-variants' blocks, where this rank holds them all (committed after
+  // the call too; alltoallv: the receive side, and send_blocks the send side).
+  BlockSet blocks, send_blocks;
 };
 
 // Where a call ended on this rank.

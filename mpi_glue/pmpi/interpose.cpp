@@ -97,6 +97,14 @@ int MPI_Scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, vo
                  int root, MPI_Comm comm) {
   return osmp_pmpi_scatterv(s, sc, d, st, r, rc, rt, root, comm);
 }
+int MPI_Alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc, const int* rd,
+                  MPI_Datatype rt, MPI_Comm comm) {
+  return osmp_pmpi_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm);
+}
+int MPI_Ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc, const int* rd,
+                   MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
+  return osmp_pmpi_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
+}
 int MPI_Igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
                  int root, MPI_Comm comm, MPI_Request* req) {
   return osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req);

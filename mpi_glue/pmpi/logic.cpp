@@ -144,6 +144,18 @@ Outcome alone(const Prepared& x) {
   if (p.why != Errc::ok) return Outcome::of(Status(p.why, p.what));
   const auto* send = static_cast<const unsigned char*>(x.send);
   auto* recv = static_cast<unsigned char*>(x.recv);
+  if (p.kind == OpKind::alltoallv) {  // its own block, from one side to the other
+    if (send == kInPlace) return {};
+    if (x.send_blocks.bytes(0) != x.blocks.bytes(0)) {
+      return Outcome::of(Status(Errc::invalid_argument, cat("alltoallv: sends itself ", x.send_blocks.bytes(0),
+                                                            " bytes but receives ", x.blocks.bytes(0))));
+    }
+    if (x.blocks.bytes(0)) {
+      std::memmove(recv + x.blocks.displs()[0], send + x.send_blocks.displs()[0],
+                   static_cast<std::size_t>(x.blocks.bytes(0)));
+    }
+    return {};
+  }
   if (!send || send == kInPlace || !recv || recv == kInPlace || !p.bytes()) return {};
   if (p.kind == OpKind::scatterv) send += x.blocks.displs()[0];
   if (p.kind == OpKind::gatherv || p.kind == OpKind::allgatherv) recv += x.blocks.displs()[0];
@@ -269,14 +281,14 @@ Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st,
 // The v-variants' blocks at the rank that holds them all (BlockSet: in
 // place where the type lays its elements back to back, else packed through
 // scratch). Nothing about them decides the route: only this rank knows them.
-void blocks_of(Prepared& x, const Call& c, const void* buf, const int* counts, const int* displs, MPI_Datatype t,
-               const char* which) {
+void blocks_of(Prepared& x, BlockSet& into, const Call& c, const void* buf, const int* counts, const int* displs,
+               MPI_Datatype t, const char* which) {
   Plan& p = x.p;
   if (t == MPI_DATATYPE_NULL) return p.fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
   if (!counts || !displs) {
     return p.fail(MPI_ERR_ARG, cat("the ", which, counts ? " displacements" : " counts", " are NULL"));
   }
-  if (Status st = x.blocks.set(buf, counts, displs, c.n, t, c.comm, describe(t)); !st.ok()) {
+  if (Status st = into.set(buf, counts, displs, c.n, t, c.comm, describe(t)); !st.ok()) {
     p.fail(MPI_ERR_COUNT, cat(which, " ", st.message()));
   }
 }
@@ -290,7 +302,7 @@ Prepared prepare_gatheredv(const Call& c, OpKind kind, const void* s, int sc, MP
   x.p = start(c, kind, root);
   Plan& p = x.p;
   const bool receives = kind == OpKind::allgatherv || c.me == p.root, in_place = receives && s == MPI_IN_PLACE;
-  if (receives) blocks_of(x, c, r, rc, d, rt, "receive");
+  if (receives) blocks_of(x, x.blocks, c, r, rc, d, rt, "receive");
   const bool go_blocks = p.why == Errc::ok;
   // In place, this rank's block where it lies among the others.
   if (in_place && go_blocks) x.in = stream_of(p, c, element(r, d[c.me], describe(rt)), rc[c.me], rt);
@@ -314,7 +326,7 @@ Prepared prepare_scatterv(const Call& c, const void* s, const int* sc, const int
   x.p = start(c, OpKind::scatterv, root);
   Plan& p = x.p;
   const bool is_root = c.me == p.root, in_place = is_root && r == MPI_IN_PLACE;
-  if (is_root) blocks_of(x, c, s, sc, d, st, "send");
+  if (is_root) blocks_of(x, x.blocks, c, s, sc, d, st, "send");
   if (!in_place) x.out = stream_of(p, c, r, rc, rt);
   const std::int64_t own = in_place ? (p.why == Errc::ok ? x.blocks.bytes(c.me) : 0) : x.out.bytes();
   if (is_root && !in_place && p.why == Errc::ok && own != x.blocks.bytes(c.me)) {
@@ -326,6 +338,30 @@ Prepared prepare_scatterv(const Call& c, const void* s, const int* sc, const int
   x.send = go && is_root ? x.blocks.in() : nullptr;
   x.recv = !go ? nullptr : in_place ? const_cast<void*>(kInPlace) : x.out.out();
   x.commit = !in_place;
+  return x;
+}
+
+// alltoallv: both sides' blocks (in place, the receive blocks are sent: with
+// a type that needs packing, they are packed into the scratch that then
+// receives, in place).
+Prepared prepare_alltoallv(const Call& c, const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r,
+                           const int* rc, const int* rd, MPI_Datatype rt) {
+  Prepared x;
+  x.p = start(c, OpKind::alltoallv, -1);
+  Plan& p = x.p;
+  const bool in_place = s == MPI_IN_PLACE;
+  blocks_of(x, x.blocks, c, r, rc, rd, rt, "receive");
+  if (!in_place) blocks_of(x, x.send_blocks, c, s, sc, sd, st, "send");
+  p.count = 0;  // per pair: agreed in the call (agree_pairs)
+  p.dtype = Datatype::uint8;
+  if (p.why != Errc::ok) return x;
+  if (in_place) {
+    (void)x.blocks.in();  // packs the blocks to send where they are received (no-op in place)
+    x.send = kInPlace;
+  } else {
+    x.send = x.send_blocks.in();
+  }
+  x.recv = x.blocks.out();
   return x;
 }
 
@@ -498,6 +534,24 @@ int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype 
   Prepared x = prepare_scatterv(c, s, sc, d, st, r, rc, rt, root);
   return blocking(
       c, x, [&] { return Outcome::of(Status(Errc::internal, "scatterv across nodes")); }, mpi);
+}
+
+int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
+                        const int* rd, MPI_Datatype rt, MPI_Comm comm) {
+  Call c(comm, OpKind::alltoallv, "MPI_Alltoallv");
+  auto mpi = [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); };
+  if (!c.take || node_only(c)) return mpi();
+  Prepared x = prepare_alltoallv(c, s, sc, sd, st, r, rc, rd, rt);
+  return blocking(
+      c, x, [&] { return Outcome::of(Status(Errc::internal, "alltoallv across nodes")); }, mpi);
+}
+
+int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
+                         const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
+  Call c(comm, OpKind::alltoallv, "MPI_Ialltoallv", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_alltoallv(c, s, sc, sd, st, r, rc, rd, rt), req, mpi);
 }
 
 int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,

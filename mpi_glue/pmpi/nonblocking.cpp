@@ -196,6 +196,9 @@ Status run_joined(Team& team, const Prepared& x) {
         return team.allgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
       case OpKind::scatterv:
         return team.scatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
+      case OpKind::alltoallv:
+        return team.alltoallv(x.send, x.send_blocks.counts(), x.send_blocks.displs(), x.recv, x.blocks.counts(),
+                              x.blocks.displs(), p.dtype);
     }
     return Status(Errc::internal, "unknown operation");
   });
@@ -222,6 +225,9 @@ Request start_joined(Team& team, const Prepared& x) {
       return team.iallgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
     case OpKind::scatterv:
       return team.iscatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
+    case OpKind::alltoallv:
+      return team.ialltoallv(x.send, x.send_blocks.counts(), x.send_blocks.displs(), x.recv, x.blocks.counts(),
+                             x.blocks.displs(), p.dtype);
   }
   return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
 }

@@ -194,6 +194,66 @@ void run_type(const char* tname) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// alltoallv: rank p sends rank q sent(p, q) elements (every third pair
+// none; symmetric for in place), its send blocks in reverse order with a
+// gap, its receive blocks in rank order with another; plain, in place,
+// non-blocking.
+template <class T>
+void alltoallv(int base, const std::string& at) {
+  const MPI_Datatype t = mpi_type<T>();
+  const int n = g_size;
+  const std::size_t un = static_cast<std::size_t>(n);
+  for (bool in_place : {false, true}) {
+    auto sent = [&](int p, int q) {
+      const int k = in_place ? p + q : p + 2 * q;
+      return k % 3 == 1 ? 0 : base + k;
+    };
+    // Rank p's layout: send displacements (reverse order) and receive ones.
+    auto layout = [&](int p, std::vector<int>& sc, std::vector<int>& sd, std::vector<int>& rc, std::vector<int>& rd) {
+      sc.assign(un, 0), sd.assign(un, 0), rc.assign(un, 0), rd.assign(un, 0);
+      int pos = 0;
+      for (int q = n - 1; q >= 0; --q) {
+        sc[static_cast<std::size_t>(q)] = sent(p, q);
+        sd[static_cast<std::size_t>(q)] = pos;
+        pos += sent(p, q) + 1;
+      }
+      pos = 0;
+      for (int q = 0; q < n; ++q) {
+        rc[static_cast<std::size_t>(q)] = sent(q, p);
+        rd[static_cast<std::size_t>(q)] = pos;
+        pos += sent(q, p) + 2;
+      }
+    };
+    std::vector<int> sc, sd, rc, rd;
+    layout(g_rank, sc, sd, rc, rd);
+    const std::size_t send_end = static_cast<std::size_t>(sd[0] + sc[0] + 1);
+    const std::size_t recv_end = static_cast<std::size_t>(rd[un - 1] + rc[un - 1] + 2);
+    std::vector<T> out(send_end), got(recv_end, T(99));
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = value<T>(g_rank, i);
+    if (in_place)
+      for (std::size_t i = 0; i < got.size(); ++i) got[i] = value<T>(g_rank, i);
+    std::vector<T> want = got;
+    for (int p = 0; p < n; ++p) {
+      std::vector<int> psc, psd, prc, prd;
+      layout(p, psc, psd, prc, prd);
+      const int from = in_place ? prd[static_cast<std::size_t>(g_rank)] : psd[static_cast<std::size_t>(g_rank)];
+      for (int i = 0; i < rc[static_cast<std::size_t>(p)]; ++i)
+        want[static_cast<std::size_t>(rd[static_cast<std::size_t>(p)] + i)] =
+            value<T>(p, static_cast<std::size_t>(from + i));
+    }
+    std::vector<T> io = got;
+    MPI_Alltoallv(in_place ? MPI_IN_PLACE : out.data(), sc.data(), sd.data(), t, io.data(), rc.data(), rd.data(), t,
+                  MPI_COMM_WORLD);
+    check_equal(io, want, std::string("alltoallv") + (in_place ? " in place " : " ") + at);
+    io = got;
+    MPI_Request rq;
+    MPI_Ialltoallv(in_place ? MPI_IN_PLACE : out.data(), sc.data(), sd.data(), t, io.data(), rc.data(), rd.data(), t,
+                   MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    check_equal(io, want, std::string("ialltoallv") + (in_place ? " in place " : " ") + at);
+  }
+}
+
 // gatherv, allgatherv, scatterv: uneven counts (every third 0), blocks in
 // reverse rank order with a gap after each (this rank's own displacements),
 // every root, in place, non-blocking; the gaps must stay untouched.
@@ -257,6 +317,7 @@ void varied(const char* name) {
     if (g_rank == 0) check_equal(g, want, "igatherv " + at);
     check_equal(ag, want, "iallgatherv " + at);
     check_equal(part, in, "iscatterv " + at);
+    alltoallv<T>(base, at);
   }
 }
 

@@ -101,6 +101,14 @@ void run(int odd) {
         return MPI_Scatterv(a.data(), counts.data(), displs.data(), MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE,
                             root, MPI_COMM_WORLD);
       });
+      // alltoallv: the odd rank expects one element more from the next rank.
+      const int next = (odd + 1) % g_size;
+      expect_errors("alltoallv counts" + at, odd, true, -1, [&](bool me) {
+        std::vector<int> rcounts(counts);
+        if (me) rcounts[static_cast<std::size_t>(next)] = n + 1;
+        return MPI_Alltoallv(a.data(), counts.data(), displs.data(), MPI_DOUBLE, b.data(), rcounts.data(),
+                             displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+      });
       expect_errors("allgatherv counts" + at, odd, true, -1, [&](bool me) {
         const int own = (me ? other : counts)[static_cast<std::size_t>(g_rank)];
         return MPI_Allgatherv(a.data(), own, MPI_DOUBLE, b.data(), (me ? other : counts).data(), displs.data(),

@@ -1,7 +1,8 @@
-// The v-variants (gatherv, allgatherv, scatterv) where their counts are
-// wrong: a rank whose own count differs from the root's entry for it is an
-// error that names it on every rank, small and large (the flat path, CMA),
-// at every root; allgatherv's ranks that pass other counts disagree; bad
+// The v-variants (gatherv, allgatherv, scatterv, alltoallv) where their
+// counts are wrong: a rank whose own count differs from the root's entry for
+// it (alltoallv: a pair whose counts differ) is an error that names it on
+// every rank, small and large (the flat path, CMA), at every root;
+// allgatherv's ranks that pass other counts disagree; bad
 // counts and displacements are an argument error; the team works after
 // each. Right calls are in the collective matrix (support/collective_suite).
 #include <gtest/gtest.h>
@@ -78,6 +79,30 @@ TEST_P(Varied, AnOwnCountThatDiffersFromTheRootsIsAnErrorOnEveryRank) {
   }
 }
 
+// alltoallv: rank `odd` expects one element more from the next rank than
+// that rank sends it; small (outboxes) and large (CMA or chunks).
+TEST_P(Varied, AlltoallvPairsThatDisagreeAreAnErrorOnEveryRank) {
+  for (std::int64_t base : {std::int64_t{2}, std::int64_t{50000}}) {
+    const int odd = n() / 2, from = (odd + 1) % n();
+    auto got = on_all([&](Team& t) {
+      const std::size_t un = static_cast<std::size_t>(n());
+      std::vector<std::int64_t> counts(un, base), displs(un), rcounts(un, base), rdispls(un);
+      for (std::size_t r = 0; r < un; ++r) displs[r] = rdispls[r] = static_cast<std::int64_t>(r) * (base + 1);
+      if (t.rank() == odd) rcounts[static_cast<std::size_t>(from)] = base + 1;
+      std::vector<std::int64_t> out(un * static_cast<std::size_t>(base + 1), 3), in(out.size(), -1);
+      return t.alltoallv(out.data(), counts.data(), displs.data(), in.data(), rcounts.data(), rdispls.data(),
+                         Datatype::int64);
+    });
+    const std::string want =
+        cat("alltoallv: rank ", from, " sends ", base, " elements to rank ", odd, ", which expects ", base + 1);
+    for (int r = 0; r < n(); ++r) {
+      const Status& st = got[static_cast<std::size_t>(r)];
+      EXPECT_EQ(st.code(), Errc::invalid_argument) << "rank " << r << ": " << st.to_string();
+      EXPECT_EQ(st.message(), want) << "rank " << r << ", base " << base;
+    }
+  }
+}
+
 TEST_P(Varied, AllgathervRanksWithOtherCountsDisagree) {
   const int odd = n() / 2;
   auto got = on_all([&](Team& t) {
@@ -104,10 +129,10 @@ TEST_P(Varied, BadCountsOrDisplacementsAtTheRootAreAnErrorOnEveryRank) {
     std::string what;
   };
   const Bad cases[] = {
-      {-1, 0, false, "rank 1's count -1 is negative"},
-      {1, -4, false, "rank 1's displacement -4 is negative"},
-      {std::int64_t{1} << 60, 0, false, "rank 1's block (count 1152921504606846976 at 0) is too large"},
-      {1, 0, true, "null counts"},
+      {-1, 0, false, "rank 1's receive count -1 is negative"},
+      {1, -4, false, "rank 1's receive displacement -4 is negative"},
+      {std::int64_t{1} << 60, 0, false, "rank 1's receive block (count 1152921504606846976 at 0) is too large"},
+      {1, 0, true, "null receive counts"},
   };
   for (const Bad& b : cases) {
     auto got = on_all([&](Team& t) {

@@ -121,6 +121,37 @@ struct VariedLayout {
   }
 };
 
+// alltoallv's blocks on rank `me` for a case of base count c on n ranks:
+// rank p sends rank q sent(p, q) elements (every third pair none); the send
+// blocks in reverse rank order with a gap after each, the receive blocks in
+// rank order with another. `symmetric` (in place): sent(p, q) = sent(q, p).
+struct PairLayout {
+  std::vector<std::int64_t> counts, displs, rcounts, rdispls;  // send side, receive side
+  std::size_t send_extent = 0, recv_extent = 0;
+  PairLayout() = default;
+  PairLayout(std::int64_t c, int n, int me, bool symmetric)
+      : counts(static_cast<std::size_t>(n)), displs(counts.size()), rcounts(counts.size()), rdispls(counts.size()) {
+    auto sent = [&](int p, int q) -> std::int64_t {
+      const int k = symmetric ? p + q : p + 2 * q;
+      return k % 3 == 1 ? 0 : c + k;
+    };
+    std::int64_t at = 0;
+    for (int q = n - 1; q >= 0; --q) {
+      counts[static_cast<std::size_t>(q)] = sent(me, q);
+      displs[static_cast<std::size_t>(q)] = at;
+      at += sent(me, q) + 1 + me % 2;
+    }
+    send_extent = static_cast<std::size_t>(at);
+    at = 0;
+    for (int q = 0; q < n; ++q) {
+      rcounts[static_cast<std::size_t>(q)] = sent(q, me);
+      rdispls[static_cast<std::size_t>(q)] = at;
+      at += sent(q, me) + 2;
+    }
+    recv_extent = static_cast<std::size_t>(at);
+  }
+};
+
 // One case on one rank: buffers filled at construction, the call run
 // blocking or started, then checked.
 template <class T>
@@ -131,10 +162,15 @@ class Typed final : public PreparedCase {
         seed_(seed),
         me_(team.rank()),
         n_(team.size()),
-        layout_(is_varied(c.kind) ? VariedLayout(c.count, n_, 1 + me_ % 2) : VariedLayout()),
-        one_(is_varied(c.kind) ? static_cast<std::size_t>(layout_.counts[static_cast<std::size_t>(me_)])
-                               : static_cast<std::size_t>(c.count)),
-        all_(is_varied(c.kind) ? layout_.extent : one_ * static_cast<std::size_t>(n_)),
+        layout_(is_varied(c.kind) && c.kind != OpKind::alltoallv ? VariedLayout(c.count, n_, 1 + me_ % 2)
+                                                                 : VariedLayout()),
+        pairs_(c.kind == OpKind::alltoallv ? PairLayout(c.count, n_, me_, c.in_place) : PairLayout()),
+        one_(c.kind == OpKind::alltoallv ? pairs_.send_extent
+             : is_varied(c.kind)         ? static_cast<std::size_t>(layout_.counts[static_cast<std::size_t>(me_)])
+                                         : static_cast<std::size_t>(c.count)),
+        all_(c.kind == OpKind::alltoallv ? pairs_.recv_extent
+             : is_varied(c.kind)         ? layout_.extent
+                                         : one_ * static_cast<std::size_t>(n_)),
         send_(team, bytes_of(send_elems()), send_in_heap(c.place, me_)),
         recv_(team, bytes_of(recv_elems()), recv_in_heap(c.place, me_)) {
     const bool root = me_ == c.root;
@@ -176,6 +212,12 @@ class Typed final : public PreparedCase {
       case OpKind::scatterv:
         if (c.in_place && root) rp_ = const_cast<void*>(kInPlace);
         break;
+      case OpKind::alltoallv:  // in place: the blocks to send are the receive blocks
+        if (c.in_place) {
+          for (std::size_t i = 0; i < all_; ++i) r[i] = v(me_, static_cast<std::int64_t>(i));
+          ip_ = true;
+        }
+        break;
       case OpKind::gatherv:
       case OpKind::allgatherv:
         if (c.in_place && (root || c.kind == OpKind::allgatherv)) {
@@ -207,6 +249,9 @@ class Typed final : public PreparedCase {
       case OpKind::gatherv: return team.gatherv(sp_, own(), rp_, vcounts(), vdispls(), t, c_.root);
       case OpKind::allgatherv: return team.allgatherv(sp_, own(), rp_, vcounts(), vdispls(), t);
       case OpKind::scatterv: return team.scatterv(sp_, vcounts(), vdispls(), rp_, own(), t, c_.root);
+      case OpKind::alltoallv:
+        return team.alltoallv(sp_, pairs_.counts.data(), pairs_.displs.data(), rp_, pairs_.rcounts.data(),
+                              pairs_.rdispls.data(), t);
     }
     return Status(Errc::internal, "bad kind");
   }
@@ -229,6 +274,9 @@ class Typed final : public PreparedCase {
       case OpKind::gatherv: return team.igatherv(sp_, own(), rp_, vcounts(), vdispls(), t, c_.root);
       case OpKind::allgatherv: return team.iallgatherv(sp_, own(), rp_, vcounts(), vdispls(), t);
       case OpKind::scatterv: return team.iscatterv(sp_, vcounts(), vdispls(), rp_, own(), t, c_.root);
+      case OpKind::alltoallv:
+        return team.ialltoallv(sp_, pairs_.counts.data(), pairs_.displs.data(), rp_, pairs_.rcounts.data(),
+                               pairs_.rdispls.data(), t);
     }
     return Request();
   }
@@ -293,6 +341,19 @@ class Typed final : public PreparedCase {
           for (std::size_t i = 0; i < len(q); ++i) want[at(q) + i] = v(q, static_cast<std::int64_t>(i));
         break;
       }
+      case OpKind::alltoallv: {  // block p from rank p's block for me (its send or, in place, receive side)
+        want.resize(all_);
+        std::memcpy(want.data(), recv_before_.data() + kGuard, all_ * sizeof(T));
+        for (int p = 0; p < n_; ++p) {
+          const PairLayout theirs(c_.count, n_, p, c_.in_place);
+          const std::size_t from =
+              static_cast<std::size_t>((c_.in_place ? theirs.rdispls : theirs.displs)[static_cast<std::size_t>(me_)]);
+          const std::size_t at = static_cast<std::size_t>(pairs_.rdispls[static_cast<std::size_t>(p)]);
+          for (std::size_t i = 0; i < static_cast<std::size_t>(pairs_.rcounts[static_cast<std::size_t>(p)]); ++i)
+            want[at + i] = v(p, static_cast<std::int64_t>(from + i));
+        }
+        break;
+      }
       case OpKind::scatterv:  // the root's block at this rank's displacement there
         if (c_.in_place && root) return "";
         for (std::size_t i = 0; i < one_; ++i) want.push_back(v(c_.root, static_cast<std::int64_t>(root_at(me_) + i)));
@@ -330,6 +391,7 @@ class Typed final : public PreparedCase {
       case OpKind::gatherv:
       case OpKind::allgatherv: return one_;
       case OpKind::scatterv: return root ? all_ : 0;
+      case OpKind::alltoallv: return one_;  // every send block's extent
       default: return 0;
     }
   }
@@ -351,6 +413,7 @@ class Typed final : public PreparedCase {
       case OpKind::gatherv: return root ? all_ : 0;
       case OpKind::allgatherv: return all_;
       case OpKind::scatterv: return one_;
+      case OpKind::alltoallv: return all_;  // every receive block's extent
       default: return 0;
     }
   }
@@ -358,7 +421,8 @@ class Typed final : public PreparedCase {
   CollCase c_;
   std::uint32_t seed_;
   int me_, n_;
-  VariedLayout layout_;    // the v-variants only
+  VariedLayout layout_;    // gatherv, allgatherv, scatterv
+  PairLayout pairs_;       // alltoallv
   std::size_t one_, all_;  // v-variants: this rank's own block, and every block's extent
   Guarded send_, recv_;
   std::vector<unsigned char> send_before_, recv_before_;
