@@ -338,6 +338,11 @@ int osmp_exscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_dataty
   return guarded(t, "osmp_exscan", [&](osmp::Team& team) { return team.exscan(in(s), r, count, dt(type), op_of(op)); });
 }
 
+int osmp_reduce_scatter(osmp_team* t, const void* s, void* r, const int64_t* counts, osmp_datatype type, osmp_op op) {
+  return guarded(t, "osmp_reduce_scatter",
+                 [&](osmp::Team& team) { return team.reduce_scatter(in(s), r, counts, dt(type), op_of(op)); });
+}
+
 int osmp_alltoallv(osmp_team* t, const void* s, const int64_t* sc, const int64_t* sd, void* r, const int64_t* rc,
                    const int64_t* rd, osmp_datatype type) {
   return guarded(t, "osmp_alltoallv",
@@ -434,6 +439,12 @@ int osmp_iexscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datat
                  osmp_request* req) {
   return start(t, "osmp_iexscan", req,
                [&](osmp::Team& team) { return team.iexscan(in(s), r, count, dt(type), op_of(op)); });
+}
+
+int osmp_ireduce_scatter(osmp_team* t, const void* s, void* r, const int64_t* counts, osmp_datatype type, osmp_op op,
+                         osmp_request* req) {
+  return start(t, "osmp_ireduce_scatter", req,
+               [&](osmp::Team& team) { return team.ireduce_scatter(in(s), r, counts, dt(type), op_of(op)); });
 }
 
 int osmp_ialltoallv(osmp_team* t, const void* s, const int64_t* sc, const int64_t* sd, void* r, const int64_t* rc,

@@ -125,6 +125,12 @@ int osmp_scatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcount
  * send are the receive blocks, replaced by those received. */
 int osmp_alltoallv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* sdispls,
                    void* recvbuf, const int64_t* recvcounts, const int64_t* rdispls, osmp_datatype type);
+/* reduce_scatter: the input is every rank's share back to back
+ * (recvcounts[r] elements for rank r, the same counts on every rank); rank
+ * r gets the reduction of its share, combined in rank order. In place
+ * (OSMP_IN_PLACE as sendbuf) the input is in recvbuf, the result at its start. */
+int osmp_reduce_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, const int64_t* recvcounts,
+                        osmp_datatype type, osmp_op op);
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
  * request completes them. Every rank starts a team's calls, blocking and not,
@@ -167,6 +173,8 @@ int osmp_iscatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcoun
 int osmp_ialltoallv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* sdispls,
                     void* recvbuf, const int64_t* recvcounts, const int64_t* rdispls, osmp_datatype type,
                     osmp_request* req);
+int osmp_ireduce_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, const int64_t* recvcounts,
+                         osmp_datatype type, osmp_op op, osmp_request* req);
 /* *flag = 1 when the call completed: then returns its status and frees the
  * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
  * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */

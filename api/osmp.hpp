@@ -206,6 +206,9 @@ class Team {
   // recv from rank q; in place (send = kInPlace) the receive blocks are sent.
   Status alltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
                    const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type);
+  // Rank r's share is counts[r] elements of the input (the shares back to
+  // back, the same counts on every rank); in place, the input is in recv.
+  Status reduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op);
   // Non-blocking forms: the same calls, started now, completed by the
   // Request (docs/nonblocking.md). Every rank starts a team's calls, blocking
   // and not, in the same order. Bad arguments and mismatches are reported by
@@ -230,6 +233,7 @@ class Team {
                     std::int64_t count, Datatype type, int root);
   Request ialltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
                      const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type);
+  Request ireduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op);
 
   // The shared heap (docs/heap.md). Local: no other rank takes part. Sizes
   // in bytes are rounded up to pages. No room: Errc::no_space with the sizes

@@ -208,6 +208,7 @@ constexpr OpKind uniform_of(OpKind k) {
     case OpKind::allgatherv: return OpKind::allgather;
     case OpKind::scatterv: return OpKind::scatter;
     case OpKind::alltoallv: return OpKind::alltoall;
+    case OpKind::reduce_scatter: return OpKind::reduce_scatter_block;
     default: return k;
   }
 }

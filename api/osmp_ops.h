@@ -35,7 +35,8 @@
   X(gatherv, GATHERV, gatherv, 1, 0)                                  \
   X(allgatherv, ALLGATHERV, allgatherv, 0, 0)                         \
   X(scatterv, SCATTERV, scatterv, 1, 0)                               \
-  X(alltoallv, ALLTOALLV, alltoallv, 0, 0)
+  X(alltoallv, ALLTOALLV, alltoallv, 0, 0)                            \
+  X(reduce_scatter, REDUCE_SCATTER, reduce_scatter_v, 0, 1)
 
 /* Runtime tuning names one operation, or OSMP_COLL_ALL for every one
  * (osmp_set_vh, osmp_set): OSMP_COLL_BARRIER = 1, OSMP_COLL_BCAST, ... in

@@ -376,6 +376,10 @@ Request Team::iscatterv(const void* send, const std::int64_t* counts, const std:
   return start({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
 }
 
+Request Team::ireduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op) {
+  return start({OpKind::reduce_scatter, send, recv, 0, type, op, -1, counts});
+}
+
 Request Team::ialltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
                          const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type) {
   return start(
@@ -461,6 +465,10 @@ Status Team::allgatherv(const void* send, std::int64_t count, void* recv, const 
 Status Team::scatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
                       std::int64_t count, Datatype type, int root) {
   return run({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
+}
+
+Status Team::reduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op) {
+  return run({OpKind::reduce_scatter, send, recv, 0, type, op, -1, counts});
 }
 
 Status Team::alltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,

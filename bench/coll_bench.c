@@ -5,7 +5,8 @@
  * times every library with the same loop, buffers and statistics.
  *
  *   -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,
- *                 reduce_scatter,alltoall,scan,exscan,gatherv,allgatherv,scatterv,alltoallv
+ *                 reduce_scatter,alltoall,scan,exscan,gatherv,allgatherv,scatterv,alltoallv,
+ *                 reduce_scatter_v (reduce_scatter: MPI_Reduce_scatter_block)
  *                 (default: all)
  *   -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling
  *   -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get
@@ -88,11 +89,12 @@ enum {
   OP_ALLGATHERV,
   OP_SCATTERV,
   OP_ALLTOALLV,
+  OP_RS, /* MPI_Reduce_scatter (per-rank counts), "reduce_scatter_v": "reduce_scatter" is the block form */
   OP_COUNT
 };
-static const char* kOpNames[OP_COUNT] = {"barrier",   "bcast",   "reduce",         "allreduce", "gather",
-                                         "allgather", "scatter", "reduce_scatter", "alltoall",  "scan",
-                                         "exscan",    "gatherv", "allgatherv",     "scatterv",  "alltoallv"};
+static const char* kOpNames[OP_COUNT] = {
+    "barrier",  "bcast", "reduce", "allreduce", "gather",     "allgather", "scatter",   "reduce_scatter",
+    "alltoall", "scan",  "exscan", "gatherv",   "allgatherv", "scatterv",  "alltoallv", "reduce_scatter_v"};
 
 /* The v-variants' counts and displacements: every rank's block n long, in
  * rank order (as osu_gatherv and the others measure them). */
@@ -178,6 +180,10 @@ static void be_op(int op, void* s, void* r, long n, int root) {
       set_counts(n, g_size);
       rc = osmp_alltoallv(g_team, s, g_vcounts, g_vdispls, r, g_vcounts, g_vdispls, OSMP_UINT8);
       break;
+    case OP_RS:
+      set_counts(n, g_size);
+      rc = osmp_reduce_scatter(g_team, s, r, g_vcounts, OSMP_FLOAT32, OSMP_SUM);
+      break;
   }
   if (rc) {
     fprintf(stderr, "%s\n", osmp_last_error(g_team));
@@ -214,6 +220,10 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_ALLTOALLV:
       set_counts(n, g_size);
       rc = osmp_ialltoallv(g_team, s, g_vcounts, g_vdispls, r, g_vcounts, g_vdispls, OSMP_UINT8, &g_req);
+      break;
+    case OP_RS:
+      set_counts(n, g_size);
+      rc = osmp_ireduce_scatter(g_team, s, r, g_vcounts, OSMP_FLOAT32, OSMP_SUM, &g_req);
       break;
   }
   if (rc) fail(kOpNames[op], rc);
@@ -281,6 +291,10 @@ static void be_op(int op, void* s, void* r, long n, int root) {
       set_counts(n, g_size);
       MPI_Alltoallv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, w);
       break;
+    case OP_RS:
+      set_counts(n, g_size);
+      MPI_Reduce_scatter(s, r, g_vcounts_int, MPI_FLOAT, MPI_SUM, w);
+      break;
   }
 }
 static MPI_Request g_req;
@@ -314,6 +328,10 @@ static void be_start(int op, void* s, void* r, long n, int root) {
     case OP_ALLTOALLV:
       set_counts(n, g_size);
       MPI_Ialltoallv(s, g_vcounts_int, g_vdispls_int, MPI_BYTE, r, g_vcounts_int, g_vdispls_int, MPI_BYTE, w, &g_req);
+      break;
+    case OP_RS:
+      set_counts(n, g_size);
+      MPI_Ireduce_scatter(s, r, g_vcounts_int, MPI_FLOAT, MPI_SUM, w, &g_req);
       break;
   }
 }
@@ -357,7 +375,7 @@ static void release(int shared_alloc, void* p) {
 }
 
 static int is_reduction(int op) {
-  return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_RSB || op == OP_SCAN || op == OP_EXSCAN;
+  return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_RSB || op == OP_SCAN || op == OP_EXSCAN || op == OP_RS;
 }
 
 /* Bytes of the send and receive buffers for `bytes` per rank. */
@@ -365,7 +383,8 @@ static void sizes(int op, size_t bytes, size_t* sb, size_t* rb) {
   size_t all = bytes * (size_t)g_size;
   *sb = *rb = bytes;
   if (op == OP_GATHER || op == OP_ALLGATHER || op == OP_GATHERV || op == OP_ALLGATHERV) *rb = all;
-  if (op == OP_SCATTER || op == OP_RSB || op == OP_ALLTOALL || op == OP_SCATTERV || op == OP_ALLTOALLV) *sb = all;
+  if (op == OP_SCATTER || op == OP_RSB || op == OP_ALLTOALL || op == OP_SCATTERV || op == OP_ALLTOALLV || op == OP_RS)
+    *sb = all;
   if (op == OP_ALLTOALL || op == OP_ALLTOALLV) *rb = all;
   if (op == OP_BARRIER) *sb = *rb = 0;
 }

@@ -70,6 +70,33 @@ inline Status check_alltoallv(const CollArgs& a, const OpName& op, int n) {
   return check_blocks(op, a.send, a.counts, a.displs, n, es, nullptr, 0, "send");
 }
 
+// reduce_scatter: every rank's share counts[r] (the same counts everywhere),
+// the input their sum (in place: in the receive buffer), the output this
+// rank's share.
+inline Status check_reduce_scatter(const CollArgs& a, const OpName& op, int me, int n) {
+  const std::size_t es = size_of(a.dtype);
+  if (a.counts == nullptr) return Status(Errc::invalid_argument, cat(op, ": null counts"));
+  if (a.recv == kInPlace) return Status(Errc::invalid_argument, cat(op, ": in place is the send buffer only"));
+  constexpr std::size_t kMost = std::size_t{1} << 56;
+  std::size_t total = 0;
+  for (int r = 0; r < n; ++r) {
+    if (a.counts[r] < 0)
+      return Status(Errc::invalid_argument, cat(op, ": rank ", r, "'s count ", a.counts[r], " is negative"));
+    total += static_cast<std::size_t>(a.counts[r]);
+    if (total > kMost / es) return Status(Errc::invalid_argument, cat(op, ": the counts add up to too many elements"));
+  }
+  const bool in_place = a.send == kInPlace;
+  const std::size_t own = static_cast<std::size_t>(a.counts[me]) * es, all = total * es;
+  if ((own || (in_place && all)) && a.recv == nullptr) {
+    return Status(Errc::invalid_argument, cat(op, ": null receive buffer with count ", a.counts[me]));
+  }
+  if (!in_place && all && a.send == nullptr) return Status(Errc::invalid_argument, cat(op, ": null send buffer"));
+  if (!in_place && overlap(a.send, all, a.recv, own)) {
+    return Status(Errc::invalid_argument, cat(op, ": the send and receive buffers overlap (use in place)"));
+  }
+  return {};
+}
+
 // gatherv, allgatherv, scatterv: this rank's own block of `count` elements,
 // and where the rank that holds every block (gatherv, scatterv: the root;
 // allgatherv: each) has them (check_blocks). In place, the own block is the
@@ -77,6 +104,7 @@ inline Status check_alltoallv(const CollArgs& a, const OpName& op, int n) {
 inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   const OpName op{kind, me};
   if (kind == OpKind::alltoallv) return check_alltoallv(a, op, n);
+  if (kind == OpKind::reduce_scatter) return check_reduce_scatter(a, op, me, n);
   const std::size_t es = size_of(a.dtype);
   const bool all = kind == OpKind::allgatherv || me == a.root;  // holds every block
   const bool scatters = kind == OpKind::scatterv;
@@ -185,7 +213,8 @@ inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
     case OpKind::gatherv:
     case OpKind::allgatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv: break;  // check_varied
+    case OpKind::alltoallv:
+    case OpKind::reduce_scatter: break;  // check_varied
   }
   if (in_place_send && !may_send_in_place) {
     return Status(Errc::invalid_argument,

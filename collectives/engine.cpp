@@ -214,6 +214,10 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
         if (bytes && u.recv != kInPlace)
           std::memmove(u.recv, static_cast<const std::byte*>(u.send) + *u.displs * size_of(u.dtype), bytes);
         break;
+      case OpKind::reduce_scatter:  // its share is the whole input
+        if (u.send != kInPlace && *u.counts)
+          std::memmove(u.recv, u.send, static_cast<std::size_t>(*u.counts) * size_of(u.dtype));
+        break;
       case OpKind::alltoallv:  // its own block, the receive side's count
         if (const auto es = size_of(u.dtype); u.send != kInPlace && *u.recv_counts) {
           std::memmove(static_cast<std::byte*>(u.recv) + *u.recv_displs * es,

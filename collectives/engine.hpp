@@ -47,6 +47,8 @@ struct CollArgs {
   // displs[r] (elements of dtype) of the buffer that holds every rank's
   // (gatherv, scatterv: the root's, and only there; allgatherv: every
   // rank's, the same counts everywhere); `count` is this rank's own block.
+  // reduce_scatter: counts only, the same everywhere (rank r's share of the
+  // input, the blocks back to back).
   // Null in every other call; they stay valid until the call completes.
   const std::int64_t* counts = nullptr;
   const std::int64_t* displs = nullptr;

@@ -53,7 +53,8 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
     case OpKind::gatherv:
     case OpKind::allgatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv: return {one, false};  // the header step, then the flat path (per-rank counts)
+    case OpKind::alltoallv:
+    case OpKind::reduce_scatter: return {one, false};  // the header step, then the flat path (per-rank counts)
   }
   return {};
 }
@@ -91,7 +92,8 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::gatherv:
     case OpKind::allgatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv: return 0;  // the header step carries no data
+    case OpKind::alltoallv:
+    case OpKind::reduce_scatter: return 0;  // the header step carries no data
   }
   return 0;
 }

@@ -20,7 +20,7 @@ for r in rows:
     data[key][lib] = min(us, data[key].get(lib, us))
 
 OPS = ["barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter", "reduce_scatter", "alltoall", "scan",
-       "exscan", "gatherv", "allgatherv", "scatterv", "alltoallv"]
+       "exscan", "gatherv", "allgatherv", "scatterv", "alltoallv", "reduce_scatter_v"]
 SHOW = {0, 4, 8, 64, 1024, 8192, 65536, 1048576, 4194304}
 
 

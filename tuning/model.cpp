@@ -347,7 +347,8 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
     case OpKind::gatherv:  // never data in a step: the header step, then flat (rest_of)
     case OpKind::allgatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv: return Step{Up::flags, 0, Down::flags, 0, plan};
+    case OpKind::alltoallv:
+    case OpKind::reduce_scatter: return Step{Up::flags, 0, Down::flags, 0, plan};
   }
   return Step{};
 }

@@ -302,20 +302,20 @@ Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t c
 }
 
 // Rank r's share is block r of every input. In place (`in` is `out`, and
-// the result belongs in block 0, which rank 0 reads), rank r builds its
-// result in block r of its own buffer, which no peer reads, and moves it to
-// block 0 once every peer is done.
-Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op) {
-  const std::size_t es = size_of(t), block = count * es;
+// the result belongs at the start, which the rank whose block is there
+// reads), rank r builds its result in block r of its own buffer, which no
+// peer reads, and moves it to the start once every peer is done.
+Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, Blocks blocks, Datatype t, Op op) {
+  const std::size_t es = size_of(t);
   const int me = e.team().rank(), n = e.team().size();
-  std::byte* build = in == out ? out + static_cast<std::size_t>(me) * block : out;
+  std::byte* build = in == out ? out + blocks.at(me) : out;
   Cma c(e);
-  c.offer(in, block * static_cast<std::size_t>(n));
-  Status st = co_await combine_share(e, c, in, build, Share{static_cast<std::size_t>(me) * count, count}, t, op);
+  c.offer(in, blocks.extent(n));
+  Status st = co_await combine_share(e, c, in, build, Share{blocks.at(me) / es, blocks.len(me) / es}, t, op);
   c.done(st);
   Status theirs = co_await c.wait_done();
   OSMP_CO_RETURN_IF_ERROR(first_of(std::move(st), std::move(theirs)));
-  if (build != out) std::memmove(out, build, block);
+  if (build != out && blocks.len(me)) std::memmove(out, build, blocks.len(me));
   co_return Status{};
 }
 

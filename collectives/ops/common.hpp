@@ -26,7 +26,8 @@ inline std::int64_t counts_digest(const std::int64_t* counts, int n) {
 }
 
 // `n`: the team's size. The v-variants' header carries no count of their
-// own: allgatherv's counts' digest, and nothing for gatherv and scatterv,
+// own: allgatherv's and reduce_scatter's counts' digest, and nothing for
+// gatherv, scatterv and alltoallv,
 // whose ranks pass different counts (their first flat step checks them
 // against the root's: agree_counts, ops/flat.cpp).
 inline OpHeader header_for(const CollArgs& a, int n) {
@@ -37,7 +38,8 @@ inline OpHeader header_for(const CollArgs& a, int n) {
   // A root outside the team fails validation; the header only carries it.
   h.root = static_cast<std::int16_t>(a.root >= -1 && a.root <= kMaxTeamRanks ? a.root : kMaxTeamRanks);
   h.earlier = a.earlier;
-  h.count = !is_varied(a.kind) ? a.count : a.kind == OpKind::allgatherv ? counts_digest(a.counts, n) : 0;
+  const bool agreed_counts = a.kind == OpKind::allgatherv || a.kind == OpKind::reduce_scatter;
+  h.count = !is_varied(a.kind) ? a.count : agreed_counts ? counts_digest(a.counts, n) : 0;
   h.declined = a.abstain == Errc::unsupported ? 1 : 0;
   return h;
 }
@@ -262,6 +264,12 @@ struct Blocks {
   std::size_t at(int r) const {
     return counts ? static_cast<std::size_t>(displs[r]) * es : static_cast<std::size_t>(r) * block;
   }
+  // How far the blocks of n ranks reach.
+  std::size_t extent(int n) const {
+    std::size_t end = 0;
+    for (int r = 0; r < n; ++r) end = std::max(end, len(r) ? at(r) + len(r) : 0);
+    return end;
+  }
 };
 
 // The flat paths for large gathers and scatters (collectives/ops/flat.cpp):
@@ -324,7 +332,7 @@ Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, Blocks blo
 Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root);
 Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, const Exchange& x);
 Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
-Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
+Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, Blocks blocks, Datatype t, Op op);
 std::size_t cma_piece(Engine& e, Datatype t);
 inline bool cma_reduces(Engine& e, Datatype t) { return cma_piece(e, t) > 0; }
 
@@ -344,6 +352,9 @@ inline Share share_of(std::size_t count, std::size_t esize, int r, int n) {
 }
 // Scan and exscan along the chain of ranks (ops/scan.cpp); `in` may be `out`.
 Task flat_scan(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op, bool exclusive);
-Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op);
+// Reduce-scatter in outbox pieces: rank r's share is block r of every
+// input (`blocks`, in bytes; `most` the longest, the same on every rank).
+Task flat_reduce_scatter(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most,
+                         Datatype t, Op op);
 
 }  // namespace osmp

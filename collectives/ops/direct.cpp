@@ -199,7 +199,8 @@ DirectMode DirectCall::mode() {
     case OpKind::gatherv:  // per-rank counts: the flat path or CMA
     case OpKind::allgatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv: return DirectMode::none;
+    case OpKind::alltoallv:
+    case OpKind::reduce_scatter: return DirectMode::none;
   }
   return DirectMode::none;
 }
@@ -270,7 +271,8 @@ Task DirectCall::moves(DirectMode m) {
     case OpKind::gatherv:
     case OpKind::allgatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv: break;
+    case OpKind::alltoallv:
+    case OpKind::reduce_scatter: break;
   }
   return bcast(m);  // not reached: mode() never picks a barrier
 }

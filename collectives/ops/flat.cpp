@@ -305,33 +305,40 @@ Task agree_pairs(Engine& e, const CollArgs& a, Exchange& x, std::vector<std::uin
                        ", which expects ", first.expected / es));
 }
 
-Task flat_reduce_scatter(Engine& e, const std::byte* send, std::byte* recv, std::size_t count, Datatype t, Op op) {
+Task flat_reduce_scatter(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most,
+                         Datatype t, Op op) {
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t es = size_of(t);
-  // Each step moves a piece of every block: n pieces fill an outbox.
+  // Each step moves a piece of every block: n pieces fill an outbox. In
+  // place, the result's piece overwrites only input this step or earlier
+  // ones already put in the outbox (every block starts at or after it).
   const std::size_t piece = std::max<std::size_t>(1, f.chunk() / (static_cast<std::size_t>(n) * es));
   if (piece * static_cast<std::size_t>(n) * es > f.chunk()) {
-    co_return Status(Errc::unsupported, "reduce_scatter_block: more ranks than the outbox can hold pieces for");
+    co_return Status(Errc::unsupported, cat(to_string(k), ": more ranks than the outbox can hold pieces for"));
   }
-  const std::size_t chunks = ceil_div(count, piece);
+  const std::size_t chunks = ceil_div(most / es, piece);
+  const std::size_t mine = blocks.len(me) / es;
   std::vector<const void*> src(static_cast<std::size_t>(n));
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
-    const std::size_t off = c * piece, len = std::min(piece, count - off);
+    const std::size_t off = c * piece;
     OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
     std::byte* box = f.t.outbox(me, f.parity(s));
     for (int b = 0; b < n; ++b) {
-      copy_to_shared(box + static_cast<std::size_t>(b) * piece * es,
-                     send + (static_cast<std::size_t>(b) * count + off) * es, len * es);
+      const std::size_t have = blocks.len(b) / es;
+      if (off < have) {
+        copy_to_shared(box + static_cast<std::size_t>(b) * piece * es, send + blocks.at(b) + off * es,
+                       std::min(piece, have - off) * es);
+      }
     }
     publish(f.t.rank_line(me).arrive, s, f.sleepy());
     for (int q = 0; q < n; ++q) {
       if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       src[static_cast<std::size_t>(q)] = f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece * es;
     }
-    combine_all(recv + off * es, src.data(), n, len, t, op);  // rank order: reproducible
+    if (off < mine) combine_all(recv + off * es, src.data(), n, std::min(piece, mine - off), t, op);  // rank order
     publish(f.t.rank_line(me).done, s, f.sleepy());
   }
   co_return Status{};

@@ -1,7 +1,9 @@
 // reduce_scatter_block = reduce of all blocks up the tree, then each rank's
 // block down (as in scatter). Large ones take the flat path: every rank
-// reduces its own block from all the others' outboxes.
+// reduces its own block from all the others' outboxes. reduce_scatter (per
+// rank counts) takes that flat path, or CMA, at every size.
 #include <cstring>
+#include <vector>
 
 #include "collectives/ops/common.hpp"
 #include "shm/copy.hpp"
@@ -64,11 +66,42 @@ struct ReduceScatterBlock {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     if (e.use_cma(OpKind::reduce_scatter_block, block) && cma_reduces(e, a.dtype)) {
-      co_return co_await cma_reduce_scatter(e, input(a), static_cast<std::byte*>(a.recv),
-                                            static_cast<std::size_t>(a.count), a.dtype, a.op);
+      co_return co_await cma_reduce_scatter(e, input(a), static_cast<std::byte*>(a.recv), Blocks::uniform(block),
+                                            a.dtype, a.op);
     }
-    co_return co_await flat_reduce_scatter(e, input(a), static_cast<std::byte*>(a.recv),
-                                           static_cast<std::size_t>(a.count), a.dtype, a.op);
+    co_return co_await flat_reduce_scatter(e, kKind, input(a), static_cast<std::byte*>(a.recv), Blocks::uniform(block),
+                                           block, a.dtype, a.op);
+  }
+};
+
+// reduce_scatter = the header step (which compares the counts' digests:
+// every rank passes the same counts), then the flat path or CMA of
+// reduce_scatter_block with rank r's share counts[r] elements, the blocks
+// back to back.
+struct ReduceScatter {
+  static constexpr OpKind kKind = OpKind::reduce_scatter;
+  // Never run: a v-variant's plan always has data after the header step.
+  static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
+  static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
+    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    const int n = e.team().size();
+    const std::size_t es = size_of(a.dtype);
+    std::vector<std::int64_t> displs(static_cast<std::size_t>(n));
+    std::size_t most = 0;
+    for (std::size_t r = 0, at = 0; r < displs.size(); ++r) {
+      displs[r] = static_cast<std::int64_t>(at);
+      at += static_cast<std::size_t>(a.counts[r]);
+      most = std::max(most, static_cast<std::size_t>(a.counts[r]) * es);
+    }
+    const Blocks blocks{0, a.counts, displs.data(), es, true};
+    auto* recv = static_cast<std::byte*>(a.recv);
+    if (e.use_cma(OpKind::reduce_scatter_block, most) && cma_reduces(e, a.dtype)) {
+      co_return co_await cma_reduce_scatter(e, input(a), recv, blocks, a.dtype, a.op);
+    }
+    co_return co_await flat_reduce_scatter(e, kKind, input(a), recv, blocks, most, a.dtype, a.op);
+  }
+  static const std::byte* input(const CollArgs& a) {
+    return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }
 };
 
@@ -76,5 +109,7 @@ struct ReduceScatterBlock {
 
 template <>
 const OpEntry Ops<OpKind::reduce_scatter_block>::entry = entry_of<ReduceScatterBlock>();
+template <>
+const OpEntry Ops<OpKind::reduce_scatter>::entry = entry_of<ReduceScatter>();
 
 }  // namespace osmp

@@ -251,6 +251,20 @@ static int coll_scatterv_fn(const void* s, const int* sc, const int* d, struct o
             M->prev_scatterv(s, sc, d, st, r, rc, rt, root, comm, M->prev_scatterv_module));
 }
 
+static int coll_reduce_scatter_fn(const void* s, void* r, const int* rc, struct ompi_datatype_t* t,
+                                  struct ompi_op_t* op, struct ompi_communicator_t* comm,
+                                  mca_coll_base_module_t* module) {
+  OSMP_CALL(reduce_scatter, osmp_pmpi_reduce_scatter(s, r, rc, t, op, comm),
+            M->prev_reduce_scatter(s, r, rc, t, op, comm, M->prev_reduce_scatter_module));
+}
+
+static int coll_ireduce_scatter_fn(const void* s, void* r, const int* rc, struct ompi_datatype_t* t,
+                                   struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
+                                   mca_coll_base_module_t* module) {
+  OSMP_CALL(ireduce_scatter, osmp_pmpi_ireduce_scatter(s, r, rc, t, op, comm, req),
+            M->prev_ireduce_scatter(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_module));
+}
+
 static int coll_alltoallv_fn(const void* s, const int* sc, const int* sd, struct ompi_datatype_t* st, void* r,
                              const int* rc, const int* rd, struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
                              mca_coll_base_module_t* module) {

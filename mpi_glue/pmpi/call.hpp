@@ -72,6 +72,8 @@ struct Prepared {
   // The v-variants' blocks, where this rank holds them all (committed after
   // the call too; alltoallv: the receive side, and send_blocks the send side).
   BlockSet blocks, send_blocks;
+  // reduce_scatter: every rank's share, in osmp's elements.
+  std::vector<std::int64_t> counts;
 };
 
 // Where a call ended on this rank.

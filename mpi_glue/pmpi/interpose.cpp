@@ -97,6 +97,13 @@ int MPI_Scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, vo
                  int root, MPI_Comm comm) {
   return osmp_pmpi_scatterv(s, sc, d, st, r, rc, rt, root, comm);
 }
+int MPI_Reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return osmp_pmpi_reduce_scatter(s, r, rc, t, op, comm);
+}
+int MPI_Ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                        MPI_Request* req) {
+  return osmp_pmpi_ireduce_scatter(s, r, rc, t, op, comm, req);
+}
 int MPI_Alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc, const int* rd,
                   MPI_Datatype rt, MPI_Comm comm) {
   return osmp_pmpi_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm);

@@ -156,6 +156,10 @@ Outcome alone(const Prepared& x) {
     }
     return {};
   }
+  if (p.kind == OpKind::reduce_scatter) {  // its share is the whole input
+    if (send != kInPlace && p.bytes()) std::memmove(recv, send, static_cast<std::size_t>(p.bytes()));
+    return {};
+  }
   if (!send || send == kInPlace || !recv || recv == kInPlace || !p.bytes()) return {};
   if (p.kind == OpKind::scatterv) send += x.blocks.displs()[0];
   if (p.kind == OpKind::gatherv || p.kind == OpKind::allgatherv) recv += x.blocks.displs()[0];
@@ -338,6 +342,40 @@ Prepared prepare_scatterv(const Call& c, const void* s, const int* sc, const int
   x.send = go && is_root ? x.blocks.in() : nullptr;
   x.recv = !go ? nullptr : in_place ? const_cast<void*>(kInPlace) : x.out.out();
   x.commit = !in_place;
+  return x;
+}
+
+// reduce_scatter: the input is every rank's share back to back (the same
+// counts on every rank, so whether osmp reduces the type and op is decided
+// alike everywhere, as for the other reductions).
+Prepared prepare_reduce_scatter(const Call& c, const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op) {
+  Prepared x;
+  x.p = start(c, OpKind::reduce_scatter, -1);
+  Plan& p = x.p;
+  if (!rc) {
+    p.fail(MPI_ERR_ARG, "the receive counts are NULL");
+    return x;
+  }
+  if (op == MPI_OP_NULL) p.fail(MPI_ERR_OP, "the op is MPI_OP_NULL");
+  std::int64_t total = 0;
+  for (int q = 0; q < c.n; ++q) {
+    if (rc[q] < 0) p.fail(MPI_ERR_COUNT, cat("receive count ", q, " is negative (", rc[q], ")"));
+    total += rc[q];
+  }
+  const bool in_place = s == MPI_IN_PLACE;
+  const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
+  x.in = stream_of(p, c, in_place ? r : s, total, t, &ti);
+  x.out = stream_of(p, c, r, rc[c.me], t, &ti);
+  x.commit = true;
+  if (p.why != Errc::ok) return x;
+  reduction_type(x, rc[c.me], ti, op);
+  if (x.in.bytes() > INT_MAX) p.refuse("more than 2 GiB in one buffer");
+  if (p.why != Errc::ok) return x;
+  const std::int64_t per = ti.size / static_cast<std::int64_t>(size_of(*ti.base));
+  x.counts.resize(static_cast<std::size_t>(c.n));
+  for (int q = 0; q < c.n; ++q) x.counts[static_cast<std::size_t>(q)] = rc[q] * per;
+  x.send = in_place && x.out.raw() ? kInPlace : x.in.in();
+  x.recv = x.out.out();
   return x;
 }
 
@@ -552,6 +590,23 @@ int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Dataty
   auto mpi = [=](MPI_Request* q) { return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_alltoallv(c, s, sc, sd, st, r, rc, rd, rt), req, mpi);
+}
+
+int osmp_pmpi_reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  Call c(comm, OpKind::reduce_scatter, "MPI_Reduce_scatter");
+  auto mpi = [&] { return PMPI_Reduce_scatter(s, r, rc, t, op, comm); };
+  if (!c.take || node_only(c)) return mpi();
+  Prepared x = prepare_reduce_scatter(c, s, r, rc, t, op);
+  return blocking(
+      c, x, [&] { return Outcome::of(Status(Errc::internal, "reduce_scatter across nodes")); }, mpi);
+}
+
+int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* req) {
+  Call c(comm, OpKind::reduce_scatter, "MPI_Ireduce_scatter", /*nonblocking=*/true);
+  auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce_scatter(s, r, rc, t, op, comm, q); };
+  if (!c.take) return mpi(req);
+  return nonblocking(c, prepare_reduce_scatter(c, s, r, rc, t, op), req, mpi);
 }
 
 int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,

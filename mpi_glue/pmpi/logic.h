@@ -31,6 +31,7 @@ int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype 
                        int root, MPI_Comm comm);
 int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
                         const int* rd, MPI_Datatype rt, MPI_Comm comm);
+int osmp_pmpi_reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
 /* The non-blocking forms: on osmp, a generalized request that
  * osmp_pmpi_progress() completes (the interposer calls it from MPI_Wait,
  * MPI_Test and the rest; the component registers it with opal_progress);
@@ -60,6 +61,8 @@ int osmp_pmpi_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype
                         int root, MPI_Comm comm, MPI_Request* req);
 int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
                          const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req);
+int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* req);
 /* Moves the pending non-blocking calls on; the number that completed (0
  * when called again from inside itself). */
 int osmp_pmpi_progress(void);

@@ -196,6 +196,7 @@ Status run_joined(Team& team, const Prepared& x) {
         return team.allgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
       case OpKind::scatterv:
         return team.scatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
+      case OpKind::reduce_scatter: return team.reduce_scatter(x.send, x.recv, x.counts.data(), p.dtype, p.op);
       case OpKind::alltoallv:
         return team.alltoallv(x.send, x.send_blocks.counts(), x.send_blocks.displs(), x.recv, x.blocks.counts(),
                               x.blocks.displs(), p.dtype);
@@ -225,6 +226,7 @@ Request start_joined(Team& team, const Prepared& x) {
       return team.iallgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
     case OpKind::scatterv:
       return team.iscatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
+    case OpKind::reduce_scatter: return team.ireduce_scatter(x.send, x.recv, x.counts.data(), p.dtype, p.op);
     case OpKind::alltoallv:
       return team.ialltoallv(x.send, x.send_blocks.counts(), x.send_blocks.displs(), x.recv, x.blocks.counts(),
                              x.blocks.displs(), p.dtype);

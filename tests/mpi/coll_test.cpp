@@ -118,6 +118,30 @@ void run_type(const char* tname) {
       }
       MPI_Reduce_scatter_block(all.data(), part.data(), cnt, t, op, MPI_COMM_WORLD);
       check_equal(part, wantp, "reduce_scatter_block " + at);
+      // reduce_scatter: uneven shares (every third none), back to back; in place too
+      {
+        std::vector<int> shares(static_cast<std::size_t>(g_size));
+        std::size_t total = 0, first = 0;
+        for (int r = 0; r < g_size; ++r) {
+          shares[static_cast<std::size_t>(r)] = r % 3 == 1 ? 0 : cnt + r;
+          if (r < g_rank) first += static_cast<std::size_t>(shares[static_cast<std::size_t>(r)]);
+          total += static_cast<std::size_t>(shares[static_cast<std::size_t>(r)]);
+        }
+        const std::size_t mine_n = static_cast<std::size_t>(shares[static_cast<std::size_t>(g_rank)]);
+        std::vector<T> input(total), got(mine_n, T(0)), wantv(mine_n);
+        for (std::size_t i = 0; i < total; ++i) input[i] = value<T>(g_rank, i);
+        for (std::size_t i = 0; i < mine_n; ++i) {
+          T acc = value<T>(0, first + i);
+          for (int r = 1; r < g_size; ++r) acc = combine(op, acc, value<T>(r, first + i));
+          wantv[i] = acc;
+        }
+        MPI_Reduce_scatter(input.data(), got.data(), shares.data(), t, op, MPI_COMM_WORLD);
+        check_equal(got, wantv, "reduce_scatter " + at);
+        std::vector<T> io = input;
+        MPI_Reduce_scatter(MPI_IN_PLACE, io.data(), shares.data(), t, op, MPI_COMM_WORLD);
+        io.resize(mine_n);
+        check_equal(io, wantv, "reduce_scatter in place " + at);
+      }
       // scan and exscan: ranks 0..me and 0..me-1 (rank 0's exscan output is undefined)
       std::vector<T> wants(n), wantx(n), sc(n, T(0)), ex(n, T(0));
       for (std::size_t i = 0; i < n; ++i) {

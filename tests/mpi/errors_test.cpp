@@ -109,6 +109,10 @@ void run(int odd) {
         return MPI_Alltoallv(a.data(), counts.data(), displs.data(), MPI_DOUBLE, b.data(), rcounts.data(),
                              displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
       });
+      expect_errors("reduce_scatter counts" + at, odd, true, -1, [&](bool me) {
+        return MPI_Reduce_scatter(a.data(), b.data(), (me ? other : counts).data(), MPI_DOUBLE, MPI_SUM,
+                                  MPI_COMM_WORLD);
+      });
       expect_errors("allgatherv counts" + at, odd, true, -1, [&](bool me) {
         const int own = (me ? other : counts)[static_cast<std::size_t>(g_rank)];
         return MPI_Allgatherv(a.data(), own, MPI_DOUBLE, b.data(), (me ? other : counts).data(), displs.data(),

@@ -103,6 +103,21 @@ TEST_P(Varied, AlltoallvPairsThatDisagreeAreAnErrorOnEveryRank) {
   }
 }
 
+TEST_P(Varied, ReduceScatterRanksWithOtherCountsDisagree) {
+  const int odd = n() - 1;
+  auto got = on_all([&](Team& t) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 4);
+    if (t.rank() == odd) counts[1] = 5;
+    std::vector<float> in(static_cast<std::size_t>(5 * n()), 1.0f), out(5);
+    return t.reduce_scatter(in.data(), out.data(), counts.data(), Datatype::float32, Op::sum);
+  });
+  for (int r = 0; r < n(); ++r) {
+    const Status& st = got[static_cast<std::size_t>(r)];
+    EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ": " << st.to_string();
+    EXPECT_NE(st.message().find("reduce_scatter: ranks disagree on the count: "), std::string::npos) << st.message();
+  }
+}
+
 TEST_P(Varied, AllgathervRanksWithOtherCountsDisagree) {
   const int odd = n() / 2;
   auto got = on_all([&](Team& t) {

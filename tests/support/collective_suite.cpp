@@ -168,9 +168,10 @@ class Typed final : public PreparedCase {
         one_(c.kind == OpKind::alltoallv ? pairs_.send_extent
              : is_varied(c.kind)         ? static_cast<std::size_t>(layout_.counts[static_cast<std::size_t>(me_)])
                                          : static_cast<std::size_t>(c.count)),
-        all_(c.kind == OpKind::alltoallv ? pairs_.recv_extent
-             : is_varied(c.kind)         ? layout_.extent
-                                         : one_ * static_cast<std::size_t>(n_)),
+        all_(c.kind == OpKind::alltoallv        ? pairs_.recv_extent
+             : c.kind == OpKind::reduce_scatter ? share_at(n_)
+             : is_varied(c.kind)                ? layout_.extent
+                                                : one_ * static_cast<std::size_t>(n_)),
         send_(team, bytes_of(send_elems()), send_in_heap(c.place, me_)),
         recv_(team, bytes_of(recv_elems()), recv_in_heap(c.place, me_)) {
     const bool root = me_ == c.root;
@@ -212,6 +213,12 @@ class Typed final : public PreparedCase {
       case OpKind::scatterv:
         if (c.in_place && root) rp_ = const_cast<void*>(kInPlace);
         break;
+      case OpKind::reduce_scatter:  // in place: the whole input in the receive buffer
+        if (c.in_place) {
+          for (std::size_t i = 0; i < all_; ++i) r[i] = s[i];
+          ip_ = true;
+        }
+        break;
       case OpKind::alltoallv:  // in place: the blocks to send are the receive blocks
         if (c.in_place) {
           for (std::size_t i = 0; i < all_; ++i) r[i] = v(me_, static_cast<std::int64_t>(i));
@@ -249,6 +256,7 @@ class Typed final : public PreparedCase {
       case OpKind::gatherv: return team.gatherv(sp_, own(), rp_, vcounts(), vdispls(), t, c_.root);
       case OpKind::allgatherv: return team.allgatherv(sp_, own(), rp_, vcounts(), vdispls(), t);
       case OpKind::scatterv: return team.scatterv(sp_, vcounts(), vdispls(), rp_, own(), t, c_.root);
+      case OpKind::reduce_scatter: return team.reduce_scatter(sp_, rp_, vcounts(), t, c_.op);
       case OpKind::alltoallv:
         return team.alltoallv(sp_, pairs_.counts.data(), pairs_.displs.data(), rp_, pairs_.rcounts.data(),
                               pairs_.rdispls.data(), t);
@@ -274,6 +282,7 @@ class Typed final : public PreparedCase {
       case OpKind::gatherv: return team.igatherv(sp_, own(), rp_, vcounts(), vdispls(), t, c_.root);
       case OpKind::allgatherv: return team.iallgatherv(sp_, own(), rp_, vcounts(), vdispls(), t);
       case OpKind::scatterv: return team.iscatterv(sp_, vcounts(), vdispls(), rp_, own(), t, c_.root);
+      case OpKind::reduce_scatter: return team.ireduce_scatter(sp_, rp_, vcounts(), t, c_.op);
       case OpKind::alltoallv:
         return team.ialltoallv(sp_, pairs_.counts.data(), pairs_.displs.data(), rp_, pairs_.rcounts.data(),
                                pairs_.rdispls.data(), t);
@@ -341,6 +350,10 @@ class Typed final : public PreparedCase {
           for (std::size_t i = 0; i < len(q); ++i) want[at(q) + i] = v(q, static_cast<std::int64_t>(i));
         break;
       }
+      case OpKind::reduce_scatter:  // this rank's share, the shares back to back
+        for (std::size_t i = 0; i < one_; ++i)
+          want.push_back(reduced(static_cast<std::int64_t>(share_at(me_) + i), n_));
+        break;
       case OpKind::alltoallv: {  // block p from rank p's block for me (its send or, in place, receive side)
         want.resize(all_);
         std::memcpy(want.data(), recv_before_.data() + kGuard, all_ * sizeof(T));
@@ -373,6 +386,12 @@ class Typed final : public PreparedCase {
     return static_cast<std::size_t>(VariedLayout(c_.count, n_, 1 + c_.root % 2).displs[static_cast<std::size_t>(q)]);
   }
   std::int64_t own() const { return static_cast<std::int64_t>(one_); }
+  // reduce_scatter: where rank q's share starts (the shares back to back).
+  std::size_t share_at(int q) const {
+    std::size_t at = 0;
+    for (int r = 0; r < q; ++r) at += len(r);
+    return at;
+  }
   const std::int64_t* vcounts() const { return layout_.counts.data(); }
   const std::int64_t* vdispls() const { return layout_.displs.data(); }
   static std::size_t bytes_of(std::size_t elems) { return elems * sizeof(T); }
@@ -392,6 +411,7 @@ class Typed final : public PreparedCase {
       case OpKind::allgatherv: return one_;
       case OpKind::scatterv: return root ? all_ : 0;
       case OpKind::alltoallv: return one_;  // every send block's extent
+      case OpKind::reduce_scatter: return all_;
       default: return 0;
     }
   }
@@ -414,6 +434,7 @@ class Typed final : public PreparedCase {
       case OpKind::allgatherv: return all_;
       case OpKind::scatterv: return one_;
       case OpKind::alltoallv: return all_;  // every receive block's extent
+      case OpKind::reduce_scatter: return c_.in_place ? all_ : one_;
       default: return 0;
     }
   }

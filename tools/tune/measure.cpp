@@ -132,11 +132,15 @@ Status call(Team& t, OpKind op, std::size_t bytes, Buffers& b) {
     case OpKind::gatherv:
     case OpKind::allgatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv: {  // every rank's block `count` long, in rank order
+    case OpKind::alltoallv:
+    case OpKind::reduce_scatter: {  // every rank's block `count` long, in rank order
       std::vector<std::int64_t> counts(static_cast<std::size_t>(t.size()), count), displs(counts.size());
       for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * count;
       if (op == OpKind::gatherv) return t.gatherv(b.send(), count, b.recv(), counts.data(), displs.data(), type, 0);
       if (op == OpKind::allgatherv) return t.allgatherv(b.send(), count, b.recv(), counts.data(), displs.data(), type);
+      if (op == OpKind::reduce_scatter) {
+        return t.reduce_scatter(b.send(), b.recv(), counts.data(), type, Op::sum);
+      }
       if (op == OpKind::alltoallv) {
         return t.alltoallv(b.send(), counts.data(), displs.data(), b.recv(), counts.data(), displs.data(), type);
       }
