@@ -123,6 +123,14 @@ Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& 
 constexpr bool one_pass_down(OpKind op) { return op == OpKind::bcast || op == OpKind::scatter; }
 constexpr bool one_pass_up(OpKind op) { return op == OpKind::reduce || op == OpKind::gather; }
 
+// The v-variants whose counts differ between ranks and are compared in flat
+// steps after the header step (gatherv, scatterv: agree_counts; alltoallv:
+// agree_pairs, ops/flat.cpp). The others (allgatherv, reduce_scatter) pass
+// the same counts on every rank, whose digest the header carries.
+constexpr bool counts_step(OpKind op) {
+  return op == OpKind::gatherv || op == OpKind::scatterv || op == OpKind::alltoallv;
+}
+
 // The base case a group runs in a step: the one configured for it
 // (CollectiveConfig::choose, fixed at team creation) unless the step is flat.
 inline BaseCase level_base(const StepPlan& s, const BaseCase& chosen) {

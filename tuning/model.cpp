@@ -363,7 +363,7 @@ Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, c
     // data, through the root), alltoallv in two (every rank reads every
     // other's flags, twice).
     OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
-    if (op == OpKind::gatherv || op == OpKind::scatterv || op == OpKind::alltoallv) {
+    if (counts_step(op)) {
       path = "header step + counts step + flat over the team";
       const double rounds = op == OpKind::alltoallv ? 2.0 : 1.0;
       OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, rounds, 0.0, 0.0, 1.0));

@@ -38,8 +38,7 @@ inline OpHeader header_for(const CollArgs& a, int n) {
   // A root outside the team fails validation; the header only carries it.
   h.root = static_cast<std::int16_t>(a.root >= -1 && a.root <= kMaxTeamRanks ? a.root : kMaxTeamRanks);
   h.earlier = a.earlier;
-  const bool agreed_counts = a.kind == OpKind::allgatherv || a.kind == OpKind::reduce_scatter;
-  h.count = !is_varied(a.kind) ? a.count : agreed_counts ? counts_digest(a.counts, n) : 0;
+  h.count = !is_varied(a.kind) ? a.count : counts_step(a.kind) ? 0 : counts_digest(a.counts, n);
   h.declined = a.abstain == Errc::unsupported ? 1 : 0;
   return h;
 }

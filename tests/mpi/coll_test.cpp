@@ -19,6 +19,11 @@ namespace {
 
 int g_rank = 0, g_size = 0, g_fail = 0;
 std::size_t me_of() { return static_cast<std::size_t>(g_rank); }
+// Whether every rank is on one (simulated) node, where osmp runs the calls.
+bool one_node() {
+  const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
+  return !rpn || std::atoi(rpn) <= 0 || std::atoi(rpn) >= g_size;
+}
 
 void fail(const std::string& what) {
   if (g_fail++ < 20) std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
@@ -137,10 +142,15 @@ void run_type(const char* tname) {
         }
         MPI_Reduce_scatter(input.data(), got.data(), shares.data(), t, op, MPI_COMM_WORLD);
         check_equal(got, wantv, "reduce_scatter " + at);
-        std::vector<T> io = input;
-        MPI_Reduce_scatter(MPI_IN_PLACE, io.data(), shares.data(), t, op, MPI_COMM_WORLD);
-        io.resize(mine_n);
-        check_equal(io, wantv, "reduce_scatter in place " + at);
+        // Across (simulated) nodes the MPI's own runs it, and MPICH 4.0's
+        // in place asserts on large uneven shares (its pack finds its own
+        // memcpy overlapping): osmp's in place is checked on one node.
+        if (one_node()) {
+          std::vector<T> io = input;
+          MPI_Reduce_scatter(MPI_IN_PLACE, io.data(), shares.data(), t, op, MPI_COMM_WORLD);
+          io.resize(mine_n);
+          check_equal(io, wantv, "reduce_scatter in place " + at);
+        }
       }
       // scan and exscan: ranks 0..me and 0..me-1 (rank 0's exscan output is undefined)
       std::vector<T> wants(n), wantx(n), sc(n, T(0)), ex(n, T(0));
@@ -269,6 +279,11 @@ void alltoallv(int base, const std::string& at) {
     MPI_Alltoallv(in_place ? MPI_IN_PLACE : out.data(), sc.data(), sd.data(), t, io.data(), rc.data(), rd.data(), t,
                   MPI_COMM_WORLD);
     check_equal(io, want, std::string("alltoallv") + (in_place ? " in place " : " ") + at);
+    // Across (simulated) nodes a non-blocking call is the MPI's own, and
+    // in place both MPIs here get MPI_Ialltoallv wrong (Open MPI 4.1's
+    // libnbc, MPICH 4.0's as its in-place Ialltoallw, pmodels/mpich#6404):
+    // osmp's is checked on one node, where it runs it.
+    if (in_place && !one_node()) continue;
     io = got;
     MPI_Request rq;
     MPI_Ialltoallv(in_place ? MPI_IN_PLACE : out.data(), sc.data(), sd.data(), t, io.data(), rc.data(), rd.data(), t,

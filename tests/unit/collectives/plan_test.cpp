@@ -177,9 +177,8 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
         switch (p.rest) {
           case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
           case Rest::flat:  // gatherv, scatterv, alltoallv first agree on the counts (ops/flat.cpp)
-            EXPECT_EQ(pr->path, is_varied(op) && op != OpKind::allgatherv
-                                    ? "header step + counts step + flat over the team"
-                                    : "header step + flat over the team")
+            EXPECT_EQ(pr->path, counts_step(op) ? "header step + counts step + flat over the team"
+                                                : "header step + flat over the team")
                 << at;
             break;
           case Rest::chunks: EXPECT_NE(pr->path.find(cat("+ ", p.chunks, " ")), std::string::npos) << at; break;
