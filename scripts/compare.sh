@@ -152,8 +152,8 @@ elif [ "$quick" = 1 ]; then
 else
   sweep 2 -m 4:4194304
   for np in 4 8; do
-    sweep "$np" -o barrier,bcast,reduce,allreduce,gather,alltoall,scan,exscan -m 8:8 -s loop -i 2000
-    sweep "$np" -o bcast,reduce,allreduce,gather,alltoall,scan,exscan -m 65536:65536 -s loop -i 500
+    sweep "$np" -o barrier,bcast,reduce,allreduce,gather,alltoall,scan,exscan,gatherv,allgatherv,scatterv,alltoallv,reduce_scatter_v -m 8:8 -s loop -i 2000
+    sweep "$np" -o bcast,reduce,allreduce,gather,alltoall,scan,exscan,gatherv,allgatherv,scatterv,alltoallv,reduce_scatter_v -m 65536:65536 -s loop -i 500
   done
 fi
 limit
