@@ -62,12 +62,17 @@ inline Status check_blocks(const OpName& op, const void* buf, const std::int64_t
 // alltoallv: both sides' blocks on every rank; in place (send), the blocks
 // to send are the receive blocks. Send and receive blocks are not checked
 // against each other (n * n pairs; MPI libraries do not either).
-inline Status check_alltoallv(const CollArgs& a, const OpName& op, int n) {
+inline Status check_alltoallv(const CollArgs& a, const OpName& op, int me, int n) {
   const std::size_t es = size_of(a.dtype);
   if (a.recv == kInPlace) return Status(Errc::invalid_argument, cat(op, ": in place is the send buffer only"));
   OSMP_RETURN_IF_ERROR(check_blocks(op, a.recv, a.recv_counts, a.recv_displs, n, es, nullptr, 0, "receive"));
   if (a.send == kInPlace) return {};
-  return check_blocks(op, a.send, a.counts, a.displs, n, es, nullptr, 0, "send");
+  OSMP_RETURN_IF_ERROR(check_blocks(op, a.send, a.counts, a.displs, n, es, nullptr, 0, "send"));
+  if (a.counts[me] != a.recv_counts[me]) {  // its own pair (a team of one runs no other check)
+    return Status(Errc::invalid_argument,
+                  cat(op, ": sends itself ", a.counts[me], " elements but receives ", a.recv_counts[me]));
+  }
+  return {};
 }
 
 // reduce_scatter: every rank's share counts[r] (the same counts everywhere),
@@ -103,7 +108,7 @@ inline Status check_reduce_scatter(const CollArgs& a, const OpName& op, int me, 
 // one at displs[me] (count is not read).
 inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   const OpName op{kind, me};
-  if (kind == OpKind::alltoallv) return check_alltoallv(a, op, n);
+  if (kind == OpKind::alltoallv) return check_alltoallv(a, op, me, n);
   if (kind == OpKind::reduce_scatter) return check_reduce_scatter(a, op, me, n);
   const std::size_t es = size_of(a.dtype);
   const bool all = kind == OpKind::allgatherv || me == a.root;  // holds every block

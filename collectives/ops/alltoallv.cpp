@@ -16,6 +16,7 @@ struct Alltoallv {
   static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     const std::size_t es = size_of(a.dtype);
     const Blocks in{0, a.recv_counts, a.recv_displs, es, true};
     // In place, the blocks to send are the receive blocks.

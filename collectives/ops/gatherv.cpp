@@ -13,6 +13,7 @@ struct Gatherv {
   static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     const int me = e.team().rank();
     const bool root = me == a.root;
     const Blocks blocks = Blocks::of(a, root);

@@ -84,6 +84,7 @@ struct ReduceScatter {
   static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     const int n = e.team().size();
     const std::size_t es = size_of(a.dtype);
     std::vector<std::int64_t> displs(static_cast<std::size_t>(n));

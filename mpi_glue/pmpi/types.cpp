@@ -1,6 +1,7 @@
 #include "collectives/types.hpp"
 #include "mpi_glue/pmpi/types.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -210,7 +211,7 @@ TypeInfo describe(MPI_Datatype t) {
 }
 
 Stream::Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm, const TypeInfo& ti)
-    : buf_(buf), count_(count), type_(t), comm_(comm), bytes_(ti.size * count), raw_(ti.raw) {}
+    : buf_(buf), count_(count), type_(t), comm_(comm), ti_(ti), bytes_(ti.size * count), raw_(ti.raw) {}
 
 namespace {
 // MPI_Pack / MPI_Unpack of `count` elements at buf. MPICH 4.0 refuses a
@@ -226,6 +227,27 @@ void with_base(const void* buf, std::int64_t count, MPI_Datatype t, F&& run) {
   PMPI_Type_commit(&shifted);
   run(reinterpret_cast<void*>(std::uintptr_t{1}), 1, shifted);
   PMPI_Type_free(&shifted);
+}
+
+// MPI_Pack (`pack`) or MPI_Unpack of `count` elements of `t` at buf, to or
+// from `bytes` (count * ti.size of them), in runs of at most INT_MAX bytes:
+// both take int sizes, and a v-variant's block or an own block may pass 2 GiB.
+void pack_runs(const void* buf, std::int64_t count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm,
+               unsigned char* bytes, bool pack) {
+  const std::int64_t per = std::max<std::int64_t>(1, INT_MAX / std::max<std::int64_t>(1, ti.size));
+  for (std::int64_t done = 0; done < count; done += per) {
+    const std::int64_t k = std::min(per, count - done);
+    unsigned char* at = bytes + done * ti.size;
+    const int len = static_cast<int>(k * ti.size);
+    with_base(done ? element(const_cast<void*>(buf), done, ti) : buf, k, t, [&](void* base, int n, MPI_Datatype tt) {
+      int position = 0;
+      if (pack) {
+        PMPI_Pack(base, n, tt, at, len, &position, comm);
+      } else {
+        PMPI_Unpack(at, len, &position, base, n, tt, comm);
+      }
+    });
+  }
 }
 }  // namespace
 
@@ -265,12 +287,10 @@ const void* BlockSet::in() {
   if (raw_) return base_;
   if (!packed_) {
     for (std::size_t r = 0; r < counts_.size(); ++r) {
-      if (!counts_[r]) continue;
-      with_base(element(const_cast<void*>(buf_), edispls_[r], ti_), ecounts_[r], type_,
-                [&](void* base, int n, MPI_Datatype t) {
-                  int position = 0;
-                  PMPI_Pack(base, n, t, scratch_.data() + displs_[r], static_cast<int>(counts_[r]), &position, comm_);
-                });
+      if (counts_[r]) {
+        pack_runs(element(const_cast<void*>(buf_), edispls_[r], ti_), ecounts_[r], type_, ti_, comm_,
+                  scratch_.data() + displs_[r], true);
+      }
     }
     packed_ = true;
   }
@@ -286,12 +306,10 @@ void* BlockSet::out() {
 void BlockSet::commit() {
   if (raw_ || !written_) return;
   for (std::size_t r = 0; r < counts_.size(); ++r) {
-    if (!counts_[r]) continue;
-    with_base(element(const_cast<void*>(buf_), edispls_[r], ti_), ecounts_[r], type_,
-              [&](void* base, int n, MPI_Datatype t) {
-                int position = 0;
-                PMPI_Unpack(scratch_.data() + displs_[r], static_cast<int>(counts_[r]), &position, base, n, t, comm_);
-              });
+    if (counts_[r]) {
+      pack_runs(element(const_cast<void*>(buf_), edispls_[r], ti_), ecounts_[r], type_, ti_, comm_,
+                scratch_.data() + displs_[r], false);
+    }
   }
 }
 
@@ -299,10 +317,7 @@ const void* Stream::in() {
   if (raw_ || bytes_ == 0) return buf_;
   if (!packed_) {
     scratch_.resize(static_cast<std::size_t>(bytes_));
-    with_base(buf_, count_, type_, [&](void* base, int n, MPI_Datatype t) {
-      int position = 0;
-      PMPI_Pack(base, n, t, scratch_.data(), static_cast<int>(bytes_), &position, comm_);
-    });
+    pack_runs(buf_, count_, type_, ti_, comm_, scratch_.data(), true);
     packed_ = true;
   }
   return scratch_.data();
@@ -316,10 +331,7 @@ void* Stream::out() {
 
 void Stream::commit() {
   if (raw_ || bytes_ == 0) return;
-  with_base(buf_, count_, type_, [&](void* base, int n, MPI_Datatype t) {
-    int position = 0;
-    PMPI_Unpack(scratch_.data(), static_cast<int>(bytes_), &position, base, n, t, comm_);
-  });
+  pack_runs(buf_, count_, type_, ti_, comm_, scratch_.data(), false);
 }
 
 }  // namespace osmp::pmpi

@@ -61,6 +61,7 @@ class Stream {
   std::int64_t count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  TypeInfo ti_;
   std::int64_t bytes_ = 0;
   bool raw_ = true, packed_ = false;
   std::vector<unsigned char> scratch_;

@@ -205,6 +205,32 @@ TEST_P(Varied, LargeUnevenBlocksWithAndWithoutCma) {
   for (const Status& st : got) EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
 }
 
+// Every rank declines (Team::abstain with unsupported, as the MPI glue does
+// for a user op): no counts anywhere, nothing moves, every rank is told.
+TEST_P(Varied, EveryRankDeclines) {
+  for (OpKind k : kOpKinds) {
+    if (!is_varied(k)) continue;
+    auto got = on_all(
+        [&](Team& t) { return t.abstain(k, 0, Datatype::uint8, Op::sum, is_rooted(k) ? 0 : -1, Errc::unsupported); });
+    for (const Status& st : got) EXPECT_EQ(st.code(), Errc::unsupported) << to_string(k) << ": " << st.to_string();
+  }
+}
+
+// A team of one: alltoallv's own pair is checked (no other rank compares it).
+TEST(VariedAlone, AlltoallvOwnPairThatDiffersIsAnError) {
+  auto tt = test::make_teams(Config{"here_1", "", 1, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  test::on_all(tt, [](Team& t) {
+    std::int64_t sc = 1, rc = 1 << 20, d = 0, out[1] = {7}, in[1] = {0};
+    Status st = t.alltoallv(out, &sc, &d, in, &rc, &d, Datatype::int64);
+    EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
+    EXPECT_NE(st.message().find("sends itself 1 elements but receives 1048576"), std::string::npos) << st.message();
+    rc = 1;
+    EXPECT_TRUE(t.alltoallv(out, &sc, &d, in, &rc, &d, Datatype::int64).ok());
+    EXPECT_EQ(in[0], 7);
+  });
+}
+
 // Every count 0, and a count of 0 beside large ones: nothing written where
 // nothing is due.
 TEST_P(Varied, ZeroCounts) {
