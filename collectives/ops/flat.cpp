@@ -71,7 +71,7 @@ Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, s
       OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       std::memcpy(dst, f.t.outbox(q, f.parity(s)), len);
     }
-    publish(f.t.rank_line(me).done, s, f.sleepy());
+    publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after my copies; pairs with reusable()
   }
   co_return Status{};
 }
@@ -88,7 +88,7 @@ Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv,
     const std::size_t off = c * f.chunk();
     OSMP_CO_RETURN_IF_ERROR(co_await f.reusable(s));
     if (off < mine) copy_to_shared(f.t.outbox(me, f.parity(s)), send + off, std::min(f.chunk(), mine - off));
-    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());  // release: after my piece; pairs with the readers' arrived()
     for (int i = 1; i <= n; ++i) {
       int q = (me + i) % n;  // start with the next rank: spreads the readers
       const std::size_t have = blocks.len(q);
@@ -102,7 +102,7 @@ Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv,
       OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       std::memcpy(dst, f.t.outbox(q, f.parity(s)), len);
     }
-    publish(f.t.rank_line(me).done, s, f.sleepy());
+    publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after my reads; pairs with reusable()
   }
   co_return Status{};
 }
@@ -130,12 +130,12 @@ Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std
           copy_to_shared(f.t.outbox(q, f.parity(s)), src, len);
         }
       }
-      publish(f.t.rank_line(me).arrive, s, f.sleepy());
+      publish(f.t.rank_line(me).arrive, s, f.sleepy());  // release: after the inboxes; pairs with arrived()
       continue;
     }
     OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(root, s));
     if (off < mine) std::memcpy(recv + off, f.t.outbox(me, f.parity(s)), std::min(f.chunk(), mine - off));
-    publish(f.t.rank_line(me).done, s, f.sleepy());
+    publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after my read; pairs with reusable()
   }
   co_return Status{};
 }
@@ -155,7 +155,7 @@ Task agree_counts(Engine& e, const CollArgs& a, std::size_t mine, std::size_t& m
   if (me != root) {
     // release (arrive): the length is stored before; pairs with the root's acquire in arrived().
     f.t.rank_line(me).length.store(mine, std::memory_order_relaxed);
-    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());  // release: after my pieces; pairs with arrived()
     OSMP_CO_RETURN_IF_ERROR(co_await until(e, f.t.rank_line(root).done, s, root));
     // acquired with the root's `done`, which it published after writing this
     std::memcpy(&v, f.t.outbox(root, f.parity(s)), sizeof v);
@@ -281,7 +281,7 @@ Task agree_pairs(Engine& e, const CollArgs& a, Exchange& x, std::vector<std::uin
   publish(f.t.rank_line(me).done, s1, f.sleepy());  // release: after my reads; pairs with reusable()
   const std::uint64_t s2 = e.next_flat_step();
   std::memcpy(f.t.outbox(me, f.parity(s2)), &found, sizeof found);
-  publish(f.t.rank_line(me).arrive, s2, f.sleepy());
+  publish(f.t.rank_line(me).arrive, s2, f.sleepy());  // release: after my finding in the outbox; pairs with arrived()
   PairVerdict first;
   int receiver = -1;
   for (int q = 0; q < n; ++q) {
@@ -295,7 +295,7 @@ Task agree_pairs(Engine& e, const CollArgs& a, Exchange& x, std::vector<std::uin
       receiver = q;
     }
   }
-  publish(f.t.rank_line(me).done, s2, f.sleepy());
+  publish(f.t.rank_line(me).done, s2, f.sleepy());  // release: after my reads of the findings; pairs with reusable()
   x.most = most;
   x.peer_at = at.data();
   if (receiver < 0) co_return Status{};
@@ -333,13 +333,13 @@ Task flat_reduce_scatter(Engine& e, OpKind k, const std::byte* send, std::byte* 
                        std::min(piece, have - off) * es);
       }
     }
-    publish(f.t.rank_line(me).arrive, s, f.sleepy());
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());  // release: after my pieces; pairs with arrived()
     for (int q = 0; q < n; ++q) {
       if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       src[static_cast<std::size_t>(q)] = f.t.outbox(q, f.parity(s)) + static_cast<std::size_t>(me) * piece * es;
     }
     if (off < mine) combine_all(recv + off * es, src.data(), n, std::min(piece, mine - off), t, op);  // rank order
-    publish(f.t.rank_line(me).done, s, f.sleepy());
+    publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after my reads; pairs with reusable()
   }
   co_return Status{};
 }
