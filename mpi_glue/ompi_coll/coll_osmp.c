@@ -27,6 +27,7 @@
 #include "ompi/constants.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/group/group.h"
+#include "ompi/request/request.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/coll.h"
 #include "opal/mca/base/mca_base_var.h"
@@ -170,9 +171,10 @@ static int coll_exscan_fn(const void* s, void* r, int count, struct ompi_datatyp
             M->prev_exscan(s, r, count, t, op, comm, M->prev_exscan_module));
 }
 
-/* Non-blocking: an osmp call in a generalized request, completed by
- * progress() below from opal_progress (Open MPI's waits call it), as
- * libnbc's requests are; or the previous component's call. */
+/* Non-blocking: an osmp call in an Open MPI collective request (requests
+ * below), completed by progress() below from opal_progress (Open MPI's
+ * waits call it), as libnbc's requests are; or the previous component's
+ * call (own below). */
 static int coll_ibarrier_fn(struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_CALL(ibarrier, osmp_pmpi_ibarrier(comm, req), M->prev_ibarrier(comm, req, M->prev_ibarrier_module));
 }
@@ -337,6 +339,163 @@ static void wait_progress(void) {
 #undef OSMP_CALL
 #undef M
 
+/* ---- the MPI's own non-blocking calls ------------------------------------
+ * What the logic starts when a non-blocking call goes to the MPI: the
+ * previous component's function, called directly. Through PMPI_ it would
+ * pass Open MPI's bindings a second time, each keeping a user op or derived
+ * datatype in the request; the second keeps the first's callback, and the
+ * request's completion then calls itself without end. A communicator this
+ * module does not serve (not reached from the module) gets its own. */
+#define OSMP_OWN(name, ...)                                                                          \
+  if (comm->c_coll->coll_##name == coll_##name##_fn) {                                              \
+    mca_coll_osmp_module_t* m = (mca_coll_osmp_module_t*)comm->c_coll->coll_##name##_module;        \
+    return m->prev_##name(__VA_ARGS__, m->prev_##name##_module);                                    \
+  }                                                                                                  \
+  return comm->c_coll->coll_##name(__VA_ARGS__, comm->c_coll->coll_##name##_module);
+
+static int own_ibarrier(MPI_Comm comm, MPI_Request* req) { OSMP_OWN(ibarrier, comm, req) }
+static int own_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(ibcast, buf, count, t, root, comm, req)
+}
+static int own_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                          MPI_Request* req) {
+  OSMP_OWN(iallreduce, s, r, count, t, op, comm, req)
+}
+static int own_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                       MPI_Request* req) {
+  OSMP_OWN(ireduce, s, r, count, t, op, root, comm, req)
+}
+static int own_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                       MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(igather, s, sc, st, r, rc, rt, root, comm, req)
+}
+static int own_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                          MPI_Request* req) {
+  OSMP_OWN(iallgather, s, sc, st, r, rc, rt, comm, req)
+}
+static int own_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+                        MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(iscatter, s, sc, st, r, rc, rt, root, comm, req)
+}
+static int own_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                     MPI_Request* req) {
+  OSMP_OWN(ireduce_scatter_block, s, r, rc, t, op, comm, req)
+}
+static int own_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                         MPI_Request* req) {
+  OSMP_OWN(ialltoall, s, sc, st, r, rc, rt, comm, req)
+}
+static int own_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(iscan, s, r, count, t, op, comm, req)
+}
+static int own_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                       MPI_Request* req) {
+  OSMP_OWN(iexscan, s, r, count, t, op, comm, req)
+}
+static int own_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                        int root, MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(igatherv, s, sc, st, r, rc, d, rt, root, comm, req)
+}
+static int own_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d,
+                           MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(iallgatherv, s, sc, st, r, rc, d, rt, comm, req)
+}
+static int own_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc,
+                         MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(iscatterv, s, sc, d, st, r, rc, rt, root, comm, req)
+}
+static int own_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
+                          const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
+  OSMP_OWN(ialltoallv, s, sc, sd, st, r, rc, rd, rt, comm, req)
+}
+static int own_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                               MPI_Request* req) {
+  OSMP_OWN(ireduce_scatter, s, r, rc, t, op, comm, req)
+}
+#undef OSMP_OWN
+
+static const osmp_pmpi_own own = {own_ibarrier,    own_ibcast,     own_iallreduce,  own_ireduce,
+                                  own_igather,     own_iallgather, own_iscatter,    own_ireduce_scatter_block,
+                                  own_ialltoall,   own_iscan,      own_iexscan,     own_igatherv,
+                                  own_iallgatherv, own_iscatterv,  own_ialltoallv,  own_ireduce_scatter};
+
+/* ---- requests -------------------------------------------------------------
+ * A non-blocking call on osmp, as Open MPI's bindings take a coll module's
+ * request: an ompi_coll_base_nbc_request_t, in which they keep a user op or
+ * derived datatype until it completes (in a generalized request those bytes
+ * are its callbacks). Its header (coll/base/coll_base_util.h) includes one
+ * libopenmpi-dev does not install, so the class is libmpi's, extended at
+ * run time: the logic's query, release and cancel, called as a generalized
+ * request's would be, follow the parent's bytes (`tail`). */
+extern opal_class_t ompi_coll_base_nbc_request_t_class;
+
+typedef struct {
+  MPI_Grequest_query_function* query;
+  MPI_Grequest_free_function* release;
+  MPI_Grequest_cancel_function* cancel;
+  void* extra;
+} osmp_request_tail_t;
+
+static size_t tail_offset = 0; /* set with the class's size (init_query) */
+static osmp_request_tail_t* tail(ompi_request_t* r) { return (osmp_request_tail_t*)((char*)r + tail_offset); }
+
+static int request_free(ompi_request_t** rq) {
+  /* Still running on osmp (MPI_Request_free first): the logic frees it
+   * once complete, through this function again. */
+  if (!REQUEST_COMPLETE(*rq)) return osmp_pmpi_free_when_complete(rq) ? MPI_SUCCESS : MPI_ERR_REQUEST;
+  ompi_request_t* r = *rq;
+  int rc = tail(r)->release(tail(r)->extra);
+  OMPI_REQUEST_FINI(r);
+  OBJ_RELEASE(r);
+  *rq = MPI_REQUEST_NULL;
+  return rc;
+}
+
+static int request_cancel(ompi_request_t* r, int complete) { return tail(r)->cancel(tail(r)->extra, complete); }
+
+static void request_construct(ompi_request_t* r) {
+  r->req_type = OMPI_REQUEST_COLL;
+  r->req_status._cancelled = 0;
+  r->req_free = request_free;
+  r->req_cancel = request_cancel;
+}
+
+static opal_class_t osmp_request_class = {.cls_name = "osmp_request_t",
+                                          .cls_parent = &ompi_coll_base_nbc_request_t_class,
+                                          .cls_construct = (opal_construct_t)request_construct};
+
+static void request_class_init(void) {
+  const size_t a = sizeof(void*);
+  tail_offset = (ompi_coll_base_nbc_request_t_class.cls_sizeof + a - 1) / a * a;
+  osmp_request_class.cls_sizeof = tail_offset + sizeof(osmp_request_tail_t);
+}
+
+static int request_start(MPI_Comm comm, MPI_Grequest_query_function* query, MPI_Grequest_free_function* release,
+                         MPI_Grequest_cancel_function* cancel, void* extra, MPI_Request* req) {
+  ompi_request_t* r = (ompi_request_t*)opal_obj_new(&osmp_request_class);
+  if (!r) return MPI_ERR_NO_MEM;
+  OMPI_REQUEST_INIT(r, false);
+  r->req_state = OMPI_REQUEST_ACTIVE;
+  r->req_mpi_object.comm = comm;
+  *tail(r) = (osmp_request_tail_t){query, release, cancel, extra};
+  *req = r;
+  return MPI_SUCCESS;
+}
+
+/* The call's status (its error code) from the logic's query, then complete:
+ * Open MPI's waits return it. */
+static int request_complete(MPI_Request r) {
+  MPI_Status st;
+  (void)tail(r)->query(tail(r)->extra, &st);
+  r->req_status.MPI_SOURCE = st.MPI_SOURCE;
+  r->req_status.MPI_TAG = st.MPI_TAG;
+  r->req_status.MPI_ERROR = st.MPI_ERROR;
+  r->req_status._ucount = 0;
+  return ompi_request_complete(r, true);
+}
+
+static const osmp_pmpi_requests requests = {request_start, request_complete};
+
 /* ---- info hints ---------------------------------------------------------
  * osmp_vh and osmp_vh_<op> on a communicator (MPI_Comm_set_info, or given at
  * creation): Open MPI tells subscribers of a key when it changes. The logic
@@ -405,6 +564,9 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   osmp_pmpi_set_undescribed_test(undescribed);
   osmp_pmpi_set_nonblocking_builds(0);
   osmp_pmpi_set_progress_hook(wait_progress);
+  osmp_pmpi_set_own(&own);
+  request_class_init();
+  osmp_pmpi_set_requests(&requests);
   return OMPI_SUCCESS;
 }
 
@@ -426,6 +588,8 @@ static mca_coll_base_module_t* comm_query(struct ompi_communicator_t* comm, int*
 static int register_params(void);
 static int close_component(void) {
   osmp_pmpi_set_progress_hook(NULL);
+  osmp_pmpi_set_own(NULL);
+  osmp_pmpi_set_requests(NULL);
   if (progress_registered) opal_progress_unregister(progress);
   progress_registered = 0;
   osmp_pmpi_report();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectives/types.hpp"
+#include "mpi_glue/pmpi/logic.h"
 #include "mpi_glue/pmpi/state.hpp"
 #include "mpi_glue/pmpi/types.hpp"
 #include "osmp.hpp"
@@ -104,6 +105,8 @@ Request start_joined(Team& team, const Prepared& x);
 // this rank declines the call (osmp's exchange then checks that every rank
 // did).
 int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, const std::function<int(MPI_Request*)>& mpi);
+// The MPI's own non-blocking collectives (osmp_pmpi_set_own, logic.h).
+const osmp_pmpi_own& own();
 // Moves the pending calls on until none on `comm` still needs its team (its
 // state is going: MPI_Comm_free), or until none is pending at all (the
 // teams are going: MPI_Finalize).

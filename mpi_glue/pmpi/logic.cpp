@@ -587,7 +587,7 @@ int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatyp
 int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
                          const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::alltoallv, "MPI_Ialltoallv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_alltoallv(c, s, sc, sd, st, r, rc, rd, rt), req, mpi);
 }
@@ -604,7 +604,7 @@ int osmp_pmpi_reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype
 int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                               MPI_Request* req) {
   Call c(comm, OpKind::reduce_scatter, "MPI_Ireduce_scatter", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce_scatter(s, r, rc, t, op, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().ireduce_scatter(s, r, rc, t, op, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_reduce_scatter(c, s, r, rc, t, op), req, mpi);
 }
@@ -612,7 +612,7 @@ int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatyp
 int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
                        int root, MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::gatherv, "MPI_Igatherv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Igatherv(s, sc, st, r, rc, d, rt, root, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().igatherv(s, sc, st, r, rc, d, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_gatheredv(c, OpKind::gatherv, s, sc, st, r, rc, d, rt, root), req, mpi);
 }
@@ -620,7 +620,7 @@ int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const in
 int osmp_pmpi_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
                           MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::allgatherv, "MPI_Iallgatherv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Iallgatherv(s, sc, st, r, rc, d, rt, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().iallgatherv(s, sc, st, r, rc, d, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_gatheredv(c, OpKind::allgatherv, s, sc, st, r, rc, d, rt, -1), req, mpi);
 }
@@ -628,21 +628,21 @@ int osmp_pmpi_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const
 int osmp_pmpi_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
                         int root, MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::scatterv, "MPI_Iscatterv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Iscatterv(s, sc, d, st, r, rc, rt, root, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().iscatterv(s, sc, d, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_scatterv(c, s, sc, d, st, r, rc, rt, root), req, mpi);
 }
 
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::barrier, "MPI_Ibarrier", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Ibarrier(comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().ibarrier(comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_barrier(c), req, mpi);
 }
 
 int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::bcast, "MPI_Ibcast", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Ibcast(buf, count, t, root, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().ibcast(buf, count, t, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_bcast(c, buf, count, t, root), req, mpi);
 }
@@ -650,7 +650,7 @@ int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm co
 int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                          MPI_Request* req) {
   Call c(comm, OpKind::allreduce, "MPI_Iallreduce", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Iallreduce(s, r, count, t, op, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().iallreduce(s, r, count, t, op, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true), req, mpi);
 }
@@ -658,7 +658,7 @@ int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_
 int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
                       MPI_Request* req) {
   Call c(comm, OpKind::reduce, "MPI_Ireduce", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce(s, r, count, t, op, root, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().ireduce(s, r, count, t, op, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root), req, mpi);
 }
@@ -666,7 +666,7 @@ int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op 
 int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                                     MPI_Request* req) {
   Call c(comm, OpKind::reduce_scatter_block, "MPI_Ireduce_scatter_block", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Ireduce_scatter_block(s, r, rc, t, op, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().ireduce_scatter_block(s, r, rc, t, op, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true), req, mpi);
 }
@@ -674,7 +674,7 @@ int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype
 int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
                       MPI_Request* req) {
   Call c(comm, OpKind::gather, "MPI_Igather", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Igather(s, sc, st, r, rc, rt, root, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().igather(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root), req, mpi);
 }
@@ -682,7 +682,7 @@ int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, M
 int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
                          MPI_Request* req) {
   Call c(comm, OpKind::allgather, "MPI_Iallgather", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Iallgather(s, sc, st, r, rc, rt, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().iallgather(s, sc, st, r, rc, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1), req, mpi);
 }
@@ -690,7 +690,7 @@ int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc
 int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
                        MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::scatter, "MPI_Iscatter", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().iscatter(s, sc, st, r, rc, rt, root, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_scatter(c, s, sc, st, r, rc, rt, root), req, mpi);
 }
@@ -698,21 +698,21 @@ int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, 
 int osmp_pmpi_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
                         MPI_Request* req) {
   Call c(comm, OpKind::alltoall, "MPI_Ialltoall", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Ialltoall(s, sc, st, r, rc, rt, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().ialltoall(s, sc, st, r, rc, rt, comm, q); };
   if (!c.take) return mpi(req);
   return nonblocking(c, prepare_alltoall(c, s, sc, st, r, rc, rt), req, mpi);
 }
 
 int osmp_pmpi_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::scan, "MPI_Iscan", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Iscan(s, r, count, t, op, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().iscan(s, r, count, t, op, comm, q); };
   if (!c.take || node_only(c)) return mpi(req);
   return nonblocking(c, reduction(c, OpKind::scan, s, r, count, t, op, -1, 1, true), req, mpi);
 }
 
 int osmp_pmpi_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
   Call c(comm, OpKind::exscan, "MPI_Iexscan", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return PMPI_Iexscan(s, r, count, t, op, comm, q); };
+  auto mpi = [=](MPI_Request* q) { return own().iexscan(s, r, count, t, op, comm, q); };
   if (!c.take || node_only(c)) return mpi(req);
   return nonblocking(c, prepare_exscan(c, s, r, count, t, op), req, mpi);
 }

@@ -63,6 +63,57 @@ int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Dataty
                          const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req);
 int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                               MPI_Request* req);
+/* The MPI's own non-blocking collectives, which the calls osmp hands to the
+ * MPI start (nonblocking.cpp). By default PMPI_Ibarrier ... PMPI_Iexscan. The
+ * component passes the previous component's functions: a call through PMPI_
+ * from inside the module enters Open MPI's bindings twice, and each keeps a
+ * user op or derived datatype in the request (the second over the first,
+ * making a completion callback that calls itself without end). */
+typedef struct osmp_pmpi_own {
+  int (*ibarrier)(MPI_Comm comm, MPI_Request* req);
+  int (*ibcast)(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req);
+  int (*iallreduce)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
+  int (*ireduce)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                 MPI_Request* req);
+  int (*igather)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                 MPI_Request* req);
+  int (*iallgather)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                    MPI_Request* req);
+  int (*iscatter)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                  MPI_Request* req);
+  int (*ireduce_scatter_block)(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                               MPI_Request* req);
+  int (*ialltoall)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request* req);
+  int (*iscan)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
+  int (*iexscan)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
+  int (*igatherv)(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                  int root, MPI_Comm comm, MPI_Request* req);
+  int (*iallgatherv)(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                     MPI_Comm comm, MPI_Request* req);
+  int (*iscatterv)(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                   int root, MPI_Comm comm, MPI_Request* req);
+  int (*ialltoallv)(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
+                    const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req);
+  int (*ireduce_scatter)(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                         MPI_Request* req);
+} osmp_pmpi_own;
+/* NULL: the PMPI_ functions again. `own` must outlive its use. */
+void osmp_pmpi_set_own(const osmp_pmpi_own* own);
+/* The request of a non-blocking call on osmp, which the application waits
+ * for: by default an MPI generalized request (PMPI_Grequest_start, and
+ * PMPI_Grequest_complete from osmp_pmpi_progress). The component makes Open
+ * MPI's collective request instead (Open MPI's bindings keep a user op or
+ * derived datatype in the request a coll module returns, where a generalized
+ * request has its callbacks). start(comm, query, release, cancel, extra,
+ * req) as MPI_Grequest_start; complete(req) as MPI_Grequest_complete. */
+typedef struct osmp_pmpi_requests {
+  int (*start)(MPI_Comm comm, MPI_Grequest_query_function* query, MPI_Grequest_free_function* release,
+               MPI_Grequest_cancel_function* cancel, void* extra, MPI_Request* req);
+  int (*complete)(MPI_Request req);
+} osmp_pmpi_requests;
+/* NULL: generalized requests again. `requests` must outlive its use. */
+void osmp_pmpi_set_requests(const osmp_pmpi_requests* requests);
 /* Moves the pending non-blocking calls on; the number that completed (0
  * when called again from inside itself). */
 int osmp_pmpi_progress(void);
@@ -71,6 +122,9 @@ int osmp_pmpi_pending(void);
 /* MPI_Request_free for the interposer: a call pending on osmp is freed once
  * it completes; any other request goes to PMPI_Request_free. */
 int osmp_pmpi_request_free(MPI_Request* req);
+/* 1 when *req is a call still pending on osmp: it is freed once complete,
+ * and *req becomes MPI_REQUEST_NULL; else 0 (the component's request free). */
+int osmp_pmpi_free_when_complete(MPI_Request* req);
 /* Info hints osmp_vh, osmp_vh_<op> (hints.cpp). The interposer calls
  * set_info after PMPI_Comm_set_info (collective) and get_info after
  * PMPI_Comm_get_info; the component subscribes to the keys and calls

@@ -80,6 +80,19 @@ int release(void* extra) {
 // A collective cannot be cancelled (MPI says so): nothing to do.
 int cancel(void*, int) { return MPI_SUCCESS; }
 
+int grequest_start(MPI_Comm, MPI_Grequest_query_function* q, MPI_Grequest_free_function* f,
+                   MPI_Grequest_cancel_function* c, void* extra, MPI_Request* req) {
+  return PMPI_Grequest_start(q, f, c, extra, req);
+}
+const osmp_pmpi_requests kGrequests{grequest_start, PMPI_Grequest_complete};
+const osmp_pmpi_requests* g_requests = &kGrequests;  // osmp_pmpi_set_requests
+
+const osmp_pmpi_own kPmpi{PMPI_Ibarrier,   PMPI_Ibcast,     PMPI_Iallreduce,  PMPI_Ireduce,
+                          PMPI_Igather,    PMPI_Iallgather, PMPI_Iscatter,    PMPI_Ireduce_scatter_block,
+                          PMPI_Ialltoall,  PMPI_Iscan,      PMPI_Iexscan,     PMPI_Igatherv,
+                          PMPI_Iallgatherv, PMPI_Iscatterv, PMPI_Ialltoallv,  PMPI_Ireduce_scatter};
+const osmp_pmpi_own* g_own = &kPmpi;  // osmp_pmpi_set_own
+
 // osmp's part ended with `st`: true when the call is complete (done on
 // osmp, or an error); false when the MPI's own call is what is left.
 bool after_osmp(NbCall& n, const Status& st) {
@@ -148,16 +161,18 @@ int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, const std::functi
   int started = MPI_SUCCESS;
   if (n->x.p.refuses()) started = mpi(&n->inner);  // in program order, as every rank's
   n->osmp = start_joined(c.team(), n->x);
-  int rc = started == MPI_SUCCESS ? PMPI_Grequest_start(query, release, cancel, n.get(), req) : started;
+  int rc = started == MPI_SUCCESS ? g_requests->start(c.comm, query, release, cancel, n.get(), req) : started;
   if (rc != MPI_SUCCESS) {
     // osmp's part is under way on every rank: finish it, then report.
     (void)n->osmp.wait();
-    return started != MPI_SUCCESS ? started : deliver(c.comm, c.name, MPI_ERR_INTERN, "MPI_Grequest_start failed");
+    return started != MPI_SUCCESS ? started : deliver(c.comm, c.name, MPI_ERR_INTERN, "starting the request failed");
   }
   n->outer = *req;
   g_pending.push_back(n.release());
   return MPI_SUCCESS;
 }
+
+const osmp_pmpi_own& own() { return *g_own; }
 
 void complete_osmp_parts(MPI_Comm comm) {
   auto pending_here = [comm] {
@@ -236,8 +251,10 @@ Request start_joined(Team& team, const Prepared& x) {
 
 }  // namespace osmp::pmpi
 
+using osmp::pmpi::g_own;
 using osmp::pmpi::g_pending;
 using osmp::pmpi::g_progressing;
+using osmp::pmpi::g_requests;
 
 extern "C" {
 
@@ -256,26 +273,36 @@ int osmp_pmpi_progress(void) {
     // The MPI frees n (release) once the request is complete and freed.
     MPI_Request outer = n->outer;
     const bool freed = n->user_freed;
-    PMPI_Grequest_complete(outer);
+    g_requests->complete(outer);
     if (freed) PMPI_Request_free(&outer);
   }
   g_progressing.store(false, std::memory_order_release);
   return done;
 }
 
+void osmp_pmpi_set_own(const osmp_pmpi_own* own) { g_own = own ? own : &osmp::pmpi::kPmpi; }
+
+void osmp_pmpi_set_requests(const osmp_pmpi_requests* requests) {
+  g_requests = requests ? requests : &osmp::pmpi::kGrequests;
+}
+
 int osmp_pmpi_pending(void) { return static_cast<int>(g_pending.size()); }
 
-int osmp_pmpi_request_free(MPI_Request* req) {
-  if (req) {
-    for (osmp::pmpi::NbCall* n : g_pending) {
-      if (n->outer != *req) continue;
-      // Pending on osmp: freed once complete (MPICH 4.0 frees a generalized
-      // request twice when MPI_Request_free comes before its completion).
-      n->user_freed = true;
-      *req = MPI_REQUEST_NULL;
-      return MPI_SUCCESS;
-    }
+int osmp_pmpi_free_when_complete(MPI_Request* req) {
+  if (!req) return 0;
+  for (osmp::pmpi::NbCall* n : g_pending) {
+    if (n->outer != *req) continue;
+    n->user_freed = true;
+    *req = MPI_REQUEST_NULL;
+    return 1;
   }
+  return 0;
+}
+
+int osmp_pmpi_request_free(MPI_Request* req) {
+  // Pending on osmp: freed once complete (MPICH 4.0 frees a generalized
+  // request twice when MPI_Request_free comes before its completion).
+  if (osmp_pmpi_free_when_complete(req)) return MPI_SUCCESS;
   return PMPI_Request_free(req);
 }
 

@@ -433,9 +433,18 @@ void declined_cases() {
   std::vector<int> shares(static_cast<std::size_t>(g_size), 2), whole(2 * shares.size(), 1), share(2, 0);
   MPI_Reduce_scatter(whole.data(), share.data(), shares.data(), MPI_INT, op, MPI_COMM_WORLD);
   if (share[0] != g_size || share[1] != g_size) fail("reduce_scatter with a user op");
-  // Not the non-blocking form: through coll/osmp across simulated nodes any
-  // non-blocking call with a user op (MPI_Iallreduce too) crashes in libmpi
-  // (issue 18's note; found while adding this case, not yet understood).
+  // The non-blocking forms: coll/osmp starts the MPI's own call without
+  // passing Open MPI's bindings a second time (each keeps the user op in the
+  // request; twice made a completion callback that called itself).
+  MPI_Request req;
+  sum = 0;
+  MPI_Iallreduce(&x, &sum, 1, MPI_INT, op, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (sum != g_size * (g_size + 1) / 2) fail("iallreduce with a user op");
+  share.assign(2, 0);
+  MPI_Ireduce_scatter(whole.data(), share.data(), shares.data(), MPI_INT, op, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (share[0] != g_size || share[1] != g_size) fail("ireduce_scatter with a user op");
   MPI_Op_free(&op);
   MPI_Datatype every_other;
   MPI_Type_vector(4, 1, 2, MPI_INT, &every_other);
@@ -446,6 +455,16 @@ void declined_cases() {
   MPI_Bcast(v.data(), 1, every_other, 0, MPI_COMM_WORLD);
   for (int i = 0; i < 8; ++i)
     if (v[static_cast<std::size_t>(i)] != (i % 2 == 0 ? i : (g_rank == 0 ? i : -1))) fail("bcast of a vector type");
+  // Non-blocking, where Open MPI's bindings keep the derived type in the
+  // request (on osmp, or the MPI's own call across nodes).
+  std::vector<int> w(8, -1);
+  if (g_rank == 1 % g_size)
+    for (int i = 0; i < 8; ++i) w[static_cast<std::size_t>(i)] = 10 + i;
+  MPI_Ibcast(w.data(), 1, every_other, 1 % g_size, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 8; ++i)
+    if (w[static_cast<std::size_t>(i)] != (i % 2 == 0 || g_rank == 1 % g_size ? 10 + i : -1))
+      fail("ibcast of a vector type");
   MPI_Type_free(&every_other);
   // A sub-communicator (split) and its free: teams follow communicators.
   for (int round = 0; round < 3; ++round) {
