@@ -10,8 +10,8 @@ namespace {
 
 // Steps whose local roots concatenate their units' data in unit order.
 bool concatenates(OpKind op) {
-  return op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall || op == OpKind::scan ||
-         op == OpKind::exscan;
+  return op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv || op == OpKind::alltoall ||
+         op == OpKind::scan || op == OpKind::exscan;
 }
 
 // The bytes one rank's data takes in the first step, and whether that fits
@@ -50,8 +50,11 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
                          (top <= kAlltoallSymmetricBytes && s.top_max_unit == 1 && symmetric_top(carried, s, set));
       return {one, cheap && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     }
+    case OpKind::allgatherv: {  // as allgather, every rank's block together
+      const std::size_t every = in.total * in.esize;
+      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+    }
     case OpKind::gatherv:
-    case OpKind::allgatherv:
     case OpKind::scatterv:
     case OpKind::alltoallv:
     case OpKind::reduce_scatter: return {one, false};  // the header step, then the flat path (per-rank counts)
@@ -89,8 +92,8 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::alltoall: return one * static_cast<std::size_t>(s.ranks) * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::scan:
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
+    case OpKind::allgatherv: return in.total * in.esize;  // at most: the largest unit's blocks
     case OpKind::gatherv:
-    case OpKind::allgatherv:
     case OpKind::scatterv:
     case OpKind::alltoallv:
     case OpKind::reduce_scatter: return 0;  // the header step carries no data

@@ -47,8 +47,8 @@
 // Where the model disagrees with the engine's own switches (predictions are
 // not monotone in the size there; measure before moving them): with a small
 // top group, a 64 KiB allreduce in one step is predicted slower than 64 KiB
-// + 1 in chunks whose top group works in slices; a tree allgather just under
-// the slot size slower than the flat path above it (in the tree every
+// + 1 in chunks whose top group works in slices; a tree allgather (and
+// allgatherv) just under the slot size slower than the flat path above it (in the tree every
 // member of a large group reads the whole result from one area at once).
 #pragma once
 
@@ -109,7 +109,7 @@ Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& ca
 
 // The predicted latency of one call of `op` with `bytes` per rank (for
 // gather, allgather, scatter and reduce_scatter_block: the block of one
-// rank), and where the time goes. The root is taken as rank 0.
+// rank; the v-variants: every rank's block), and where the time goes. The root is taken as rank 0.
 Result<Prediction> predict(const Tree& tree, const Calibration& cal, const CollectiveConfig& config, OpKind op,
                            std::size_t bytes, const ModelOptions& options = {});
 

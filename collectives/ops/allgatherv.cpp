@@ -1,28 +1,87 @@
-// allgatherv = the header step (which compares the counts' digests: every
-// rank passes the same counts), then every rank's block to where each
-// rank's displacements put it: the flat path, or CMA where Engine::use_cma
-// says for the longest block.
+// allgatherv = as allgather when every rank's block together fits the areas:
+// the blocks gathered up the tree in packed order and broadcast down, each
+// rank unpacking them to its displacements; the header carries the counts'
+// digest (every rank passes the same counts). Larger: the header step, then
+// every rank's block to where each rank's displacements put it: the flat
+// path, or CMA where Engine::use_cma says for the longest block.
 #include <algorithm>
+#include <cstring>
 
 #include "collectives/ops/common.hpp"
 
 namespace osmp {
 namespace {
 
+// Allgather's payload with a length per rank: a unit sends its ranks' blocks
+// back to back in its lane's packed order, the top's result (every block in
+// the team's packed order) comes down whole. A rank that carries nothing
+// (its own arguments were bad, or it declined) has no counts: lengths 0.
+class AllgathervPayload : public Payload {
+ public:
+  AllgathervPayload(Engine& e, Blocks blocks, std::size_t total, const std::byte* mine, std::byte* recv)
+      : e_(e), blocks_(blocks), total_(total), mine_(mine), recv_(recv) {}
+  std::size_t uniform_up_len() const { return kVaries; }
+  std::size_t up_len(const Lane& l, int u) const {
+    if (!blocks_.counts) return 0;
+    const auto from = l.unit_off[static_cast<std::size_t>(u)];
+    std::size_t len = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(l.unit_size[static_cast<std::size_t>(u)]); ++i)
+      len += blocks_.len(l.packed[from + i]);
+    return len;
+  }
+  const std::byte* own_up() { return mine_; }
+  // Every unit in unit order (the plan makes concatenating steps flat).
+  void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* out) {
+    std::size_t off = 0;
+    for (int i = 0; i < count; ++i) {
+      const std::size_t len = up_len(l, units[i]);
+      if (len) std::memmove(out + off, w.src[static_cast<std::size_t>(units[i])], len);
+      off += len;
+    }
+  }
+  std::byte* top_up_out(std::byte* down_area) { return down_area; }
+  std::size_t down_len(const Lane&) const { return total_; }
+  void deliver(int, const Lane*, const std::byte* data) {
+    if (delivered_ || !blocks_.counts) return;
+    delivered_ = true;
+    std::size_t off = 0;
+    for (int r : e_.top_packed()) {
+      const std::size_t len = blocks_.len(r);
+      if (len) std::memcpy(recv_ + blocks_.at(r), data + off, len);
+      off += len;
+    }
+  }
+
+ private:
+  Engine& e_;
+  Blocks blocks_;
+  std::size_t total_;  // bytes
+  const std::byte* mine_;
+  std::byte* recv_;
+  bool delivered_ = false;
+};
+
+static_assert(PayloadHooks<AllgathervPayload>);
+
 struct Allgatherv {
   static constexpr OpKind kKind = OpKind::allgatherv;
-  // Never run: a v-variant's plan always has data after the header step.
-  static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
+  static const std::byte* mine(Engine& e, const CollArgs& a, const Blocks& blocks) {
+    auto* recv = static_cast<std::byte*>(a.recv);
+    return a.send == kInPlace ? recv + blocks.at(e.team().rank()) : static_cast<const std::byte*>(a.send);
+  }
+  static AllgathervPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    const Blocks blocks = local ? Blocks::of(a, false) : Blocks::of(a, true);
+    const std::size_t total = local ? 0 : counts_total(a.counts, e.team().size()) * size_of(a.dtype);
+    return AllgathervPayload(e, blocks, total, local ? nullptr : mine(e, a, blocks), static_cast<std::byte*>(a.recv));
+  }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
-    const int me = e.team().rank(), n = e.team().size();
+    const int n = e.team().size();
     const Blocks blocks = Blocks::of(a, true);
-    auto* recv = static_cast<std::byte*>(a.recv);
-    const std::byte* send = a.send == kInPlace ? recv + blocks.at(me) : static_cast<const std::byte*>(a.send);
     std::size_t most = 0;
     for (int r = 0; r < n; ++r) most = std::max(most, blocks.len(r));
-    co_return co_await flat_allgather(e, kKind, send, recv, blocks, most);
+    co_return co_await flat_allgather(e, kKind, mine(e, a, blocks), static_cast<std::byte*>(a.recv), blocks, most);
   }
 };
 

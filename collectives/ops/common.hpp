@@ -25,6 +25,18 @@ inline std::int64_t counts_digest(const std::int64_t* counts, int n) {
   return static_cast<std::int64_t>(x >> 1);  // not negative: no count is
 }
 
+// Every rank's elements together (allgatherv's plan): the counts every rank
+// passes alike, or none (null: a rank that declined), a negative count as 0
+// (an argument error the header step reports), and at most 2^56 (past any
+// area the plan compares it with, and times any element size in range).
+inline std::size_t counts_total(const std::int64_t* counts, int n) {
+  constexpr std::uint64_t kMost = std::uint64_t{1} << 56;
+  std::uint64_t total = 0;
+  for (int r = 0; counts && r < n; ++r)
+    total = std::min(kMost, total + std::min(kMost, static_cast<std::uint64_t>(std::max<std::int64_t>(0, counts[r]))));
+  return static_cast<std::size_t>(total);
+}
+
 // `n`: the team's size. The v-variants' header carries no count of their
 // own: allgatherv's and reduce_scatter's counts' digest, and nothing for
 // gatherv, scatterv and alltoallv,
@@ -56,7 +68,9 @@ inline Status Engine::number(const CollArgs& a, OpHeader& h) {
 // The plan of a call on this rank (`local`: its own argument error, with
 // which it takes part without data).
 inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
-  return e.plan(PlanInput{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0});
+  PlanInput in{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
+  if (a.kind == OpKind::allgatherv) in.total = counts_total(a.counts, e.shape().ranks);
+  return e.plan(in);
 }
 
 // The first step of every operation: headers up, verdict down, with the

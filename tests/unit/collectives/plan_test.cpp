@@ -68,24 +68,26 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
         for (std::size_t bytes : sizes()) {
           const std::size_t count = bytes / esize;
           const std::string at = cat(mc.source, " n=", mc.ranks, " ", to_string(op), " count ", count, " x ", esize);
+          // allgatherv: every rank passing `count`.
+          const std::size_t every = op == OpKind::allgatherv ? count * static_cast<std::size_t>(mc.ranks) : 0;
           for (bool carries : {true, false}) {
-            const Plan p = make_plan(PlanInput{op, count, esize, carries}, shape, set);
+            const Plan p = make_plan(PlanInput{op, count, esize, carries, every}, shape, set);
             // The first step always carries the headers both ways.
             EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
             // Whether and how data follows is the same on every rank of a
             // count, whatever its own arguments (a rank without data runs
             // the same steps).
-            EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries}, shape, set).rest) << at;
+            EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries, every}, shape, set).rest) << at;
             // Only a step carrying concatenated data is flat everywhere.
-            const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::alltoall ||
-                                      op == OpKind::scan || op == OpKind::exscan;
+            const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv ||
+                                      op == OpKind::alltoall || op == OpKind::scan || op == OpKind::exscan;
             EXPECT_EQ(p.first.flat, p.rest == Rest::none && concatenates) << at;
             // The symmetric top only where its conditions hold.
             if (p.first.top == TopCase::symmetric) {
               EXPECT_EQ(p.rest, Rest::none) << at;
               EXPECT_NE(op, OpKind::scatter) << at;
               EXPECT_LE(shape.top_units, set.sym_max) << at;
-              const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries}, shape);
+              const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape);
               EXPECT_TRUE(most <= kInlineBytes || ((op == OpKind::allreduce || op == OpKind::alltoall) &&
                                                    shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
                   << at;
@@ -172,7 +174,8 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
       for (std::size_t bytes : sizes()) {
         auto pr = predict(tree, cal, cfg, op, bytes);
         ASSERT_TRUE(pr.ok()) << pr.status().to_string();
-        const Plan p = make_plan(PlanInput{op, bytes, 1, true}, shape, PlanSettings::of(cfg));
+        const std::size_t every = op == OpKind::allgatherv ? bytes * static_cast<std::size_t>(mc.ranks) : 0;
+        const Plan p = make_plan(PlanInput{op, bytes, 1, true, every}, shape, PlanSettings::of(cfg));
         const std::string at = cat(mc.source, " ", to_string(op), " ", bytes, ": ", pr->path);
         switch (p.rest) {
           case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
