@@ -54,10 +54,13 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
       const std::size_t every = in.total * in.esize;
       return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     }
+    case OpKind::reduce_scatter: {  // as reduce_scatter_block, the shares together
+      const std::size_t every = in.total * in.esize;
+      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+    }
     case OpKind::gatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv:
-    case OpKind::reduce_scatter: return {one, false};  // the header step, then the flat path (per-rank counts)
+    case OpKind::alltoallv: return {one, false};  // the header step, a counts step, the flat path
   }
   return {};
 }
@@ -93,10 +96,10 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::scan:
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::allgatherv: return in.total * in.esize;  // at most: the largest unit's blocks
+    case OpKind::reduce_scatter: return in.total * in.esize;
     case OpKind::gatherv:
     case OpKind::scatterv:
-    case OpKind::alltoallv:
-    case OpKind::reduce_scatter: return 0;  // the header step carries no data
+    case OpKind::alltoallv: return 0;  // the header step carries no data
   }
   return 0;
 }

@@ -81,8 +81,8 @@ struct PlanInput {
   // bad): it publishes nothing, which can make the top symmetric where the
   // others' data would not (the header at the top settles it: walk.hpp).
   bool carries = true;
-  // allgatherv: every rank's elements together (the same on every rank that
-  // passes the same counts); the other operations: 0.
+  // allgatherv, reduce_scatter: every rank's elements together (the same on
+  // every rank that passes the same counts); the other operations: 0.
   std::size_t total = 0;
   bool operator==(const PlanInput&) const = default;
 };

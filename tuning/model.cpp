@@ -341,14 +341,14 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
     case OpKind::allgather:
     case OpKind::allgatherv: return Step{Up::gather, m, Down::same, n * m, plan};  // every rank `m`
     case OpKind::scatter: return Step{Up::flags, 0, Down::scatter, m, plan};
-    case OpKind::reduce_scatter_block: return Step{Up::reduce, n * m, Down::scatter, m, plan};
+    case OpKind::reduce_scatter_block:
+    case OpKind::reduce_scatter: return Step{Up::reduce, n * m, Down::scatter, m, plan};  // every share `m`
     case OpKind::alltoall: return Step{Up::gather, n * m, Down::scatter, n * m, plan};
     case OpKind::scan:
     case OpKind::exscan: return Step{Up::gather, m, Down::scatter, m, plan};
     case OpKind::gatherv:  // never data in a step: the header step, then flat (rest_of)
     case OpKind::scatterv:
-    case OpKind::alltoallv:
-    case OpKind::reduce_scatter: return Step{Up::flags, 0, Down::flags, 0, plan};
+    case OpKind::alltoallv: return Step{Up::flags, 0, Down::flags, 0, plan};
   }
   return Step{};
 }
@@ -412,8 +412,9 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
   if (x.groups.empty() || x.top().domain != 0) {
     return Status(Errc::internal, "predict: the root domain of a tree of two or more ranks has no group");
   }
-  // allgatherv: as if every rank passed `bytes`.
-  const std::size_t total = op == OpKind::allgatherv ? bytes * static_cast<std::size_t>(tree.size()) : 0;
+  // allgatherv, reduce_scatter: as if every rank passed (had) `bytes`.
+  const bool every = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
+  const std::size_t total = every ? bytes * static_cast<std::size_t>(tree.size()) : 0;
   const Plan plan = make_plan(PlanInput{op, bytes, 1, true, total}, x.shape, PlanSettings::of(config));
   if (plan.rest == Rest::none) {
     p.path = "one step";

@@ -25,7 +25,8 @@ inline std::int64_t counts_digest(const std::int64_t* counts, int n) {
   return static_cast<std::int64_t>(x >> 1);  // not negative: no count is
 }
 
-// Every rank's elements together (allgatherv's plan): the counts every rank
+// Every rank's elements together (allgatherv's and reduce_scatter's plan):
+// the counts every rank
 // passes alike, or none (null: a rank that declined), a negative count as 0
 // (an argument error the header step reports), and at most 2^56 (past any
 // area the plan compares it with, and times any element size in range).
@@ -69,7 +70,8 @@ inline Status Engine::number(const CollArgs& a, OpHeader& h) {
 // which it takes part without data).
 inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
   PlanInput in{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
-  if (a.kind == OpKind::allgatherv) in.total = counts_total(a.counts, e.shape().ranks);
+  if (a.kind == OpKind::allgatherv || a.kind == OpKind::reduce_scatter)
+    in.total = counts_total(a.counts, e.shape().ranks);
   return e.plan(in);
 }
 

@@ -1,7 +1,7 @@
 // reduce_scatter_block = reduce of all blocks up the tree, then each rank's
 // block down (as in scatter). Large ones take the flat path: every rank
 // reduces its own block from all the others' outboxes. reduce_scatter (per
-// rank counts) takes that flat path, or CMA, at every size.
+// rank counts) the same, with a length per rank.
 #include <cstring>
 #include <vector>
 
@@ -11,32 +11,54 @@
 namespace osmp {
 namespace {
 
+// The reduced vector's shares come down: `shares` says each rank's length
+// (uniform blocks, or counts: reduce_scatter), the shares back to back in
+// rank order in the top's result, in packed order below it.
 class ReduceScatterPayload : public ReducePayload {
  public:
-  ReduceScatterPayload(Engine& e, std::size_t block_elems, Datatype t, Op op, const std::byte* in, std::byte* out)
-      : ReducePayload(e, block_elems * e.top_packed().size(), t, op),
-        block_(block_elems * size_of(t)),
-        in_(in),
-        out_(out) {}
+  ReduceScatterPayload(Engine& e, Blocks shares, std::size_t total_elems, Datatype t, Op op, const std::byte* in,
+                       std::byte* out)
+      : ReducePayload(e, total_elems, t, op), shares_(shares), in_(in), out_(out) {}
   const std::byte* own_up() { return in_; }
   std::byte* top_up_out(std::byte*) { return e_.scratch(2); }  // 0, 1: the levels below
-  std::size_t down_len(const Lane& l) const { return l.packed.size() * block_; }
+  std::size_t down_len(const Lane& l) const { return span(l, l.packed.size()); }
   const std::byte* top_down(const std::byte* result) {
-    if (block_) pack_blocks(e_.top_packed(), block_, result, e_.scratch(3));
-    return e_.scratch(3);
+    std::byte* out = e_.scratch(3);
+    const std::vector<int>& packed = e_.top_packed();
+    if (!shares_.counts) {
+      if (shares_.block) pack_blocks(packed, shares_.block, result, out);
+      return out;
+    }
+    std::vector<std::size_t> at(packed.size());  // each share's place in rank order
+    for (std::size_t r = 1; r < at.size(); ++r) at[r] = at[r - 1] + shares_.len(static_cast<int>(r - 1));
+    std::size_t off = 0;
+    for (int r : packed) {
+      const std::size_t len = shares_.len(r);
+      if (len) std::memcpy(out + off, result + at[static_cast<std::size_t>(r)], len);
+      off += len;
+    }
+    return out;
   }
   void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
-    std::size_t off = parent ? parent->unit_off[static_cast<std::size_t>(parent->g->me)] * block_ : 0;
-    if (block_) copy_to_shared(out, from + off, down_len(child));
+    const std::size_t off = parent ? span(*parent, parent->unit_off[static_cast<std::size_t>(parent->g->me)]) : 0;
+    if (const std::size_t len = down_len(child)) copy_to_shared(out, from + off, len);
   }
   void deliver(int lane, const Lane* l, const std::byte* data) {
-    if (lane != 0 || !block_) return;
-    std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block_ : 0;
-    std::memcpy(out_, data + off, block_);
+    const std::size_t mine = shares_.len(e_.team().rank());
+    if (lane != 0 || !mine) return;
+    const std::size_t off = l ? span(*l, l->unit_off[static_cast<std::size_t>(l->g->me)]) : 0;
+    std::memcpy(out_, data + off, mine);
   }
 
  private:
-  std::size_t block_;
+  // The bytes of the shares of the first `ranks` ranks of l's packed order.
+  std::size_t span(const Lane& l, std::size_t ranks) const {
+    if (!shares_.counts) return ranks * shares_.block;
+    std::size_t len = 0;
+    for (std::size_t i = 0; i < ranks; ++i) len += shares_.len(l.packed[i]);
+    return len;
+  }
+  Blocks shares_;
   const std::byte* in_;
   std::byte* out_;
 };
@@ -53,8 +75,9 @@ struct ReduceScatterBlock {
     return static_cast<const std::byte*>(a.send == kInPlace ? a.recv : a.send);
   }
   static ReduceScatterPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
-    return ReduceScatterPayload(e, local ? 0 : static_cast<std::size_t>(a.count), a.dtype, a.op, input(a),
-                                static_cast<std::byte*>(a.recv));
+    const std::size_t block = local ? 0 : static_cast<std::size_t>(a.count);
+    return ReduceScatterPayload(e, Blocks::uniform(block * size_of(a.dtype)), block * e.top_packed().size(), a.dtype,
+                                a.op, input(a), static_cast<std::byte*>(a.recv));
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     // In place, each rank's result overwrites the first block of its input,
@@ -74,14 +97,17 @@ struct ReduceScatterBlock {
   }
 };
 
-// reduce_scatter = the header step (which compares the counts' digests:
-// every rank passes the same counts), then the flat path or CMA of
-// reduce_scatter_block with rank r's share counts[r] elements, the blocks
-// back to back.
+// reduce_scatter = reduce_scatter_block with rank r's share counts[r]
+// elements, the shares back to back: in one step when they fit the areas,
+// the header carrying the counts' digest (every rank passes the same
+// counts); larger, the header step, then the flat path or CMA.
 struct ReduceScatter {
   static constexpr OpKind kKind = OpKind::reduce_scatter;
-  // Never run: a v-variant's plan always has data after the header step.
-  static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
+  static ReduceScatterPayload one_step(Engine& e, const CollArgs& a, StatusWord local) {
+    const Blocks shares{0, local ? nullptr : a.counts, nullptr, size_of(a.dtype), true};
+    const std::size_t total = local ? 0 : counts_total(a.counts, e.team().size());
+    return ReduceScatterPayload(e, shares, total, a.dtype, a.op, input(a), static_cast<std::byte*>(a.recv));
+  }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move

@@ -69,7 +69,8 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
           const std::size_t count = bytes / esize;
           const std::string at = cat(mc.source, " n=", mc.ranks, " ", to_string(op), " count ", count, " x ", esize);
           // allgatherv: every rank passing `count`.
-          const std::size_t every = op == OpKind::allgatherv ? count * static_cast<std::size_t>(mc.ranks) : 0;
+          const bool totals = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
+          const std::size_t every = totals ? count * static_cast<std::size_t>(mc.ranks) : 0;
           for (bool carries : {true, false}) {
             const Plan p = make_plan(PlanInput{op, count, esize, carries, every}, shape, set);
             // The first step always carries the headers both ways.
@@ -174,7 +175,8 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
       for (std::size_t bytes : sizes()) {
         auto pr = predict(tree, cal, cfg, op, bytes);
         ASSERT_TRUE(pr.ok()) << pr.status().to_string();
-        const std::size_t every = op == OpKind::allgatherv ? bytes * static_cast<std::size_t>(mc.ranks) : 0;
+        const bool totals = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
+        const std::size_t every = totals ? bytes * static_cast<std::size_t>(mc.ranks) : 0;
         const Plan p = make_plan(PlanInput{op, bytes, 1, true, every}, shape, PlanSettings::of(cfg));
         const std::string at = cat(mc.source, " ", to_string(op), " ", bytes, ": ", pr->path);
         switch (p.rest) {
