@@ -17,7 +17,7 @@ bool concatenates(OpKind op) {
 // The bytes one rank's data takes in the first step, and whether that fits
 // the areas it goes through (as one step).
 struct Fit {
-  std::size_t bytes = 0;  // per rank (block for gathers and scatters)
+  std::size_t bytes = 0;  // per rank (block for gathers and scatters; allgatherv, reduce_scatter: all ranks')
   bool fits = false;
 };
 
@@ -95,7 +95,7 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::alltoall: return one * static_cast<std::size_t>(s.ranks) * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::scan:
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::allgatherv: return in.total * in.esize;  // at most: the largest unit's blocks
+    case OpKind::allgatherv:  // at most: the largest unit's blocks
     case OpKind::reduce_scatter: return in.total * in.esize;
     case OpKind::gatherv:
     case OpKind::scatterv:

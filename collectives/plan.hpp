@@ -82,7 +82,8 @@ struct PlanInput {
   // others' data would not (the header at the top settles it: walk.hpp).
   bool carries = true;
   // allgatherv, reduce_scatter: every rank's elements together (the same on
-  // every rank that passes the same counts); the other operations: 0.
+  // every rank that passes the same counts; 0 on a rank without counts,
+  // whose header then differs anyway); the other operations: 0.
   std::size_t total = 0;
   bool operator==(const PlanInput&) const = default;
 };

@@ -109,7 +109,8 @@ Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& ca
 
 // The predicted latency of one call of `op` with `bytes` per rank (for
 // gather, allgather, scatter and reduce_scatter_block: the block of one
-// rank; the v-variants: every rank's block), and where the time goes. The root is taken as rank 0.
+// rank; the v-variants: as if every rank passed a block of `bytes`), and
+// where the time goes. The root is taken as rank 0.
 Result<Prediction> predict(const Tree& tree, const Calibration& cal, const CollectiveConfig& config, OpKind op,
                            std::size_t bytes, const ModelOptions& options = {});
 

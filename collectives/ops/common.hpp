@@ -26,10 +26,10 @@ inline std::int64_t counts_digest(const std::int64_t* counts, int n) {
 }
 
 // Every rank's elements together (allgatherv's and reduce_scatter's plan):
-// the counts every rank
-// passes alike, or none (null: a rank that declined), a negative count as 0
-// (an argument error the header step reports), and at most 2^56 (past any
-// area the plan compares it with, and times any element size in range).
+// of the counts every rank passes alike, or 0 without counts (null: a rank
+// that declined or passed none, whose header differs anyway), a negative
+// count as 0 (an argument error the header step reports), and at most 2^56
+// (past any area the plan compares it with, and times any element size).
 inline std::size_t counts_total(const std::int64_t* counts, int n) {
   constexpr std::uint64_t kMost = std::uint64_t{1} << 56;
   std::uint64_t total = 0;

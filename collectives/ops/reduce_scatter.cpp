@@ -29,6 +29,7 @@ class ReduceScatterPayload : public ReducePayload {
       if (shares_.block) pack_blocks(packed, shares_.block, result, out);
       return out;
     }
+    if (e_.top_in_rank_order()) return result;   // the shares already in packed order
     std::vector<std::size_t> at(packed.size());  // each share's place in rank order
     for (std::size_t r = 1; r < at.size(); ++r) at[r] = at[r - 1] + shares_.len(static_cast<int>(r - 1));
     std::size_t off = 0;

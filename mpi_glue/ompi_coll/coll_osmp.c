@@ -27,9 +27,9 @@
 #include "ompi/constants.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/group/group.h"
-#include "ompi/request/request.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/request/request.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/info_subscriber.h"
@@ -346,11 +346,11 @@ static void wait_progress(void) {
  * datatype in the request; the second keeps the first's callback, and the
  * request's completion then calls itself without end. A communicator this
  * module does not serve (not reached from the module) gets its own. */
-#define OSMP_OWN(name, ...)                                                                          \
-  if (comm->c_coll->coll_##name == coll_##name##_fn) {                                              \
-    mca_coll_osmp_module_t* m = (mca_coll_osmp_module_t*)comm->c_coll->coll_##name##_module;        \
-    return m->prev_##name(__VA_ARGS__, m->prev_##name##_module);                                    \
-  }                                                                                                  \
+#define OSMP_OWN(name, ...)                                                                  \
+  if (comm->c_coll->coll_##name == coll_##name##_fn) {                                       \
+    mca_coll_osmp_module_t* m = (mca_coll_osmp_module_t*)comm->c_coll->coll_##name##_module; \
+    return m->prev_##name(__VA_ARGS__, m->prev_##name##_module);                             \
+  }                                                                                          \
   return comm->c_coll->coll_##name(__VA_ARGS__, comm->c_coll->coll_##name##_module);
 
 static int own_ibarrier(MPI_Comm comm, MPI_Request* req) { OSMP_OWN(ibarrier, comm, req) }
@@ -388,8 +388,7 @@ static int own_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc
 static int own_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
   OSMP_OWN(iscan, s, r, count, t, op, comm, req)
 }
-static int own_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                       MPI_Request* req) {
+static int own_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
   OSMP_OWN(iexscan, s, r, count, t, op, comm, req)
 }
 static int own_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
@@ -400,8 +399,8 @@ static int own_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, cons
                            MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
   OSMP_OWN(iallgatherv, s, sc, st, r, rc, d, rt, comm, req)
 }
-static int own_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc,
-                         MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request* req) {
+static int own_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                         int root, MPI_Comm comm, MPI_Request* req) {
   OSMP_OWN(iscatterv, s, sc, d, st, r, rc, rt, root, comm, req)
 }
 static int own_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
@@ -414,10 +413,10 @@ static int own_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Dataty
 }
 #undef OSMP_OWN
 
-static const osmp_pmpi_own own = {own_ibarrier,    own_ibcast,     own_iallreduce,  own_ireduce,
-                                  own_igather,     own_iallgather, own_iscatter,    own_ireduce_scatter_block,
-                                  own_ialltoall,   own_iscan,      own_iexscan,     own_igatherv,
-                                  own_iallgatherv, own_iscatterv,  own_ialltoallv,  own_ireduce_scatter};
+static const osmp_pmpi_own own = {own_ibarrier,    own_ibcast,     own_iallreduce, own_ireduce,
+                                  own_igather,     own_iallgather, own_iscatter,   own_ireduce_scatter_block,
+                                  own_ialltoall,   own_iscan,      own_iexscan,    own_igatherv,
+                                  own_iallgatherv, own_iscatterv,  own_ialltoallv, own_ireduce_scatter};
 
 /* ---- requests -------------------------------------------------------------
  * A non-blocking call on osmp, as Open MPI's bindings take a coll module's
@@ -425,8 +424,8 @@ static const osmp_pmpi_own own = {own_ibarrier,    own_ibcast,     own_iallreduc
  * derived datatype until it completes (in a generalized request those bytes
  * are its callbacks). Its header (coll/base/coll_base_util.h) includes one
  * libopenmpi-dev does not install, so the class is libmpi's, extended at
- * run time: the logic's query, release and cancel, called as a generalized
- * request's would be, follow the parent's bytes (`tail`). */
+ * run time: the logic's query (at completion, for the status), release (at
+ * free) and cancel follow the parent's bytes (`tail`). */
 extern opal_class_t ompi_coll_base_nbc_request_t_class;
 
 typedef struct {
@@ -451,7 +450,9 @@ static int request_free(ompi_request_t** rq) {
   return rc;
 }
 
-static int request_cancel(ompi_request_t* r, int complete) { return tail(r)->cancel(tail(r)->extra, complete); }
+/* Open MPI passes its own flag here, not whether the call is complete; the
+ * logic's cancel does nothing either way (a collective cannot be cancelled). */
+static int request_cancel(ompi_request_t* r, int flag) { return tail(r)->cancel(tail(r)->extra, flag); }
 
 static void request_construct(ompi_request_t* r) {
   r->req_type = OMPI_REQUEST_COLL;
@@ -472,7 +473,11 @@ static void request_class_init(void) {
 
 static int request_start(MPI_Comm comm, MPI_Grequest_query_function* query, MPI_Grequest_free_function* release,
                          MPI_Grequest_cancel_function* cancel, void* extra, MPI_Request* req) {
+#if OPAL_ENABLE_DEBUG /* as OBJ_NEW: a debug build checks every object's magic on release */
+  ompi_request_t* r = (ompi_request_t*)opal_obj_new_debug(&osmp_request_class, __FILE__, __LINE__);
+#else
   ompi_request_t* r = (ompi_request_t*)opal_obj_new(&osmp_request_class);
+#endif
   if (!r) return MPI_ERR_NO_MEM;
   OMPI_REQUEST_INIT(r, false);
   r->req_state = OMPI_REQUEST_ACTIVE;

@@ -99,9 +99,10 @@ Status run_joined(Team& team, const Prepared& x);
 Request start_joined(Team& team, const Prepared& x);
 
 // Starts a prepared call (nonblocking.cpp): on osmp in the node, completed
-// through a generalized request in *req; else, as the route rule says, the
-// MPI's own non-blocking call, `mpi(req)`: for a communicator osmp does not
-// run alone or across nodes; and, inside the same generalized request, when
+// through a request in *req (osmp_pmpi_set_requests: a generalized request,
+// or the component's); else, as the route rule says, the MPI's own
+// non-blocking call, `mpi(req)` (own()): for a communicator osmp does not
+// run alone or across nodes; and, inside the same request, when
 // this rank declines the call (osmp's exchange then checks that every rank
 // did).
 int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, const std::function<int(MPI_Request*)>& mpi);

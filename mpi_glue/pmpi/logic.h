@@ -32,10 +32,11 @@ int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype 
 int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
                         const int* rd, MPI_Datatype rt, MPI_Comm comm);
 int osmp_pmpi_reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-/* The non-blocking forms: on osmp, a generalized request that
- * osmp_pmpi_progress() completes (the interposer calls it from MPI_Wait,
- * MPI_Test and the rest; the component registers it with opal_progress);
- * or the MPI's own call, by the route rule (nonblocking.cpp). */
+/* The non-blocking forms: on osmp, a request (osmp_pmpi_set_requests below)
+ * that osmp_pmpi_progress() completes (the interposer calls it from
+ * MPI_Wait, MPI_Test and the rest; the component registers it with
+ * opal_progress); or the MPI's own call (osmp_pmpi_set_own), by the route
+ * rule (nonblocking.cpp). */
 int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req);
 int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req);
 int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
@@ -93,8 +94,8 @@ typedef struct osmp_pmpi_own {
                      MPI_Comm comm, MPI_Request* req);
   int (*iscatterv)(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
                    int root, MPI_Comm comm, MPI_Request* req);
-  int (*ialltoallv)(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
-                    const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req);
+  int (*ialltoallv)(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc, const int* rd,
+                    MPI_Datatype rt, MPI_Comm comm, MPI_Request* req);
   int (*ireduce_scatter)(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                          MPI_Request* req);
 } osmp_pmpi_own;

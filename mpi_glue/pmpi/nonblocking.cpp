@@ -2,9 +2,11 @@
 // operation of osmp_ops.h).
 //
 // A call on osmp is an osmp request (collectives/requests.hpp) wrapped in an
-// MPI generalized request, which the application waits for like any other.
-// osmp has no progress thread: osmp_pmpi_progress() moves the pending calls
-// on and completes their generalized requests. The interposer calls it from
+// MPI request the application waits for like any other: a generalized
+// request, or through the component an Open MPI collective request
+// (osmp_pmpi_set_requests, logic.h). osmp has no progress thread:
+// osmp_pmpi_progress() moves the pending calls on and completes their
+// requests. The interposer calls it from
 // its MPI_Wait, MPI_Test and the rest of that family (interpose.cpp); the
 // Open MPI component registers it with opal_progress, which Open MPI's own
 // waits call, as libnbc does.
@@ -39,7 +41,7 @@
 namespace osmp::pmpi {
 namespace {
 
-// One non-blocking call on osmp, until its generalized request completes.
+// One non-blocking call on osmp, until its request completes.
 struct NbCall {
   MPI_Comm comm = MPI_COMM_NULL;
   const char* name = "";
@@ -47,12 +49,12 @@ struct NbCall {
   Request osmp;  // osmp's call, or this rank's abstention
   bool osmp_done = false;
   MPI_Request inner = MPI_REQUEST_NULL;  // the MPI's own call, when this rank declined
-  MPI_Request outer = MPI_REQUEST_NULL;  // the application's generalized request
+  MPI_Request outer = MPI_REQUEST_NULL;  // the application's request (g_requests)
   int code = MPI_SUCCESS;                // the call's error code once complete
   bool user_freed = false;               // MPI_Request_free came first (osmp_pmpi_request_free)
 };
 
-std::vector<NbCall*> g_pending;  // calls whose generalized request is not complete
+std::vector<NbCall*> g_pending;  // calls whose request is not complete
 // Held while osmp_pmpi_progress runs (any thread may call it from
 // opal_progress; non-blocking calls run on osmp only below
 // MPI_THREAD_MULTIPLE, so one thread at a time starts and waits for them).
@@ -87,10 +89,10 @@ int grequest_start(MPI_Comm, MPI_Grequest_query_function* q, MPI_Grequest_free_f
 const osmp_pmpi_requests kGrequests{grequest_start, PMPI_Grequest_complete};
 const osmp_pmpi_requests* g_requests = &kGrequests;  // osmp_pmpi_set_requests
 
-const osmp_pmpi_own kPmpi{PMPI_Ibarrier,   PMPI_Ibcast,     PMPI_Iallreduce,  PMPI_Ireduce,
-                          PMPI_Igather,    PMPI_Iallgather, PMPI_Iscatter,    PMPI_Ireduce_scatter_block,
-                          PMPI_Ialltoall,  PMPI_Iscan,      PMPI_Iexscan,     PMPI_Igatherv,
-                          PMPI_Iallgatherv, PMPI_Iscatterv, PMPI_Ialltoallv,  PMPI_Ireduce_scatter};
+const osmp_pmpi_own kPmpi{PMPI_Ibarrier,    PMPI_Ibcast,     PMPI_Iallreduce, PMPI_Ireduce,
+                          PMPI_Igather,     PMPI_Iallgather, PMPI_Iscatter,   PMPI_Ireduce_scatter_block,
+                          PMPI_Ialltoall,   PMPI_Iscan,      PMPI_Iexscan,    PMPI_Igatherv,
+                          PMPI_Iallgatherv, PMPI_Iscatterv,  PMPI_Ialltoallv, PMPI_Ireduce_scatter};
 const osmp_pmpi_own* g_own = &kPmpi;  // osmp_pmpi_set_own
 
 // osmp's part ended with `st`: true when the call is complete (done on

@@ -137,8 +137,7 @@ TEST_P(Varied, AllgathervRanksWithOtherCountsDisagree) {
       const Status& st = got[static_cast<std::size_t>(r)];
       EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ", other " << other << ": " << st.to_string();
       EXPECT_NE(st.message().find("allgatherv: ranks disagree on the count: "), std::string::npos) << st.message();
-      EXPECT_NE(st.message().find(cat("rank ", odd, " passed counts with digest ")), std::string::npos)
-          << st.message();
+      EXPECT_NE(st.message().find(cat("rank ", odd, " passed counts with digest ")), std::string::npos) << st.message();
     }
   }
 }
