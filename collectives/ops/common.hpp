@@ -293,17 +293,26 @@ struct Blocks {
 // are in the buffer with every rank's (gather: the root's recv, and only
 // there; allgather: every rank's; scatter: the root's send); `mine` is this
 // rank's own block's length; `most` the longest block of any rank, the same
-// on every rank (it sets the number of steps).
+// on every rank (it sets the number of steps); `moved_first`, the flat step
+// in which agree_counts moved every block's first piece (gatherv, scatterv:
+// the path goes on from the second), or 0.
 Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
-                 std::size_t most, int root);
+                 std::size_t most, int root, std::uint64_t moved_first = 0);
 Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most);
 Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
-                  std::size_t most, int root);
+                  std::size_t most, int root, std::uint64_t moved_first = 0);
 // Gatherv and scatterv: one flat step in which every rank tells the root
 // the length of its own block (`mine`, bytes) and the root compares it with
-// its counts (`a`), then tells every rank the longest block (`most`) or the
-// first rank whose count differs, which every rank returns as its error.
-Task agree_counts(Engine& e, const CollArgs& a, std::size_t mine, std::size_t& most);
+// its counts (`blocks`), then tells every rank the longest block (`most`)
+// or the first rank whose count differs, which every rank returns as its
+// error. The step moves the first piece (up to an outbox) of every block
+// whose lengths agree: gatherv's ranks put theirs from `send` in their
+// outboxes and the root takes them into `recv`; scatterv's root puts each
+// rank's from `send` in that rank's outbox, from which the rank takes it
+// into `recv` after the verdict (the root's own: `recv` null in place).
+// `step`: the step, from which flat_gather and flat_scatter go on.
+Task agree_counts(Engine& e, const CollArgs& a, const std::byte* send, std::byte* recv, const Blocks& blocks,
+                  std::size_t mine, std::size_t& most, std::uint64_t& step);
 // Alltoall's two sides: `out` the send blocks (block b for rank b), `in`
 // the receive blocks (block q from rank q); `most` the longest block of any
 // pair (the same on every rank: it sets the steps); alltoallv: `peer_at`,

@@ -44,12 +44,13 @@ struct Flat {
 }  // namespace
 
 Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
-                 std::size_t most, int root) {
+                 std::size_t most, int root, std::uint64_t moved_first) {
   if (e.use_cma(uniform_of(k), most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);
   Flat f(e);
+  f.first = moved_first;
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
-  for (std::size_t c = 0; c < chunks; ++c) {
+  for (std::size_t c = moved_first ? 1 : 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk();
@@ -108,12 +109,13 @@ Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv,
 }
 
 Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
-                  std::size_t most, int root) {
+                  std::size_t most, int root, std::uint64_t moved_first) {
   if (e.use_cma(uniform_of(k), most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);
   Flat f(e);
+  f.first = moved_first;
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
-  for (std::size_t c = 0; c < chunks; ++c) {
+  for (std::size_t c = moved_first ? 1 : 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk();
@@ -147,30 +149,57 @@ struct CountsVerdict {
   std::uint64_t most = 0, bad = 0, theirs = 0, expected = 0;
 };
 
-Task agree_counts(Engine& e, const CollArgs& a, std::size_t mine, std::size_t& most) {
+Task agree_counts(Engine& e, const CollArgs& a, const std::byte* send, std::byte* recv, const Blocks& blocks,
+                  std::size_t mine, std::size_t& most, std::uint64_t& step) {
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size(), root = a.root;
+  const bool gathers = a.kind == OpKind::gatherv;
   const std::uint64_t s = e.next_flat_step();
+  step = s;
   CountsVerdict v;
   if (me != root) {
-    // release (arrive): the length is stored before; pairs with the root's acquire in arrived().
+    // gatherv: my block's first piece in my outbox, for the root to take.
+    if (gathers && mine) copy_to_shared(f.t.outbox(me, f.parity(s)), send, std::min(f.chunk(), mine));
+    // release (arrive): the length and the piece are stored before; pairs
+    // with the root's acquire in arrived().
     f.t.rank_line(me).length.store(mine, std::memory_order_relaxed);
-    publish(f.t.rank_line(me).arrive, s, f.sleepy());  // release: after my pieces; pairs with arrived()
+    publish(f.t.rank_line(me).arrive, s, f.sleepy());
     OSMP_CO_RETURN_IF_ERROR(co_await until(e, f.t.rank_line(root).done, s, root));
     // acquired with the root's `done`, which it published after writing this
+    // (and, scatterv, my block's first piece into my outbox)
     std::memcpy(&v, f.t.outbox(root, f.parity(s)), sizeof v);
+    if (!gathers && !v.bad && mine) std::memcpy(recv, f.t.outbox(me, f.parity(s)), std::min(f.chunk(), mine));
+    // scatterv: release (done): my outbox is read; pairs with the root's
+    // reusable() two steps on (flat_scatter).
+    if (!gathers) publish(f.t.rank_line(me).done, s, f.sleepy());
   } else {
-    const Blocks b = Blocks::of(a, true);
-    v.most = b.len(me);
+    v.most = blocks.len(me);
+    if (const std::size_t len = std::min(f.chunk(), blocks.len(me)); len) {  // my own block's first piece
+      const std::byte* from = gathers ? send : send + blocks.at(me);
+      std::byte* to = gathers ? recv + blocks.at(me) : recv;
+      if (to && from != to) std::memmove(to, from, len);
+    }
     for (int q = 0; q < n; ++q) {
       if (q == me) continue;
       OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       const std::uint64_t theirs = f.t.rank_line(q).length.load(std::memory_order_relaxed);
-      v.most = std::max<std::uint64_t>(v.most, std::max<std::uint64_t>(theirs, b.len(q)));
-      if (theirs != b.len(q) && !v.bad) v = {v.most, static_cast<std::uint64_t>(q) + 1, theirs, b.len(q)};
+      const std::size_t expected = blocks.len(q);
+      v.most = std::max<std::uint64_t>(v.most, std::max<std::uint64_t>(theirs, expected));
+      if (theirs != expected) {
+        if (!v.bad) v = {v.most, static_cast<std::uint64_t>(q) + 1, theirs, expected};
+        continue;  // no piece moves for a block whose lengths differ
+      }
+      const std::size_t len = std::min(f.chunk(), expected);
+      if (!len) continue;
+      if (gathers) {
+        std::memcpy(recv + blocks.at(q), f.t.outbox(q, f.parity(s)), len);
+      } else {
+        copy_to_shared(f.t.outbox(q, f.parity(s)), send + blocks.at(q), len);  // q's inbox this step
+      }
     }
     std::memcpy(f.t.outbox(me, f.parity(s)), &v, sizeof v);
-    publish(f.t.rank_line(me).done, s, f.sleepy());  // release: after the verdict; pairs with the ranks' until()
+    // release: after the verdict (and the pieces); pairs with the ranks' until()
+    publish(f.t.rank_line(me).done, s, f.sleepy());
   }
   most = v.most;
   if (!v.bad) co_return Status{};

@@ -1,7 +1,8 @@
 // gatherv = the header step, then every rank's block of its own length to
 // where the root's counts and displacements put it: the flat path, or CMA
 // where Engine::use_cma says for the longest block. The first flat step
-// checks every rank's count against the root's (agree_counts).
+// checks every rank's count against the root's and moves the first piece
+// of every block (agree_counts): a small gatherv is done with it.
 #include "collectives/ops/common.hpp"
 
 namespace osmp {
@@ -22,8 +23,9 @@ struct Gatherv {
     const std::byte* send = in_place ? recv + blocks.at(me) : static_cast<const std::byte*>(a.send);
     const std::size_t mine = in_place ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
     std::size_t most = 0;
-    OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, mine, most));
-    co_return co_await flat_gather(e, kKind, send, mine, recv, blocks, most, a.root);
+    std::uint64_t moved = 0;
+    OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, send, recv, blocks, mine, most, moved));
+    co_return co_await flat_gather(e, kKind, send, mine, recv, blocks, most, a.root, moved);
   }
 };
 

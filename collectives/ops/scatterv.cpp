@@ -1,7 +1,8 @@
 // scatterv = the header step, then each rank's block from where the root's
 // counts and displacements put it: the flat path, or CMA where
 // Engine::use_cma says for the longest block. The first flat step checks
-// every rank's count against the root's (agree_counts).
+// every rank's count against the root's and moves the first piece of every
+// block (agree_counts): a small scatterv is done with it.
 #include "collectives/ops/common.hpp"
 
 namespace osmp {
@@ -20,9 +21,11 @@ struct Scatterv {
     // In place (the root's recv): its block stays where it is in send.
     std::byte* recv = a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv);
     const std::size_t mine = a.recv == kInPlace ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    const auto* send = static_cast<const std::byte*>(a.send);
     std::size_t most = 0;
-    OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, mine, most));
-    co_return co_await flat_scatter(e, kKind, static_cast<const std::byte*>(a.send), blocks, recv, mine, most, a.root);
+    std::uint64_t moved = 0;
+    OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, send, recv, blocks, mine, most, moved));
+    co_return co_await flat_scatter(e, kKind, send, blocks, recv, mine, most, a.root, moved);
   }
 };
 
