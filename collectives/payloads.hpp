@@ -35,6 +35,18 @@ class ReducePayload : public Payload {
 
 // Gathers: unit u sends the blocks of its ranks in packed order; local roots
 // concatenate them in unit order.
+// Concatenates the data of `units` (w.src[u], len_of(u) bytes each) in
+// that order into `out`: the gathers' combine.
+template <class LenOf>
+void concatenate(LaneWork& w, const int* units, int count, std::byte* out, LenOf len_of) {
+  std::size_t off = 0;
+  for (int i = 0; i < count; ++i) {
+    const std::size_t len = len_of(units[i]);
+    if (len) std::memmove(out + off, w.src[static_cast<std::size_t>(units[i])], len);
+    off += len;
+  }
+}
+
 class GatherPayload : public Payload {
  public:
   explicit GatherPayload(std::size_t block) : block_(block) {}
@@ -44,12 +56,7 @@ class GatherPayload : public Payload {
   }
   // Every unit in unit order (the plan makes concatenating steps flat).
   void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* out) {
-    std::size_t off = 0;
-    for (int i = 0; i < count; ++i) {
-      std::size_t len = up_len(l, units[i]);
-      if (len) std::memmove(out + off, w.src[static_cast<std::size_t>(units[i])], len);
-      off += len;
-    }
+    concatenate(w, units, count, out, [&](int u) { return up_len(l, u); });
   }
 
  protected:

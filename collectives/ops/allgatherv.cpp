@@ -23,21 +23,13 @@ class AllgathervPayload : public Payload {
   std::size_t uniform_up_len() const { return kVaries; }
   std::size_t up_len(const Lane& l, int u) const {
     if (!blocks_.counts) return 0;
-    const auto from = l.unit_off[static_cast<std::size_t>(u)];
-    std::size_t len = 0;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(l.unit_size[static_cast<std::size_t>(u)]); ++i)
-      len += blocks_.len(l.packed[from + i]);
-    return len;
+    const auto k = static_cast<std::size_t>(u);
+    return blocks_.sum(l.packed.data() + l.unit_off[k], static_cast<std::size_t>(l.unit_size[k]));
   }
   const std::byte* own_up() { return mine_; }
   // Every unit in unit order (the plan makes concatenating steps flat).
   void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* out) {
-    std::size_t off = 0;
-    for (int i = 0; i < count; ++i) {
-      const std::size_t len = up_len(l, units[i]);
-      if (len) std::memmove(out + off, w.src[static_cast<std::size_t>(units[i])], len);
-      off += len;
-    }
+    concatenate(w, units, count, out, [&](int u) { return up_len(l, u); });
   }
   std::byte* top_up_out(std::byte* down_area) { return down_area; }
   std::size_t down_len(const Lane&) const { return total_; }

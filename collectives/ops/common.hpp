@@ -279,6 +279,13 @@ struct Blocks {
   std::size_t at(int r) const {
     return counts ? static_cast<std::size_t>(displs[r]) * es : static_cast<std::size_t>(r) * block;
   }
+  // The blocks of `ranks[0 .. n)` together (a lane's packed order, or part of it).
+  std::size_t sum(const int* ranks, std::size_t n) const {
+    if (!counts) return n * block;
+    std::size_t len = 0;
+    for (std::size_t i = 0; i < n; ++i) len += this->len(ranks[i]);
+    return len;
+  }
   // How far the blocks of n ranks reach.
   std::size_t extent(int n) const {
     std::size_t end = 0;

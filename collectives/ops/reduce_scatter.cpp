@@ -53,12 +53,7 @@ class ReduceScatterPayload : public ReducePayload {
 
  private:
   // The bytes of the shares of the first `ranks` ranks of l's packed order.
-  std::size_t span(const Lane& l, std::size_t ranks) const {
-    if (!shares_.counts) return ranks * shares_.block;
-    std::size_t len = 0;
-    for (std::size_t i = 0; i < ranks; ++i) len += shares_.len(l.packed[i]);
-    return len;
-  }
+  std::size_t span(const Lane& l, std::size_t ranks) const { return shares_.sum(l.packed.data(), ranks); }
   Blocks shares_;
   const std::byte* in_;
   std::byte* out_;
