@@ -2,6 +2,7 @@
 // the public vocabulary (osmp_base.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -20,6 +21,32 @@ constexpr bool is_integer(Datatype t) { return t != Datatype::float32 && t != Da
 constexpr bool defined_for(Op op, Datatype t) {
   if (static_cast<int>(op) >= kOpCount || static_cast<int>(t) >= kDatatypeCount) return false;
   return op <= Op::max || is_integer(t);
+}
+
+// A digest of the counts every rank passes alike (allgatherv), which the
+// header carries for `count` (and the node leaders compare across nodes:
+// mpi_glue/pmpi/nodes.cpp): ranks whose counts differ disagree on it.
+inline std::int64_t counts_digest(const std::int64_t* counts, int n) {
+  if (!counts) return 0;
+  std::uint64_t x = 0x6a09e667f3bcc909ull;
+  for (int r = 0; r < n; ++r) {
+    x = (x ^ static_cast<std::uint64_t>(counts[r])) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 31;
+  }
+  return static_cast<std::int64_t>(x >> 1);  // not negative: no count is
+}
+
+// Every rank's elements together (allgatherv's and reduce_scatter's plan):
+// of the counts every rank passes alike, or 0 without counts (null: a rank
+// that declined or passed none, whose header differs anyway), a negative
+// count as 0 (an argument error the header step reports), and at most 2^56
+// (past any area the plan compares it with, and times any element size).
+inline std::size_t counts_total(const std::int64_t* counts, int n) {
+  constexpr std::uint64_t kMost = std::uint64_t{1} << 56;
+  std::uint64_t total = 0;
+  for (int r = 0; counts && r < n; ++r)
+    total = std::min(kMost, total + std::min(kMost, static_cast<std::uint64_t>(std::max<std::int64_t>(0, counts[r]))));
+  return static_cast<std::size_t>(total);
 }
 
 // The operation's name in capitals, as variables end: "REDUCE_SCATTER_BLOCK"

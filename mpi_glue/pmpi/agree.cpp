@@ -133,7 +133,11 @@ Decision decide(const Header& h) {
     return mismatch("reduction op or datatype (some ranks' osmp cannot run, others' can)");
   }
   if (h.kind_min != h.kind_max) return mismatch("operation");
-  if (h.bytes_min != h.bytes_max) return mismatch("count (bytes per rank)");
+  if (h.bytes_min != h.bytes_max) {
+    // allgatherv's leaders say the digest of the counts (nodes.cpp)
+    const bool varied = h.kind_min == static_cast<int>(OpKind::allgatherv);
+    return mismatch(varied ? "counts (their digest)" : "count (bytes per rank)");
+  }
   if (h.dtype_min != h.dtype_max) return mismatch("datatype");
   if (h.op_min != h.op_max) return mismatch("reduction op");
   if (h.root_min != h.root_max) return mismatch("root");

@@ -30,7 +30,7 @@ struct NodeSays {
   Errc error = Errc::ok;  // the node's error (this leader's own included)
   bool to_mpi = false;    // the node hands the call to the MPI
   OpKind kind = OpKind::barrier;
-  std::int64_t bytes = 0;  // per rank (reductions: the vector)
+  std::int64_t bytes = 0;  // per rank (reductions: the vector; allgatherv: the counts' digest)
   int dtype = 0, op = 0, root = -1;
 };
 

@@ -123,6 +123,10 @@ Outcome nodes_reduce(const Call& c, const Plan& p, const void* send, void* recv)
 Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv);
+// The v-variants: `counts`, `displs` in bytes per comm rank (null where this
+// rank's own arguments failed).
+Outcome nodes_allgatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
+                         const std::int64_t* displs);
 Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv);

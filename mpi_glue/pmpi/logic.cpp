@@ -558,10 +558,22 @@ int osmp_pmpi_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const 
                          MPI_Comm comm) {
   Call c(comm, OpKind::allgatherv, "MPI_Allgatherv");
   auto mpi = [&] { return PMPI_Allgatherv(s, sc, st, r, rc, d, rt, comm); };
-  if (!c.take || node_only(c)) return mpi();
+  if (!c.take) return mpi();
   Prepared x = prepare_gatheredv(c, OpKind::allgatherv, s, sc, st, r, rc, d, rt, -1);
+  if (c.nodes() && x.p.why == Errc::ok && counts_total(x.blocks.counts(), c.n) > INT_MAX) {
+    // The leaders' MPI_Allgatherv counts bytes in ints; the same on every
+    // rank that passes the same counts, and agreed in the call's first part.
+    x.p.refuse(cat("allgatherv across nodes: ", counts_total(x.blocks.counts(), c.n),
+                   " bytes in all (more than the leaders' int counts)"));
+  }
+  const bool go = x.p.why == Errc::ok;
   return blocking(
-      c, x, [&] { return Outcome::of(Status(Errc::internal, "allgatherv across nodes")); }, mpi);
+      c, x,
+      [&] {
+        return nodes_allgatherv(c, x.p, x.send, x.recv, go ? x.blocks.counts() : nullptr,
+                                go ? x.blocks.displs() : nullptr);
+      },
+      mpi);
 }
 
 int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/strings.hpp"
 #include "mpi_glue/pmpi/parts.hpp"
 #include "mpi_glue/pmpi/types.hpp"
 
@@ -135,6 +136,90 @@ Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* re
   if (!v1.ok()) return Outcome::of(v1);
   return last_part(c, d, part_plan(p, OpKind::bcast, all, 0),
                    [&] { return team.bcast(recv, all, Datatype::uint8, 0); });
+}
+
+// allgatherv: every node gathers its ranks' blocks to its leader, each
+// after an 8-byte digest of the counts its rank passed (the leader checks
+// them against its own: ranks whose counts differ fail on every node); the
+// leaders exchange the nodes' blocks (in the agreement when they fit, else
+// MPI_Allgatherv), whose header carries the digest, so nodes whose counts
+// differ fail too; each node gets every block from its leader, packed in
+// the leaders' order, and every rank puts them at its displacements.
+// `counts`, `displs`: bytes per comm rank (null where this rank's own
+// arguments failed: it takes part without data).
+Outcome nodes_allgatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
+                         const std::int64_t* displs) {
+  Team& team = c.team();
+  const bool lead = leader(c), go = p.why == Errc::ok && counts;
+  const std::int64_t digest = go ? counts_digest(counts, c.n) : 0;
+  const Layout l = layout(*c.st, 0, go ? counts : nullptr);
+  const std::size_t nodes = l.members.size(),
+                    node_rank =
+                        static_cast<std::size_t>(c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)]);
+  const std::vector<int>& mine = l.members[node_rank];
+  const std::int64_t all = go ? l.displs[nodes - 1] + l.counts[nodes - 1] : 0;
+  constexpr std::int64_t kDigest = sizeof(std::int64_t);
+  // My digest and block, and (the leader) every node rank's, back to back.
+  const std::int64_t own = go ? counts[c.me] : 0;
+  std::vector<unsigned char> up(go ? static_cast<std::size_t>(kDigest + own) : 0);
+  if (go) {
+    std::memcpy(up.data(), &digest, kDigest);
+    const void* from = send == kInPlace ? static_cast<const unsigned char*>(recv) + displs[c.me] : send;
+    if (own) std::memcpy(up.data() + kDigest, from, static_cast<std::size_t>(own));
+  }
+  std::vector<std::int64_t> ncounts(mine.size()), ndispls(mine.size());
+  std::int64_t at = 0;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    ncounts[i] = kDigest + (go ? counts[mine[i]] : 0);
+    ndispls[i] = at;
+    at += ncounts[i];
+  }
+  std::vector<unsigned char> gathered(lead ? static_cast<std::size_t>(at) : 0);
+  Status v1 = join(team, part_plan(p, OpKind::gatherv, kDigest + own, 0), [&] {
+    return team.gatherv(up.data(), kDigest + own, lead ? gathered.data() : nullptr, ncounts.data(), ndispls.data(),
+                        Datatype::uint8, 0);
+  });
+  std::vector<unsigned char> grouped(go ? static_cast<std::size_t>(all) : 0);
+  Decision d;
+  Status node = v1;  // the leader: the node's verdict, then its ranks' digests against mine
+  if (lead) {
+    std::vector<unsigned char> blocks;
+    if (node.ok()) {
+      blocks.reserve(static_cast<std::size_t>(at - kDigest * static_cast<std::int64_t>(mine.size())));
+      for (std::size_t i = 0; i < mine.size() && node.ok(); ++i) {
+        std::int64_t theirs = 0;
+        std::memcpy(&theirs, gathered.data() + ndispls[i], kDigest);
+        if (theirs != digest) {
+          node = Status(Errc::invalid_argument,
+                        cat("rank ", mine[i], "'s counts differ from rank ", c.me, "'s (on one node)"));
+          break;
+        }
+        const auto* b = gathered.data() + ndispls[i] + kDigest;
+        blocks.insert(blocks.end(), b, b + (ncounts[i] - kDigest));
+      }
+    }
+    const auto lme = static_cast<std::size_t>(leaders_rank(c));
+    const bool small = fits(all);
+    const Payload pl = placed(l, lme, blocks, grouped, small);
+    d = leaders_part(c, says(part_plan(p, OpKind::allgatherv, digest, -1), node), pl, !small, [&] {
+      return PMPI_Allgatherv(blocks.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
+                             MPI_BYTE, c.st->leaders);
+    });
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  Outcome o = last_part(c, d, part_plan(p, OpKind::bcast, all, 0),
+                        [&] { return team.bcast(grouped.data(), all, Datatype::uint8, 0); });
+  if (!node.ok()) return Outcome::of(node);  // the leader that found the counts differ says which
+  if (o.route != Outcome::Route::osmp || !go) return o;
+  const unsigned char* from = grouped.data();
+  for (const auto& m : l.members)
+    for (int r : m) {
+      if (counts[r])
+        std::memcpy(static_cast<unsigned char*>(recv) + displs[r], from, static_cast<std::size_t>(counts[r]));
+      from += counts[r];
+    }
+  return o;
 }
 
 // bcast: the root's node first (bcast from the root), then the leaders,

@@ -101,7 +101,7 @@ Decision recv_decision(const Call& c, int from, void* into, std::int64_t expect)
   return {Route::error, Errc::internal, cat("the leader sent ", w.len, " bytes, ", expect, " expected")};
 }
 
-Layout layout(const CommState& st, std::int64_t b) {
+Layout layout(const CommState& st, std::int64_t b, const std::int64_t* bytes) {
   Layout l;
   l.members.resize(st.leader_rank_of_node.size());
   for (std::size_t r = 0; r < st.node_of.size(); ++r)
@@ -109,10 +109,11 @@ Layout layout(const CommState& st, std::int64_t b) {
         static_cast<int>(r));
   std::int64_t at = 0;
   for (const auto& m : l.members) {
-    const std::int64_t bytes = b * static_cast<std::int64_t>(m.size());
-    l.counts.push_back(static_cast<int>(bytes));
+    std::int64_t node = 0;
+    for (int r : m) node += bytes ? bytes[r] : b;
+    l.counts.push_back(static_cast<int>(node));
     l.displs.push_back(static_cast<int>(at));
-    at += bytes;
+    at += node;
   }
   return l;
 }

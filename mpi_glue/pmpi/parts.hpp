@@ -57,12 +57,14 @@ void take(const Call& c, void* data, std::int64_t len, int from);
 void send_decision(const Call& c, const Decision& d, const void* data, std::int64_t len, int to);
 Decision recv_decision(const Call& c, int from, void* into, std::int64_t expect);
 
-// Blocks of b bytes per rank grouped by node, in the leaders' order.
+// Blocks of b bytes per rank (or bytes[r] for comm rank r: the
+// v-variants) grouped by node, in the leaders' order. The callers keep
+// every node's bytes within an int (the MPI's counts).
 struct Layout {
   std::vector<std::vector<int>> members;  // [leaders rank] -> comm ranks, node-local order
   std::vector<int> counts, displs;        // bytes, per leaders rank
 };
-Layout layout(const CommState& st, std::int64_t b);
+Layout layout(const CommState& st, std::int64_t b, const std::int64_t* bytes = nullptr);
 void to_grouped(const Layout& l, std::int64_t b, const unsigned char* by_rank, unsigned char* grouped);
 void to_ranks(const Layout& l, std::int64_t b, const unsigned char* grouped, unsigned char* by_rank);
 

@@ -25,6 +25,13 @@ bool one_node() {
   return !rpn || std::atoi(rpn) <= 0 || std::atoi(rpn) >= g_size;
 }
 
+// Calls the interposer ran on osmp on this rank, or -1 without it (the
+// Open MPI component, or none: COLL_TEST_NO_OSMP).
+long long osmp_calls() {
+  static auto* calls = reinterpret_cast<long long (*)(int)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_calls"));
+  return calls && !std::getenv("COLL_TEST_NO_OSMP") ? calls(1) : -1;
+}
+
 void fail(const std::string& what) {
   if (g_fail++ < 20) std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
 }
@@ -340,8 +347,12 @@ void varied(const char* name) {
       check_equal(part, in, "scatterv in place " + at);
     }
     std::vector<T> all(static_cast<std::size_t>(extent), gap);
+    const long long before = osmp_calls();
     MPI_Allgatherv(in.data(), mine_count, t, all.data(), counts.data(), displs.data(), t, MPI_COMM_WORLD);
     check_equal(all, want, "allgatherv " + at);
+    // On osmp on one node and across nodes (osmp in each, the MPI among
+    // leaders), where the interposer counts it.
+    if (before >= 0 && osmp_calls() != before + 1) fail("allgatherv did not run on osmp " + at);
     std::fill(all.begin(), all.end(), gap);
     std::copy(in.begin(), in.end(), all.begin() + displs[me]);
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), counts.data(), displs.data(), t, MPI_COMM_WORLD);

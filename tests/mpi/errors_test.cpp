@@ -113,11 +113,26 @@ void run(int odd) {
         return MPI_Reduce_scatter(a.data(), b.data(), (me ? other : counts).data(), MPI_DOUBLE, MPI_SUM,
                                   MPI_COMM_WORLD);
       });
-      expect_errors("allgatherv counts" + at, odd, true, -1, [&](bool me) {
-        const int own = (me ? other : counts)[static_cast<std::size_t>(g_rank)];
-        return MPI_Allgatherv(a.data(), own, MPI_DOUBLE, b.data(), (me ? other : counts).data(), displs.data(),
-                              MPI_DOUBLE, MPI_COMM_WORLD);
-      });
+    }
+    // allgatherv runs on osmp across nodes too (osmp in each node, the MPI
+    // among leaders): counts that differ on one rank, or on every rank of
+    // the odd rank's node, are an error on every rank.
+    {
+      std::vector<int> counts(static_cast<std::size_t>(g_size), n), displs(counts.size()), other(counts);
+      for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<int>(r) * (n + 8);
+      other[0] = n + 1;
+      const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
+      const int per_node = single || !rpn ? g_size : std::atoi(rpn);
+      for (bool whole_node : {false, true}) {
+        if (whole_node && single) continue;
+        const bool differs = whole_node ? g_rank / per_node == odd / per_node : g_rank == odd;
+        expect_errors(std::string("allgatherv counts") + (whole_node ? " on a node" : "") + at, odd, true, -1,
+                      [&](bool) {
+                        const std::vector<int>& mine = differs ? other : counts;
+                        return MPI_Allgatherv(a.data(), mine[static_cast<std::size_t>(g_rank)], MPI_DOUBLE, b.data(),
+                                              mine.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+                      });
+      }
     }
   }
   std::vector<int> x(64, 1), y(64, 0);
