@@ -138,6 +138,12 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
       break;
     default: p.rest = Rest::flat; break;
   }
+  // The v-variants whose counts a flat step checks next (agree_counts,
+  // agree_pairs, which also return its verdict): their header step needs no
+  // local root's release after the headers, so a small top exchanges them
+  // as a barrier does (every member reads every other's line: one crossing
+  // instead of a round trip).
+  if (counts_step(in.op) && s.top_units <= set.sym_max) p.first.top = TopCase::symmetric;
   return p;
 }
 

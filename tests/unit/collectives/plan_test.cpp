@@ -84,7 +84,16 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
                                       op == OpKind::alltoall || op == OpKind::scan || op == OpKind::exscan;
             EXPECT_EQ(p.first.flat, p.rest == Rest::none && concatenates) << at;
             // The symmetric top only where its conditions hold.
-            if (p.first.top == TopCase::symmetric) {
+            // (or the header step of the v-variants whose flat counts step
+            // follows: headers only, as a barrier's).
+            if (p.first.top == TopCase::symmetric && counts_step(op)) {
+              EXPECT_EQ(p.rest, Rest::flat) << at;
+              EXPECT_EQ(symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape), 0u) << at;
+            }
+            if (counts_step(op)) {
+              EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max) << at;
+            }
+            if (p.first.top == TopCase::symmetric && !counts_step(op)) {
               EXPECT_EQ(p.rest, Rest::none) << at;
               EXPECT_NE(op, OpKind::scatter) << at;
               EXPECT_LE(shape.top_units, set.sym_max) << at;
