@@ -11,7 +11,7 @@ namespace {
 // Steps whose local roots concatenate their units' data in unit order.
 bool concatenates(OpKind op) {
   return op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv || op == OpKind::alltoall ||
-         op == OpKind::scan || op == OpKind::exscan;
+         op == OpKind::scan || op == OpKind::exscan || lengths_step(op);
 }
 
 // The bytes one rank's data takes in the first step, and whether that fits
@@ -98,7 +98,7 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::allgatherv:  // at most: the largest unit's blocks
     case OpKind::reduce_scatter: return in.total * in.esize;
     case OpKind::gatherv:
-    case OpKind::scatterv:
+    case OpKind::scatterv: return kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);  // the lengths
     case OpKind::alltoallv: return 0;  // the header step carries no data
   }
   return 0;
@@ -138,12 +138,18 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
       break;
     default: p.rest = Rest::flat; break;
   }
-  // The v-variants whose counts a flat step checks next (agree_counts,
-  // agree_pairs, which also return its verdict): their header step needs no
-  // local root's release after the headers, so a small top exchanges them
-  // as a barrier does (every member reads every other's line: one crossing
-  // instead of a round trip).
-  if (counts_step(in.op) && s.top_units <= set.sym_max) p.first.top = TopCase::symmetric;
+  if (lengths_step(in.op)) {
+    // The first step gathers every rank's length (kLengthsRowBytes), as an
+    // allgather's data: concatenated, through the symmetric top where it fits.
+    p.first.flat = true;
+    if (symmetric_top(in, s, set)) p.first.top = TopCase::symmetric;
+  } else if (in.op == OpKind::alltoallv && s.top_units <= set.sym_max) {
+    // Its header step needs no local root's release after the headers (the
+    // flat agree_pairs after it returns the counts' verdict), so a small
+    // top exchanges them as a barrier does (every member reads every
+    // other's line: one crossing instead of a round trip).
+    p.first.top = TopCase::symmetric;
+  }
   return p;
 }
 

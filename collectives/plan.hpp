@@ -127,13 +127,19 @@ Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& 
 constexpr bool one_pass_down(OpKind op) { return op == OpKind::bcast || op == OpKind::scatter; }
 constexpr bool one_pass_up(OpKind op) { return op == OpKind::reduce || op == OpKind::gather; }
 
-// The v-variants whose counts differ between ranks and are compared in flat
-// steps after the header step (gatherv, scatterv: agree_counts; alltoallv:
-// agree_pairs, ops/flat.cpp). The others (allgatherv, reduce_scatter) pass
-// the same counts on every rank, whose digest the header carries.
+// The v-variants whose counts differ between ranks and are compared in a
+// step of their own (gatherv, scatterv: the first step gathers every rank's
+// length; alltoallv: agree_pairs after the header step, ops/flat.cpp). The
+// others (allgatherv, reduce_scatter) pass the same counts on every rank,
+// whose digest the header carries.
 constexpr bool counts_step(OpKind op) {
   return op == OpKind::gatherv || op == OpKind::scatterv || op == OpKind::alltoallv;
 }
+// Gatherv's and scatterv's first step carries this many bytes per rank up
+// the tree (its block's length; at the root, the digest of its counts) and
+// down (the longest block, whether the lengths are the root's counts).
+constexpr bool lengths_step(OpKind op) { return op == OpKind::gatherv || op == OpKind::scatterv; }
+inline constexpr std::size_t kLengthsRowBytes = 16;
 
 // The base case a group runs in a step: the one configured for it
 // (CollectiveConfig::choose, fixed at team creation) unless the step is flat.

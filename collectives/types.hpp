@@ -23,17 +23,28 @@ constexpr bool defined_for(Op op, Datatype t) {
   return op <= Op::max || is_integer(t);
 }
 
-// A digest of the counts every rank passes alike (allgatherv), which the
+// A digest of counts, one at a time (gatherv's and scatterv's lengths step
+// folds the ranks' block lengths and the root its counts: ops/flat.cpp).
+class CountsDigest {
+ public:
+  void add(std::int64_t count) {
+    x_ = (x_ ^ static_cast<std::uint64_t>(count)) * 0x9e3779b97f4a7c15ull;
+    x_ ^= x_ >> 31;
+  }
+  std::int64_t value() const { return static_cast<std::int64_t>(x_ >> 1); }  // not negative: no count is
+
+ private:
+  std::uint64_t x_ = 0x6a09e667f3bcc909ull;
+};
+
+// The digest of the counts every rank passes alike (allgatherv), which the
 // header carries for `count` (and the node leaders compare across nodes:
 // mpi_glue/pmpi/nodes.cpp): ranks whose counts differ disagree on it.
 inline std::int64_t counts_digest(const std::int64_t* counts, int n) {
   if (!counts) return 0;
-  std::uint64_t x = 0x6a09e667f3bcc909ull;
-  for (int r = 0; r < n; ++r) {
-    x = (x ^ static_cast<std::uint64_t>(counts[r])) * 0x9e3779b97f4a7c15ull;
-    x ^= x >> 31;
-  }
-  return static_cast<std::int64_t>(x >> 1);  // not negative: no count is
+  CountsDigest d;
+  for (int r = 0; r < n; ++r) d.add(counts[r]);
+  return d.value();
 }
 
 // Every rank's elements together (allgatherv's and reduce_scatter's plan):

@@ -356,16 +356,15 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
 // What follows the header step when the data does not fit it: as the plan says.
 Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, const Plan& plan, std::string& path) {
   if (plan.rest == Rest::flat) {
-    path = "header step + flat over the team";
+    path = lengths_step(op) ? "lengths step + flat over the team" : "header step + flat over the team";
     if (op == OpKind::scan || op == OpKind::exscan) return chain_rows(x, m);  // its row: the chain of ranks
     // The v-variants as their uniform operation with every block `m` bytes;
-    // gatherv and scatterv first agree on the counts (a flat step with no
-    // data, through the root), alltoallv in two (every rank reads every
-    // other's flags, twice).
+    // alltoallv first agrees on the counts in two flat steps (every rank
+    // reads every other's flags, twice).
     OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
-    if (counts_step(op)) {
+    if (op == OpKind::alltoallv) {
       path = "header step + counts step + flat over the team";
-      const double rounds = op == OpKind::alltoallv ? 2.0 : 1.0;
+      const double rounds = 2.0;
       OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, rounds, 0.0, 0.0, 1.0));
       for (LevelTerm& t : agree) t.phase = "counts";
       rows.insert(rows.begin(), agree.begin(), agree.end());
@@ -420,7 +419,11 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
     p.path = "one step";
     p.terms = step_rows(x, moves(x, op, dbl(bytes), plan.first), "");
   } else {
-    p.terms = step_rows(x, Step{Up::flags, 0, Down::flags, 0, plan.first}, "header ");
+    // Gatherv's and scatterv's first step gathers every rank's length up
+    // and sends the longest down (lengths_step); the others' only headers.
+    const double row = static_cast<double>(kLengthsRowBytes);
+    p.terms = lengths_step(op) ? step_rows(x, Step{Up::gather, row, Down::same, row, plan.first}, "lengths ")
+                               : step_rows(x, Step{Up::flags, 0, Down::flags, 0, plan.first}, "header ");
     OSMP_ASSIGN_OR_RETURN(auto rest, rest_of(x, op, bytes, plan, p.path));
     p.terms.insert(p.terms.end(), rest.begin(), rest.end());
   }

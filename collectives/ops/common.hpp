@@ -15,9 +15,9 @@ namespace osmp {
 
 // `n`: the team's size. The v-variants' header carries no count of their
 // own: allgatherv's and reduce_scatter's counts' digest, and nothing for
-// gatherv, scatterv and alltoallv,
-// whose ranks pass different counts (their first flat step checks them
-// against the root's: agree_counts, ops/flat.cpp).
+// gatherv, scatterv and alltoallv, whose ranks pass different counts
+// (gatherv's and scatterv's first step compares them with the root's:
+// share_lengths; alltoallv's flat agree_pairs: ops/flat.cpp).
 inline OpHeader header_for(const CollArgs& a, int n) {
   OpHeader h;
   h.kind = static_cast<std::uint8_t>(a.kind);
@@ -275,26 +275,28 @@ struct Blocks {
 // are in the buffer with every rank's (gather: the root's recv, and only
 // there; allgather: every rank's; scatter: the root's send); `mine` is this
 // rank's own block's length; `most` the longest block of any rank, the same
-// on every rank (it sets the number of steps); `moved_first`, the flat step
-// in which agree_counts moved every block's first piece (gatherv, scatterv:
-// the path goes on from the second), or 0.
+// on every rank (it sets the number of steps).
 Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
-                 std::size_t most, int root, std::uint64_t moved_first = 0);
+                 std::size_t most, int root);
 Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most);
 Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
-                  std::size_t most, int root, std::uint64_t moved_first = 0);
-// Gatherv and scatterv: one flat step in which every rank tells the root
+                  std::size_t most, int root);
+// Gatherv and scatterv whose lengths are not the root's counts (share_lengths
+// says so on every rank): one flat step in which every rank tells the root
 // the length of its own block (`mine`, bytes) and the root compares it with
 // its counts (`blocks`), then tells every rank the longest block (`most`)
-// or the first rank whose count differs, which every rank returns as its
-// error. The step moves the first piece (up to an outbox) of every block
-// whose lengths agree: gatherv's ranks put theirs from `send` in their
-// outboxes and the root takes them into `recv`; scatterv's root puts each
-// rank's from `send` in that rank's outbox, from which the rank takes it
-// into `recv` after the verdict (the root's own: `recv` null in place).
-// `step`: the step, from which flat_gather and flat_scatter go on.
-Task agree_counts(Engine& e, const CollArgs& a, const std::byte* send, std::byte* recv, const Blocks& blocks,
-                  std::size_t mine, std::size_t& most, std::uint64_t& step);
+// and the first rank whose count differs, which every rank returns as its
+// error (none: the digests collided; the data then follows as usual).
+Task agree_counts(Engine& e, const CollArgs& a, const Blocks& blocks, std::size_t mine, std::size_t& most);
+// Gatherv's and scatterv's first step (the plan's: lengths_step): every
+// rank's length of its own block (`mine`) and the root's counts' digest go
+// up the tree; every rank gets back the longest block and whether every
+// length is the root's count for it (`agreed`: then the data follows in the
+// flat path; else agree_counts names the rank that differs). Every rank
+// learns the same. A rank without counts (declined, bad arguments) takes
+// part with its error, which fails the step.
+Task share_lengths(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
+                   const Blocks& blocks, std::size_t& most, bool& agreed);
 // Alltoall's two sides: `out` the send blocks (block b for rank b), `in`
 // the receive blocks (block q from rank q); `most` the longest block of any
 // pair (the same on every rank: it sets the steps); alltoallv: `peer_at`,

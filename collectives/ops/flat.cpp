@@ -44,13 +44,12 @@ struct Flat {
 }  // namespace
 
 Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
-                 std::size_t most, int root, std::uint64_t moved_first) {
+                 std::size_t most, int root) {
   if (e.use_cma(uniform_of(k), most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);
   Flat f(e);
-  f.first = moved_first;
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
-  for (std::size_t c = moved_first ? 1 : 0; c < chunks; ++c) {
+  for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk();
@@ -109,13 +108,12 @@ Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv,
 }
 
 Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
-                  std::size_t most, int root, std::uint64_t moved_first) {
+                  std::size_t most, int root) {
   if (e.use_cma(uniform_of(k), most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);
   Flat f(e);
-  f.first = moved_first;
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
-  for (std::size_t c = moved_first ? 1 : 0; c < chunks; ++c) {
+  for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t s = e.next_flat_step();
     if (c == 0) f.first = s;
     const std::size_t off = c * f.chunk();
@@ -142,6 +140,83 @@ Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std
   co_return Status{};
 }
 
+namespace {
+
+// Gatherv's and scatterv's first step: up, every rank's row (its block's
+// length; at the root also the digest of its counts), concatenated as a
+// gather's blocks; at the top (the local root, or every member of a
+// symmetric top) the longest block and whether the lengths, in rank order,
+// have the root's digest; down, those two, the same to every rank.
+struct LengthsRow {
+  std::uint64_t len = 0;
+  std::int64_t digest = 0;  // the root's counts' (CountsDigest); 0 elsewhere
+};
+static_assert(sizeof(LengthsRow) == kLengthsRowBytes);
+
+class LengthsPayload : public GatherPayload {
+ public:
+  LengthsPayload(Engine& e, int root, std::size_t mine, const Blocks& blocks)
+      : GatherPayload(sizeof(LengthsRow)), e_(e), root_(root) {
+    own_.len = mine;
+    if (e.team().rank() == root) {
+      CountsDigest d;
+      for (int q = 0; q < e.team().size(); ++q) d.add(static_cast<std::int64_t>(blocks.len(q)));
+      own_.digest = d.value();
+    }
+  }
+  const std::byte* own_up() { return reinterpret_cast<const std::byte*>(&own_); }
+  std::size_t down_len(const Lane& /*l*/) const { return sizeof(LengthsRow); }
+  // Row i of `up` is rank packed[i]'s; the digest folds them in rank order.
+  const std::byte* top_down(const std::byte* up) {
+    const std::vector<int>& packed = e_.top_packed();
+    const std::size_t n = packed.size();
+    auto row = [&](std::size_t i) {
+      LengthsRow r;
+      std::memcpy(&r, up + i * sizeof r, sizeof r);
+      return r;
+    };
+    std::vector<std::size_t> row_of;  // rank -> packed position, when they differ
+    if (!e_.top_in_rank_order()) {
+      row_of.resize(n);
+      for (std::size_t i = 0; i < n; ++i) row_of[static_cast<std::size_t>(packed[i])] = i;
+    }
+    auto at = [&](std::size_t rank) { return row(row_of.empty() ? rank : row_of[rank]); };
+    CountsDigest d;
+    std::uint64_t most = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      const std::uint64_t len = at(r).len;
+      d.add(static_cast<std::int64_t>(len));
+      most = std::max(most, len);
+    }
+    top_ = {most, d.value() == at(static_cast<std::size_t>(root_)).digest ? 1 : 0};
+    return reinterpret_cast<const std::byte*>(&top_);
+  }
+  // Every lane this rank takes part in gets the same row from the top.
+  void deliver(int /*lane*/, const Lane* /*l*/, const std::byte* data) {
+    if (data) std::memcpy(&got_, data, sizeof got_);
+  }
+  std::size_t most() const { return got_.len; }
+  bool agreed() const { return got_.digest == 1; }
+
+ private:
+  Engine& e_;
+  int root_;
+  LengthsRow own_, top_, got_;  // top_, got_: {longest block, 1 when the lengths are the root's counts}
+};
+
+static_assert(PayloadHooks<LengthsPayload>);
+
+}  // namespace
+
+Task share_lengths(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
+                   const Blocks& blocks, std::size_t& most, bool& agreed) {
+  LengthsPayload p(e, a.root, mine, blocks);
+  OSMP_CO_RETURN_IF_ERROR(co_await first_step(e, p, a, local, plan));
+  most = p.most();
+  agreed = p.agreed();
+  co_return Status{};
+}
+
 // What the root of a gatherv or scatterv tells every rank in agree_counts,
 // in its outbox: the longest block, and the first rank whose own count
 // differs from the root's entry for it (rank + 1; 0: none) with both.
@@ -149,56 +224,31 @@ struct CountsVerdict {
   std::uint64_t most = 0, bad = 0, theirs = 0, expected = 0;
 };
 
-Task agree_counts(Engine& e, const CollArgs& a, const std::byte* send, std::byte* recv, const Blocks& blocks,
-                  std::size_t mine, std::size_t& most, std::uint64_t& step) {
+Task agree_counts(Engine& e, const CollArgs& a, const Blocks& blocks, std::size_t mine, std::size_t& most) {
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size(), root = a.root;
-  const bool gathers = a.kind == OpKind::gatherv;
   const std::uint64_t s = e.next_flat_step();
-  step = s;
   CountsVerdict v;
   if (me != root) {
-    // gatherv: my block's first piece in my outbox, for the root to take.
-    if (gathers && mine) copy_to_shared(f.t.outbox(me, f.parity(s)), send, std::min(f.chunk(), mine));
-    // release (arrive): the length and the piece are stored before; pairs
-    // with the root's acquire in arrived().
+    // release (arrive): the length is stored before; pairs with the root's
+    // acquire in arrived().
     f.t.rank_line(me).length.store(mine, std::memory_order_relaxed);
     publish(f.t.rank_line(me).arrive, s, f.sleepy());
     OSMP_CO_RETURN_IF_ERROR(co_await until(e, f.t.rank_line(root).done, s, root));
     // acquired with the root's `done`, which it published after writing this
-    // (and, scatterv, my block's first piece into my outbox)
     std::memcpy(&v, f.t.outbox(root, f.parity(s)), sizeof v);
-    if (!gathers && !v.bad && mine) std::memcpy(recv, f.t.outbox(me, f.parity(s)), std::min(f.chunk(), mine));
-    // scatterv: release (done): my outbox is read; pairs with the root's
-    // reusable() two steps on (flat_scatter).
-    if (!gathers) publish(f.t.rank_line(me).done, s, f.sleepy());
   } else {
     v.most = blocks.len(me);
-    if (const std::size_t len = std::min(f.chunk(), blocks.len(me)); len) {  // my own block's first piece
-      const std::byte* from = gathers ? send : send + blocks.at(me);
-      std::byte* to = gathers ? recv + blocks.at(me) : recv;
-      if (to && from != to) std::memmove(to, from, len);
-    }
     for (int q = 0; q < n; ++q) {
       if (q == me) continue;
       OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s));
       const std::uint64_t theirs = f.t.rank_line(q).length.load(std::memory_order_relaxed);
       const std::size_t expected = blocks.len(q);
       v.most = std::max<std::uint64_t>(v.most, std::max<std::uint64_t>(theirs, expected));
-      if (theirs != expected) {
-        if (!v.bad) v = {v.most, static_cast<std::uint64_t>(q) + 1, theirs, expected};
-        continue;  // no piece moves for a block whose lengths differ
-      }
-      const std::size_t len = std::min(f.chunk(), expected);
-      if (!len) continue;
-      if (gathers) {
-        std::memcpy(recv + blocks.at(q), f.t.outbox(q, f.parity(s)), len);
-      } else {
-        copy_to_shared(f.t.outbox(q, f.parity(s)), send + blocks.at(q), len);  // q's inbox this step
-      }
+      if (theirs != expected && !v.bad) v = {v.most, static_cast<std::uint64_t>(q) + 1, theirs, expected};
     }
     std::memcpy(f.t.outbox(me, f.parity(s)), &v, sizeof v);
-    // release: after the verdict (and the pieces); pairs with the ranks' until()
+    // release: after the verdict; pairs with the ranks' until()
     publish(f.t.rank_line(me).done, s, f.sleepy());
   }
   most = v.most;

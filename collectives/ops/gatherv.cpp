@@ -1,8 +1,8 @@
-// gatherv = the header step, then every rank's block of its own length to
+// gatherv = the lengths step (every rank's block length up the tree, checked
+// against the root's counts: share_lengths), then every rank's block to
 // where the root's counts and displacements put it: the flat path, or CMA
-// where Engine::use_cma says for the longest block. The first flat step
-// checks every rank's count against the root's and moves the first piece
-// of every block (agree_counts): a small gatherv is done with it.
+// where Engine::use_cma says for the longest block. Lengths that differ
+// from the root's counts go through agree_counts, which names the rank.
 #include "collectives/ops/common.hpp"
 
 namespace osmp {
@@ -10,22 +10,23 @@ namespace {
 
 struct Gatherv {
   static constexpr OpKind kKind = OpKind::gatherv;
-  // Never run: a v-variant's plan always has data after the header step.
+  // Never run: a v-variant's plan always has data after the first step.
   static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
-    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
-    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     const int me = e.team().rank();
     const bool root = me == a.root;
     const Blocks blocks = Blocks::of(a, root);
-    std::byte* recv = root ? static_cast<std::byte*>(a.recv) : nullptr;
     const bool in_place = a.send == kInPlace;
-    const std::byte* send = in_place ? recv + blocks.at(me) : static_cast<const std::byte*>(a.send);
     const std::size_t mine = in_place ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
     std::size_t most = 0;
-    std::uint64_t moved = 0;
-    OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, send, recv, blocks, mine, most, moved));
-    co_return co_await flat_gather(e, kKind, send, mine, recv, blocks, most, a.root, moved);
+    bool agreed = false;
+    OSMP_CO_RETURN_IF_ERROR(co_await share_lengths(e, a, local, plan, mine, blocks, most, agreed));
+    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
+    std::byte* recv = root ? static_cast<std::byte*>(a.recv) : nullptr;
+    const std::byte* send = in_place ? recv + blocks.at(me) : static_cast<const std::byte*>(a.send);
+    // Lengths that are not the root's counts: every rank learns which differs.
+    if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, blocks, mine, most));
+    co_return co_await flat_gather(e, kKind, send, mine, recv, blocks, most, a.root);
   }
 };
 

@@ -1,8 +1,8 @@
-// scatterv = the header step, then each rank's block from where the root's
-// counts and displacements put it: the flat path, or CMA where
-// Engine::use_cma says for the longest block. The first flat step checks
-// every rank's count against the root's and moves the first piece of every
-// block (agree_counts): a small scatterv is done with it.
+// scatterv = the lengths step (every rank's receive length up the tree,
+// checked against the root's counts: share_lengths), then each rank's block
+// from where the root's counts and displacements put it: the flat path, or
+// CMA where Engine::use_cma says for the longest block. Lengths that differ
+// from the root's counts go through agree_counts, which names the rank.
 #include "collectives/ops/common.hpp"
 
 namespace osmp {
@@ -10,22 +10,23 @@ namespace {
 
 struct Scatterv {
   static constexpr OpKind kKind = OpKind::scatterv;
-  // Never run: a v-variant's plan always has data after the header step.
+  // Never run: a v-variant's plan always has data after the first step.
   static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
-    OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
-    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     const int me = e.team().rank();
     const bool root = me == a.root;
     const Blocks blocks = Blocks::of(a, root);
+    const std::size_t mine = a.recv == kInPlace ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    std::size_t most = 0;
+    bool agreed = false;
+    OSMP_CO_RETURN_IF_ERROR(co_await share_lengths(e, a, local, plan, mine, blocks, most, agreed));
+    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     // In place (the root's recv): its block stays where it is in send.
     std::byte* recv = a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv);
-    const std::size_t mine = a.recv == kInPlace ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
     const auto* send = static_cast<const std::byte*>(a.send);
-    std::size_t most = 0;
-    std::uint64_t moved = 0;
-    OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, send, recv, blocks, mine, most, moved));
-    co_return co_await flat_scatter(e, kKind, send, blocks, recv, mine, most, a.root, moved);
+    // Lengths that are not the root's counts: every rank learns which differs.
+    if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, blocks, mine, most));
+    co_return co_await flat_scatter(e, kKind, send, blocks, recv, mine, most, a.root);
   }
 };
 

@@ -79,25 +79,28 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
             // count, whatever its own arguments (a rank without data runs
             // the same steps).
             EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries, every}, shape, set).rest) << at;
-            // Only a step carrying concatenated data is flat everywhere.
+            // Only a step carrying concatenated data is flat everywhere:
+            // the data of one-step calls, gatherv's and scatterv's lengths.
             const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv ||
                                       op == OpKind::alltoall || op == OpKind::scan || op == OpKind::exscan;
-            EXPECT_EQ(p.first.flat, p.rest == Rest::none && concatenates) << at;
-            // The symmetric top only where its conditions hold.
-            // (or the header step of the v-variants whose flat counts step
-            // follows: headers only, as a barrier's).
-            if (p.first.top == TopCase::symmetric && counts_step(op)) {
+            EXPECT_EQ(p.first.flat, (p.rest == Rest::none && concatenates) || lengths_step(op)) << at;
+            const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape);
+            if (lengths_step(op)) {
+              // Their data always follows; the lengths step through the
+              // symmetric top where its rows fit the lines.
               EXPECT_EQ(p.rest, Rest::flat) << at;
-              EXPECT_EQ(symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape), 0u) << at;
-            }
-            if (counts_step(op)) {
+              EXPECT_EQ(most, carries ? kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit) : 0) << at;
+              EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max && most <= kInlineBytes)
+                  << at;
+            } else if (op == OpKind::alltoallv) {
+              // Its header step (headers only, as a barrier's) wherever the top is small.
+              EXPECT_EQ(p.rest, Rest::flat) << at;
               EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max) << at;
-            }
-            if (p.first.top == TopCase::symmetric && !counts_step(op)) {
+            } else if (p.first.top == TopCase::symmetric) {
+              // The symmetric top only where its conditions hold.
               EXPECT_EQ(p.rest, Rest::none) << at;
               EXPECT_NE(op, OpKind::scatter) << at;
               EXPECT_LE(shape.top_units, set.sym_max) << at;
-              const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape);
               EXPECT_TRUE(most <= kInlineBytes || ((op == OpKind::allreduce || op == OpKind::alltoall) &&
                                                    shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
                   << at;
@@ -190,9 +193,10 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
         const std::string at = cat(mc.source, " ", to_string(op), " ", bytes, ": ", pr->path);
         switch (p.rest) {
           case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
-          case Rest::flat:  // gatherv, scatterv, alltoallv first agree on the counts (ops/flat.cpp)
-            EXPECT_EQ(pr->path, counts_step(op) ? "header step + counts step + flat over the team"
-                                                : "header step + flat over the team")
+          case Rest::flat:  // gatherv, scatterv share the lengths, alltoallv agrees on the counts (ops/flat.cpp)
+            EXPECT_EQ(pr->path, lengths_step(op)          ? "lengths step + flat over the team"
+                                : op == OpKind::alltoallv ? "header step + counts step + flat over the team"
+                                                          : "header step + flat over the team")
                 << at;
             break;
           case Rest::chunks: EXPECT_NE(pr->path.find(cat("+ ", p.chunks, " ")), std::string::npos) << at; break;
