@@ -97,7 +97,9 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::allgatherv:  // at most: the largest unit's blocks
     case OpKind::reduce_scatter: return in.total * in.esize;
-    case OpKind::gatherv:
+    case OpKind::gatherv:  // the lengths, and over single ranks the first bytes (lengths_row_bytes)
+      return s.top_max_unit == 1 ? kLengthsRowBytes + kLengthsDataBytes
+                                 : kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::scatterv: return kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);  // the lengths
     case OpKind::alltoallv: return 0;  // the header step carries no data
   }

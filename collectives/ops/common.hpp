@@ -293,10 +293,13 @@ Task agree_counts(Engine& e, const CollArgs& a, const Blocks& blocks, std::size_
 // up the tree; every rank gets back the longest block and whether every
 // length is the root's count for it (`agreed`: then the data follows in the
 // flat path; else agree_counts names the rank that differs). Every rank
-// learns the same. A rank without counts (declined, bad arguments) takes
-// part with its error, which fails the step.
+// learns the same. Gatherv over single ranks at a symmetric top also sends
+// each block's first bytes (`send`), which the root puts in `recv` when
+// every block fits: then `done`, on every rank. A rank without counts
+// (declined, bad arguments) takes part with its error, which fails the step.
 Task share_lengths(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
-                   const Blocks& blocks, std::size_t& most, bool& agreed);
+                   const Blocks& blocks, const std::byte* send, std::byte* recv, std::size_t& most, bool& agreed,
+                   bool& done);
 // Alltoall's two sides: `out` the send blocks (block b for rank b), `in`
 // the receive blocks (block q from rank q); `most` the longest block of any
 // pair (the same on every rank: it sets the steps); alltoallv: `peer_at`,

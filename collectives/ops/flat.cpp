@@ -143,10 +143,13 @@ Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std
 namespace {
 
 // Gatherv's and scatterv's first step: up, every rank's row (its block's
-// length; at the root also the digest of its counts), concatenated as a
-// gather's blocks; at the top (the local root, or every member of a
-// symmetric top) the longest block and whether the lengths, in rank order,
-// have the root's digest; down, those two, the same to every rank.
+// length; at the root also the digest of its counts; gatherv over single
+// ranks at a symmetric top also its block's first kLengthsDataBytes),
+// concatenated as a gather's blocks; at the top (the local root, or every
+// member of a symmetric top) the longest block and whether the lengths, in
+// rank order, have the root's digest; down, those two, the same to every
+// rank. Where the rows carry data and every block fits, the root takes the
+// blocks from the rows at the top, and the call is done.
 struct LengthsRow {
   std::uint64_t len = 0;
   std::int64_t digest = 0;  // the root's counts' (CountsDigest); 0 elsewhere
@@ -155,40 +158,52 @@ static_assert(sizeof(LengthsRow) == kLengthsRowBytes);
 
 class LengthsPayload : public GatherPayload {
  public:
-  LengthsPayload(Engine& e, int root, std::size_t mine, const Blocks& blocks)
-      : GatherPayload(sizeof(LengthsRow)), e_(e), root_(root) {
-    own_.len = mine;
-    if (e.team().rank() == root) {
+  // `send`: this rank's block (gatherv; scatterv: null); `recv`: the root's
+  // buffer with every block (gatherv; elsewhere null).
+  LengthsPayload(Engine& e, const CollArgs& a, const Plan& plan, std::size_t mine, const Blocks& blocks,
+                 const std::byte* send, std::byte* recv)
+      : GatherPayload(lengths_row_bytes(a.kind, plan, e.shape())), e_(e), root_(a.root), blocks_(blocks), recv_(recv) {
+    LengthsRow own{mine, 0};
+    if (e.team().rank() == root_) {
       CountsDigest d;
       for (int q = 0; q < e.team().size(); ++q) d.add(static_cast<std::int64_t>(blocks.len(q)));
-      own_.digest = d.value();
+      own.digest = d.value();
     }
+    std::memcpy(own_, &own, sizeof own);
+    if (const std::size_t len = std::min(mine, data_cap()); len && send) std::memcpy(own_ + sizeof own, send, len);
   }
-  const std::byte* own_up() { return reinterpret_cast<const std::byte*>(&own_); }
+  std::size_t data_cap() const { return block_ - sizeof(LengthsRow); }
+  const std::byte* own_up() { return own_; }
   std::size_t down_len(const Lane& /*l*/) const { return sizeof(LengthsRow); }
   // Row i of `up` is rank packed[i]'s; the digest folds them in rank order.
   const std::byte* top_down(const std::byte* up) {
     const std::vector<int>& packed = e_.top_packed();
     const std::size_t n = packed.size();
-    auto row = [&](std::size_t i) {
-      LengthsRow r;
-      std::memcpy(&r, up + i * sizeof r, sizeof r);
-      return r;
-    };
     std::vector<std::size_t> row_of;  // rank -> packed position, when they differ
     if (!e_.top_in_rank_order()) {
       row_of.resize(n);
       for (std::size_t i = 0; i < n; ++i) row_of[static_cast<std::size_t>(packed[i])] = i;
     }
-    auto at = [&](std::size_t rank) { return row(row_of.empty() ? rank : row_of[rank]); };
+    auto at = [&](std::size_t rank) { return up + (row_of.empty() ? rank : row_of[rank]) * block_; };
+    auto row = [&](std::size_t rank) {
+      LengthsRow r;
+      std::memcpy(&r, at(rank), sizeof r);
+      return r;
+    };
     CountsDigest d;
     std::uint64_t most = 0;
     for (std::size_t r = 0; r < n; ++r) {
-      const std::uint64_t len = at(r).len;
+      const std::uint64_t len = row(r).len;
       d.add(static_cast<std::int64_t>(len));
       most = std::max(most, len);
     }
-    top_ = {most, d.value() == at(static_cast<std::size_t>(root_)).digest ? 1 : 0};
+    top_ = {most, d.value() == row(static_cast<std::size_t>(root_)).digest ? 1 : 0};
+    if (recv_ && top_.digest == 1 && most <= data_cap()) {  // the root: every block is in the rows
+      for (std::size_t r = 0; r < n; ++r) {
+        const int q = static_cast<int>(r);
+        if (const std::size_t len = blocks_.len(q)) std::memcpy(recv_ + blocks_.at(q), at(r) + sizeof(LengthsRow), len);
+      }
+    }
     return reinterpret_cast<const std::byte*>(&top_);
   }
   // Every lane this rank takes part in gets the same row from the top.
@@ -201,7 +216,10 @@ class LengthsPayload : public GatherPayload {
  private:
   Engine& e_;
   int root_;
-  LengthsRow own_, top_, got_;  // top_, got_: {longest block, 1 when the lengths are the root's counts}
+  const Blocks& blocks_;
+  std::byte* recv_;
+  alignas(8) std::byte own_[kLengthsRowBytes + kLengthsDataBytes] = {};
+  LengthsRow top_, got_;  // {longest block, 1 when the lengths are the root's counts}
 };
 
 static_assert(PayloadHooks<LengthsPayload>);
@@ -209,11 +227,13 @@ static_assert(PayloadHooks<LengthsPayload>);
 }  // namespace
 
 Task share_lengths(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
-                   const Blocks& blocks, std::size_t& most, bool& agreed) {
-  LengthsPayload p(e, a.root, mine, blocks);
+                   const Blocks& blocks, const std::byte* send, std::byte* recv, std::size_t& most, bool& agreed,
+                   bool& done) {
+  LengthsPayload p(e, a, plan, mine, blocks, local ? nullptr : send, local ? nullptr : recv);
   OSMP_CO_RETURN_IF_ERROR(co_await first_step(e, p, a, local, plan));
   most = p.most();
   agreed = p.agreed();
+  done = agreed && most <= p.data_cap();
   co_return Status{};
 }
 

@@ -18,8 +18,9 @@ struct Scatterv {
     const Blocks blocks = Blocks::of(a, root);
     const std::size_t mine = a.recv == kInPlace ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
     std::size_t most = 0;
-    bool agreed = false;
-    OSMP_CO_RETURN_IF_ERROR(co_await share_lengths(e, a, local, plan, mine, blocks, most, agreed));
+    bool agreed = false, done = false;
+    OSMP_CO_RETURN_IF_ERROR(
+        co_await share_lengths(e, a, local, plan, mine, blocks, nullptr, nullptr, most, agreed, done));
     if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     // In place (the root's recv): its block stays where it is in send.
     std::byte* recv = a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv);

@@ -89,7 +89,15 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
               // Their data always follows; the lengths step through the
               // symmetric top where its rows fit the lines.
               EXPECT_EQ(p.rest, Rest::flat) << at;
-              EXPECT_EQ(most, carries ? kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit) : 0) << at;
+              // (gatherv over single ranks: and the blocks' first bytes)
+              const bool data = op == OpKind::gatherv && shape.top_max_unit == 1;
+              EXPECT_EQ(most, !carries ? 0
+                              : data   ? kLengthsRowBytes + kLengthsDataBytes
+                                       : kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit))
+                  << at;
+              EXPECT_EQ(lengths_row_bytes(op, p, shape),
+                        kLengthsRowBytes + (data && p.first.top == TopCase::symmetric ? kLengthsDataBytes : 0))
+                  << at;
               EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max && most <= kInlineBytes)
                   << at;
             } else if (op == OpKind::alltoallv) {
@@ -194,11 +202,15 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
         switch (p.rest) {
           case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
           case Rest::flat:  // gatherv, scatterv share the lengths, alltoallv agrees on the counts (ops/flat.cpp)
-            EXPECT_EQ(pr->path, lengths_step(op)          ? "lengths step + flat over the team"
+          {
+            // gatherv: done in that step where its rows carry every block
+            const bool with = lengths_step(op) && bytes <= lengths_row_bytes(op, p, shape) - kLengthsRowBytes;
+            EXPECT_EQ(pr->path, with                      ? "lengths step (the blocks with it)"
+                                : lengths_step(op)        ? "lengths step + flat over the team"
                                 : op == OpKind::alltoallv ? "header step + counts step + flat over the team"
                                                           : "header step + flat over the team")
                 << at;
-            break;
+          } break;
           case Rest::chunks: EXPECT_NE(pr->path.find(cat("+ ", p.chunks, " ")), std::string::npos) << at; break;
         }
         bool own_top = false, slices = false;
