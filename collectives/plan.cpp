@@ -74,8 +74,8 @@ bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& 
   if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
   const std::size_t most = symmetric_bytes(in, s);
   if (most <= kInlineBytes) return true;
-  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall) && s.top_units <= set.sym_slot_max &&
-         most <= s.slot_bytes;
+  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall || in.op == OpKind::scatterv) &&
+         s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
 }
 
 }  // namespace
@@ -97,10 +97,14 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::allgatherv:  // at most: the largest unit's blocks
     case OpKind::reduce_scatter: return in.total * in.esize;
-    case OpKind::gatherv:  // the lengths, and over single ranks the first bytes (lengths_row_bytes)
+    // The lengths, and over single ranks the blocks' first bytes
+    // (lengths_data_bytes): gatherv's each its own, scatterv's root every rank's.
+    case OpKind::gatherv:
       return s.top_max_unit == 1 ? kLengthsRowBytes + kLengthsDataBytes
                                  : kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::scatterv: return kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);  // the lengths
+    case OpKind::scatterv:
+      return s.top_max_unit == 1 ? kLengthsRowBytes + kLengthsDataBytes * static_cast<std::size_t>(s.ranks)
+                                 : kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::alltoallv: return 0;  // the header step carries no data
   }
   return 0;

@@ -140,13 +140,14 @@ constexpr bool counts_step(OpKind op) {
 // down (the longest block, whether the lengths are the root's counts).
 constexpr bool lengths_step(OpKind op) { return op == OpKind::gatherv || op == OpKind::scatterv; }
 inline constexpr std::size_t kLengthsRowBytes = 16;
-// Gatherv's rows also carry the first bytes of each rank's block where
-// every rank is a unit of a symmetric top (so the root reads every row):
-// a call whose blocks all fit is done in that step.
+// Where every rank is a unit of a symmetric top (so every rank reads every
+// row) the rows also carry data: gatherv's the first bytes of each rank's
+// block, scatterv's root's the first bytes of every rank's block; a call
+// whose blocks all fit is done in that step.
 inline constexpr std::size_t kLengthsDataBytes = 16;
-constexpr std::size_t lengths_row_bytes(OpKind op, const Plan& p, const PlanShape& s) {
-  const bool data = op == OpKind::gatherv && s.top_max_unit == 1 && p.first.top == TopCase::symmetric;
-  return kLengthsRowBytes + (data ? kLengthsDataBytes : 0);
+// The data bytes per block the rows carry in the plan `p` (0: none).
+constexpr std::size_t lengths_data_bytes(OpKind op, const Plan& p, const PlanShape& s) {
+  return lengths_step(op) && s.top_max_unit == 1 && p.first.top == TopCase::symmetric ? kLengthsDataBytes : 0;
 }
 
 // The base case a group runs in a step: the one configured for it

@@ -421,13 +421,13 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
   } else {
     // Gatherv's and scatterv's first step gathers every rank's length up
     // and sends the longest down (lengths_step); the others' only headers.
-    // Gatherv's rows carry the blocks too where lengths_row_bytes says so,
-    // and blocks that fit them are done in that step.
-    const std::size_t row_bytes = lengths_row_bytes(op, plan, x.shape);
-    const double row = static_cast<double>(row_bytes);
+    // Their rows carry the blocks too where lengths_data_bytes says so, and
+    // blocks that fit them are done in that step.
+    const std::size_t data = lengths_data_bytes(op, plan, x.shape);
+    const double row = static_cast<double>(kLengthsRowBytes + data);
     p.terms = lengths_step(op) ? step_rows(x, Step{Up::gather, row, Down::same, row, plan.first}, "lengths ")
                                : step_rows(x, Step{Up::flags, 0, Down::flags, 0, plan.first}, "header ");
-    if (lengths_step(op) && bytes <= row_bytes - kLengthsRowBytes) {
+    if (lengths_step(op) && bytes <= data) {
       p.path = "lengths step (the blocks with it)";
     } else {
       OSMP_ASSIGN_OR_RETURN(auto rest, rest_of(x, op, bytes, plan, p.path));

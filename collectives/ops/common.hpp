@@ -293,9 +293,10 @@ Task agree_counts(Engine& e, const CollArgs& a, const Blocks& blocks, std::size_
 // up the tree; every rank gets back the longest block and whether every
 // length is the root's count for it (`agreed`: then the data follows in the
 // flat path; else agree_counts names the rank that differs). Every rank
-// learns the same. Gatherv over single ranks at a symmetric top also sends
-// each block's first bytes (`send`), which the root puts in `recv` when
-// every block fits: then `done`, on every rank. A rank without counts
+// learns the same. Over single ranks at a symmetric top the rows also
+// carry the blocks' first bytes (lengths_data_bytes): gatherv's from each
+// rank's `send` into the root's `recv`, scatterv's from the root's `send`
+// into each rank's `recv`; when every block fits: `done`, on every rank. A rank without counts
 // (declined, bad arguments) takes part with its error, which fails the step.
 Task share_lengths(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
                    const Blocks& blocks, const std::byte* send, std::byte* recv, std::size_t& most, bool& agreed,

@@ -143,13 +143,14 @@ Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std
 namespace {
 
 // Gatherv's and scatterv's first step: up, every rank's row (its block's
-// length; at the root also the digest of its counts; gatherv over single
-// ranks at a symmetric top also its block's first kLengthsDataBytes),
-// concatenated as a gather's blocks; at the top (the local root, or every
-// member of a symmetric top) the longest block and whether the lengths, in
-// rank order, have the root's digest; down, those two, the same to every
-// rank. Where the rows carry data and every block fits, the root takes the
-// blocks from the rows at the top, and the call is done.
+// length; at the root also the digest of its counts), concatenated as a
+// gather's blocks; at the top (the local root, or every member of a
+// symmetric top) the longest block and whether the lengths, in rank order,
+// have the root's digest; down, those two, the same to every rank. Where
+// every rank is a unit of a symmetric top the rows also carry data
+// (lengths_data_bytes): gatherv's each rank's block's first bytes, which
+// the root takes; scatterv's root's every rank's, which each rank takes.
+// When every block fits, the call is done with the step.
 struct LengthsRow {
   std::uint64_t len = 0;
   std::int64_t digest = 0;  // the root's counts' (CountsDigest); 0 elsewhere
@@ -158,36 +159,68 @@ static_assert(sizeof(LengthsRow) == kLengthsRowBytes);
 
 class LengthsPayload : public GatherPayload {
  public:
-  // `send`: this rank's block (gatherv; scatterv: null); `recv`: the root's
-  // buffer with every block (gatherv; elsewhere null).
+  // `send`, `recv`: gatherv's own block and the root's buffer with every
+  // block; scatterv's root's buffer with every block and the own block
+  // (null where the rank has none, or in place at the root).
   LengthsPayload(Engine& e, const CollArgs& a, const Plan& plan, std::size_t mine, const Blocks& blocks,
                  const std::byte* send, std::byte* recv)
-      : GatherPayload(lengths_row_bytes(a.kind, plan, e.shape())), e_(e), root_(a.root), blocks_(blocks), recv_(recv) {
+      : GatherPayload(kLengthsRowBytes),
+        e_(e),
+        root_(a.root),
+        me_(e.team().rank()),
+        gathers_(a.kind == OpKind::gatherv),
+        cap_(lengths_data_bytes(a.kind, plan, e.shape())),
+        mine_(mine),
+        blocks_(blocks),
+        recv_(recv) {
+    const int n = e.team().size();
+    if (gathers_) block_ += cap_;
+    // scatterv's root's row: every rank's first bytes, in rank order
+    if (!gathers_ && cap_) root_extra_ = cap_ * static_cast<std::size_t>(n);
+    const std::size_t own_len = block_ + (me_ == root_ ? root_extra_ : 0);
+    if (own_len > sizeof small_) big_.assign(own_len, std::byte{0});
+    std::byte* own_row = own_up();
     LengthsRow own{mine, 0};
-    if (e.team().rank() == root_) {
+    if (me_ == root_) {
       CountsDigest d;
-      for (int q = 0; q < e.team().size(); ++q) d.add(static_cast<std::int64_t>(blocks.len(q)));
+      for (int q = 0; q < n; ++q) d.add(static_cast<std::int64_t>(blocks.len(q)));
       own.digest = d.value();
     }
-    std::memcpy(own_, &own, sizeof own);
-    if (const std::size_t len = std::min(mine, data_cap()); len && send) std::memcpy(own_ + sizeof own, send, len);
+    std::memcpy(own_row, &own, sizeof own);
+    if (!send || !cap_) return;
+    if (gathers_) {
+      if (const std::size_t len = std::min(mine, cap_)) std::memcpy(own_row + sizeof own, send, len);
+    } else if (me_ == root_) {
+      for (int q = 0; q < n; ++q)
+        if (const std::size_t len = std::min(blocks.len(q), cap_))
+          std::memcpy(own_row + sizeof own + static_cast<std::size_t>(q) * cap_, send + blocks.at(q), len);
+    }
   }
-  std::size_t data_cap() const { return block_ - sizeof(LengthsRow); }
-  const std::byte* own_up() { return own_; }
+  std::size_t data_cap() const { return cap_; }
+  // A unit's row: a single rank's (scatterv's root's is longer), or its ranks'.
+  std::size_t up_len(const Lane& l, int u) const {
+    const auto su = static_cast<std::size_t>(u);
+    const std::size_t len = static_cast<std::size_t>(l.unit_size[su]) * block_;
+    return root_extra_ && l.unit_size[su] == 1 && l.packed[l.unit_off[su]] == root_ ? len + root_extra_ : len;
+  }
+  void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* out) {
+    concatenate(w, units, count, out, [&](int u) { return up_len(l, u); });
+  }
+  std::byte* own_up() { return big_.empty() ? small_ : big_.data(); }
   std::size_t down_len(const Lane& /*l*/) const { return sizeof(LengthsRow); }
-  // Row i of `up` is rank packed[i]'s; the digest folds them in rank order.
+  // Row i of `up` is rank packed[i]'s (scatterv's root's the longer); the
+  // digest folds them in rank order.
   const std::byte* top_down(const std::byte* up) {
     const std::vector<int>& packed = e_.top_packed();
     const std::size_t n = packed.size();
-    std::vector<std::size_t> row_of;  // rank -> packed position, when they differ
-    if (!e_.top_in_rank_order()) {
-      row_of.resize(n);
-      for (std::size_t i = 0; i < n; ++i) row_of[static_cast<std::size_t>(packed[i])] = i;
+    std::vector<const std::byte*> row_at(n);  // rank -> its row
+    for (std::size_t i = 0, off = 0; i < n; ++i) {
+      row_at[static_cast<std::size_t>(packed[i])] = up + off;
+      off += block_ + (packed[i] == root_ ? root_extra_ : 0);
     }
-    auto at = [&](std::size_t rank) { return up + (row_of.empty() ? rank : row_of[rank]) * block_; };
     auto row = [&](std::size_t rank) {
       LengthsRow r;
-      std::memcpy(&r, at(rank), sizeof r);
+      std::memcpy(&r, row_at[rank], sizeof r);
       return r;
     };
     CountsDigest d;
@@ -198,11 +231,16 @@ class LengthsPayload : public GatherPayload {
       most = std::max(most, len);
     }
     top_ = {most, d.value() == row(static_cast<std::size_t>(root_)).digest ? 1 : 0};
-    if (recv_ && top_.digest == 1 && most <= data_cap()) {  // the root: every block is in the rows
+    if (!recv_ || top_.digest != 1 || most > cap_) return reinterpret_cast<const std::byte*>(&top_);
+    if (gathers_) {  // the root: every block is in the rows
       for (std::size_t r = 0; r < n; ++r) {
         const int q = static_cast<int>(r);
-        if (const std::size_t len = blocks_.len(q)) std::memcpy(recv_ + blocks_.at(q), at(r) + sizeof(LengthsRow), len);
+        if (const std::size_t len = blocks_.len(q))
+          std::memcpy(recv_ + blocks_.at(q), row_at[r] + sizeof(LengthsRow), len);
       }
+    } else if (mine_) {  // my block, in the root's row
+      const std::byte* from = row_at[static_cast<std::size_t>(root_)] + sizeof(LengthsRow);
+      std::memcpy(recv_, from + static_cast<std::size_t>(me_) * cap_, mine_);
     }
     return reinterpret_cast<const std::byte*>(&top_);
   }
@@ -215,10 +253,15 @@ class LengthsPayload : public GatherPayload {
 
  private:
   Engine& e_;
-  int root_;
+  int root_, me_;
+  bool gathers_;
+  std::size_t cap_, mine_;
+  std::size_t root_extra_ = 0;
   const Blocks& blocks_;
   std::byte* recv_;
-  alignas(8) std::byte own_[kLengthsRowBytes + kLengthsDataBytes] = {};
+  // My row: in place, or (scatterv's root with data) on the heap.
+  alignas(8) std::byte small_[kLengthsRowBytes + kLengthsDataBytes] = {};
+  std::vector<std::byte> big_;
   LengthsRow top_, got_;  // {longest block, 1 when the lengths are the root's counts}
 };
 

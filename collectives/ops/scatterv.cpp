@@ -17,14 +17,13 @@ struct Scatterv {
     const bool root = me == a.root;
     const Blocks blocks = Blocks::of(a, root);
     const std::size_t mine = a.recv == kInPlace ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    // In place (the root's recv): its block stays where it is in send.
+    std::byte* recv = a.recv == kInPlace || a.abstain != Errc::ok ? nullptr : static_cast<std::byte*>(a.recv);
+    const auto* send = root && a.abstain == Errc::ok ? static_cast<const std::byte*>(a.send) : nullptr;
     std::size_t most = 0;
     bool agreed = false, done = false;
-    OSMP_CO_RETURN_IF_ERROR(
-        co_await share_lengths(e, a, local, plan, mine, blocks, nullptr, nullptr, most, agreed, done));
-    if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
-    // In place (the root's recv): its block stays where it is in send.
-    std::byte* recv = a.recv == kInPlace ? nullptr : static_cast<std::byte*>(a.recv);
-    const auto* send = static_cast<const std::byte*>(a.send);
+    OSMP_CO_RETURN_IF_ERROR(co_await share_lengths(e, a, local, plan, mine, blocks, send, recv, most, agreed, done));
+    if (a.abstain != Errc::ok || done) co_return Status{};  // every rank declined; or the blocks came with the lengths
     // Lengths that are not the root's counts: every rank learns which differs.
     if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, blocks, mine, most));
     co_return co_await flat_scatter(e, kKind, send, blocks, recv, mine, most, a.root);

@@ -253,12 +253,13 @@ TEST_P(Varied, ZeroCounts) {
   for (const Status& st : got) EXPECT_TRUE(st.ok()) << st.to_string();
 }
 
-// Gatherv's small blocks ride with the lengths where every rank is a unit
-// of a symmetric top (kLengthsDataBytes): blocks of 0-16 bytes, uneven, at
-// every root, in place at the root, and then one block a byte too long for
-// the row among small ones (the flat path after the lengths step). The gaps
-// between blocks stay as they were.
-TEST_P(Varied, SmallGathervBlocksAtEveryRoot) {
+// Gatherv's and scatterv's small blocks ride with the lengths where every
+// rank is a unit of a symmetric top (kLengthsDataBytes): blocks of 0-16
+// bytes, uneven, at every root, in place at the root, and then one block a
+// byte too long for the rows among small ones (the flat path after the
+// lengths step). The gaps between blocks and past each block stay as they
+// were.
+TEST_P(Varied, SmallGathervAndScattervBlocksAtEveryRoot) {
   for (int longest : {static_cast<int>(kLengthsDataBytes), static_cast<int>(kLengthsDataBytes) + 1}) {
     for (int root = 0; root < n(); ++root) {
       for (bool in_place : {false, true}) {
@@ -286,6 +287,24 @@ TEST_P(Varied, SmallGathervBlocksAtEveryRoot) {
                 want[static_cast<std::size_t>(displs[r] + i)] =
                     static_cast<std::uint8_t>(r * 16 + static_cast<std::size_t>(i) + 1);
             EXPECT_EQ(all, want) << "root " << root << (in_place ? " in place" : "") << ", longest " << longest;
+          }
+          // scatterv from the same blocks back (the root's `all` holds
+          // them; elsewhere it is unread): each rank gets its own.
+          if (st.ok()) {
+            std::vector<std::uint8_t> back(mine.size() + 2, 0xdd);
+            if (t.rank() == root)
+              for (std::size_t r = 0; r < un; ++r)
+                for (std::int64_t i = 0; i < counts[r]; ++i)
+                  all[static_cast<std::size_t>(displs[r] + i)] =
+                      static_cast<std::uint8_t>(r * 16 + static_cast<std::size_t>(i) + 1);
+            st = t.scatterv(all.data(), counts.data(), displs.data(), here ? const_cast<void*>(kInPlace) : back.data(),
+                            counts[me], Datatype::uint8, root);
+            if (st.ok() && !here) {
+              std::vector<std::uint8_t> want(mine);
+              want.push_back(0xdd);
+              want.push_back(0xdd);
+              EXPECT_EQ(back, want) << "scatterv to rank " << me << ", root " << root << ", longest " << longest;
+            }
           }
           return st;
         });

@@ -89,16 +89,24 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
               // Their data always follows; the lengths step through the
               // symmetric top where its rows fit the lines.
               EXPECT_EQ(p.rest, Rest::flat) << at;
-              // (gatherv over single ranks: and the blocks' first bytes)
-              const bool data = op == OpKind::gatherv && shape.top_max_unit == 1;
+              // (over single ranks: and the blocks' first bytes, scatterv's
+              // root every rank's)
+              const bool single = shape.top_max_unit == 1;
+              const std::size_t data =
+                  op == OpKind::gatherv ? kLengthsDataBytes : kLengthsDataBytes * static_cast<std::size_t>(shape.ranks);
               EXPECT_EQ(most, !carries ? 0
-                              : data   ? kLengthsRowBytes + kLengthsDataBytes
+                              : single ? kLengthsRowBytes + data
                                        : kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit))
                   << at;
-              EXPECT_EQ(lengths_row_bytes(op, p, shape),
-                        kLengthsRowBytes + (data && p.first.top == TopCase::symmetric ? kLengthsDataBytes : 0))
+              EXPECT_EQ(lengths_data_bytes(op, p, shape),
+                        single && p.first.top == TopCase::symmetric ? kLengthsDataBytes : 0)
                   << at;
-              EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max && most <= kInlineBytes)
+              // The symmetric top where the rows fit the lines (scatterv's
+              // root's row also through its slot, as allreduce's data).
+              const bool slot =
+                  op == OpKind::scatterv && shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes;
+              EXPECT_EQ(p.first.top == TopCase::symmetric,
+                        shape.top_units <= set.sym_max && (most <= kInlineBytes || slot))
                   << at;
             } else if (op == OpKind::alltoallv) {
               // Its header step (headers only, as a barrier's) wherever the top is small.
@@ -204,7 +212,7 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
           case Rest::flat:  // gatherv, scatterv share the lengths, alltoallv agrees on the counts (ops/flat.cpp)
           {
             // gatherv: done in that step where its rows carry every block
-            const bool with = lengths_step(op) && bytes <= lengths_row_bytes(op, p, shape) - kLengthsRowBytes;
+            const bool with = lengths_step(op) && bytes <= lengths_data_bytes(op, p, shape);
             EXPECT_EQ(pr->path, with                      ? "lengths step (the blocks with it)"
                                 : lengths_step(op)        ? "lengths step + flat over the team"
                                 : op == OpKind::alltoallv ? "header step + counts step + flat over the team"
