@@ -213,14 +213,23 @@ class LengthsPayload : public GatherPayload {
   const std::byte* top_down(const std::byte* up) {
     const std::vector<int>& packed = e_.top_packed();
     const std::size_t n = packed.size();
-    std::vector<const std::byte*> row_at(n);  // rank -> its row
-    for (std::size_t i = 0, off = 0; i < n; ++i) {
-      row_at[static_cast<std::size_t>(packed[i])] = up + off;
-      off += block_ + (packed[i] == root_ ? root_extra_ : 0);
+    // rank -> its row: in rank order by arithmetic (the common case, no
+    // allocation on the small call's path), else through the packed order
+    std::vector<const std::byte*> placed;
+    const auto root = static_cast<std::size_t>(root_);
+    if (!e_.top_in_rank_order()) {
+      placed.resize(n);
+      for (std::size_t i = 0, off = 0; i < n; ++i) {
+        placed[static_cast<std::size_t>(packed[i])] = up + off;
+        off += block_ + (packed[i] == root_ ? root_extra_ : 0);
+      }
     }
+    auto row_at = [&](std::size_t rank) {
+      return placed.empty() ? up + rank * block_ + (rank > root ? root_extra_ : 0) : placed[rank];
+    };
     auto row = [&](std::size_t rank) {
       LengthsRow r;
-      std::memcpy(&r, row_at[rank], sizeof r);
+      std::memcpy(&r, row_at(rank), sizeof r);
       return r;
     };
     CountsDigest d;
@@ -230,16 +239,16 @@ class LengthsPayload : public GatherPayload {
       d.add(static_cast<std::int64_t>(len));
       most = std::max(most, len);
     }
-    top_ = {most, d.value() == row(static_cast<std::size_t>(root_)).digest ? 1 : 0};
+    top_ = {most, d.value() == row(root).digest ? 1 : 0};
     if (!recv_ || top_.digest != 1 || most > cap_) return reinterpret_cast<const std::byte*>(&top_);
     if (gathers_) {  // the root: every block is in the rows
       for (std::size_t r = 0; r < n; ++r) {
         const int q = static_cast<int>(r);
         if (const std::size_t len = blocks_.len(q))
-          std::memcpy(recv_ + blocks_.at(q), row_at[r] + sizeof(LengthsRow), len);
+          std::memcpy(recv_ + blocks_.at(q), row_at(r) + sizeof(LengthsRow), len);
       }
     } else if (mine_) {  // my block, in the root's row
-      const std::byte* from = row_at[static_cast<std::size_t>(root_)] + sizeof(LengthsRow);
+      const std::byte* from = row_at(root) + sizeof(LengthsRow);
       std::memcpy(recv_, from + static_cast<std::size_t>(me_) * cap_, mine_);
     }
     return reinterpret_cast<const std::byte*>(&top_);
