@@ -74,7 +74,8 @@ bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& 
   if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
   const std::size_t most = symmetric_bytes(in, s);
   if (most <= kInlineBytes) return true;
-  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall || in.op == OpKind::scatterv) &&
+  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall || in.op == OpKind::scatterv ||
+          in.op == OpKind::alltoallv) &&
          s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
 }
 
@@ -105,7 +106,8 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::scatterv:
       return s.top_max_unit == 1 ? kLengthsRowBytes + kLengthsDataBytes * static_cast<std::size_t>(s.ranks)
                                  : kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::alltoallv: return 0;  // the header step carries no data
+    // Over single ranks, the counts rows (pairs_in_first); else only headers.
+    case OpKind::alltoallv: return s.top_max_unit == 1 ? pairs_row_bytes(s.ranks) : 0;
   }
   return 0;
 }
@@ -149,12 +151,24 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
     // allgather's data: concatenated, through the symmetric top where it fits.
     p.first.flat = true;
     if (symmetric_top(in, s, set)) p.first.top = TopCase::symmetric;
-  } else if (in.op == OpKind::alltoallv && s.top_units <= set.sym_max) {
-    // Its header step needs no local root's release after the headers (the
-    // flat agree_pairs after it returns the counts' verdict), so a small
-    // top exchanges them as a barrier does (every member reads every
-    // other's line: one crossing instead of a round trip).
-    p.first.top = TopCase::symmetric;
+  } else if (in.op == OpKind::alltoallv) {
+    // Where every rank is a unit of a symmetric top, the first step carries
+    // every rank's counts row (pairs_in_first), which every rank reads:
+    // the counts step folded into it. Whatever this rank's own arguments
+    // (`carries`): every rank must take the same plan.
+    PlanInput carried = in;
+    carried.carries = true;
+    if (s.top_max_unit == 1 && symmetric_top(carried, s, set)) {
+      p.first.flat = true;
+      p.first.top = TopCase::symmetric;
+    } else if (s.top_units <= set.sym_max) {
+      // Else its header step needs no local root's release after the
+      // headers (the flat agree_pairs after it returns the counts'
+      // verdict), so a small top exchanges them as a barrier does (every
+      // member reads every other's line: one crossing instead of a round
+      // trip).
+      p.first.top = TopCase::symmetric;
+    }
   }
   return p;
 }

@@ -17,6 +17,7 @@
 
 #include "collectives/config.hpp"
 #include "collectives/types.hpp"
+#include "core/constants.hpp"
 
 namespace osmp {
 
@@ -149,6 +150,27 @@ inline constexpr std::size_t kLengthsDataBytes = 16;
 constexpr std::size_t lengths_data_bytes(OpKind op, const Plan& p, const PlanShape& s) {
   return lengths_step(op) && s.top_max_unit == 1 && p.first.top == TopCase::symmetric ? kLengthsDataBytes : 0;
 }
+
+// Alltoallv's counts row (collectives/ops/pairs.hpp): an entry of this many
+// bytes per rank, a tail, then its blocks from pairs_blocks_at(n).
+inline constexpr std::size_t kPairsEntryBytes = 32;
+inline constexpr std::size_t kPairsTailBytes = 16;
+constexpr std::size_t pairs_blocks_at(int n) {
+  return (static_cast<std::size_t>(n) * kPairsEntryBytes + kPairsTailBytes + kCacheLine - 1) / kCacheLine * kCacheLine;
+}
+// Up to this many ranks every rank reads every row whole (n * n entries: 8
+// KiB at 16), and so finds the same first difference as every other;
+// beyond, agree_pairs has each check its own column and share the findings
+// in a second step.
+inline constexpr int kPairsAllRowsMax = 16;
+// Where every rank is a unit of a symmetric top, alltoallv's first step
+// carries the rows (the counts step folded into it: pairs_in_first), each
+// with its blocks when together they are at most pairs_first_cap(n) bytes
+// (as alltoall's symmetric top, kAlltoallSymmetricBytes for the whole
+// exchange).
+constexpr std::size_t pairs_first_cap(int n) { return kAlltoallSymmetricBytes / static_cast<std::size_t>(n); }
+constexpr std::size_t pairs_row_bytes(int n) { return pairs_blocks_at(n) + pairs_first_cap(n); }
+constexpr bool pairs_in_first(OpKind op, const Plan& p) { return op == OpKind::alltoallv && p.first.flat; }
 
 // The base case a group runs in a step: the one configured for it
 // (CollectiveConfig::choose, fixed at team creation) unless the step is flat.

@@ -353,6 +353,31 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
   return Step{};
 }
 
+// Alltoallv after its first step, `exchange` the flat path's rows: where
+// the first step carried the counts rows (pairs_in_first), the exchange
+// unless the blocks rode with them; else the counts step through the
+// outboxes (agree_pairs: every rank reads every other's row; a second
+// round beyond kPairsAllRowsMax ranks), which carries the blocks where
+// they fit the outbox and CMA would not take them, and the exchange after
+// it where they do not.
+Result<std::vector<LevelTerm>> alltoallv_rest(const Ctx& x, std::size_t m, const Plan& plan,
+                                              std::vector<LevelTerm> exchange, std::string& path) {
+  const int n = x.tree.size();
+  const std::size_t others = m * static_cast<std::size_t>(n - 1);
+  if (pairs_in_first(OpKind::alltoallv, plan)) {
+    path = "counts rows + flat over the team";
+    return exchange;
+  }
+  const bool rides =
+      pairs_blocks_at(n) + others <= x.opt.slot_bytes && (!x.cfg.cma || m < x.cfg.cma_from(OpKind::alltoallv));
+  const double rounds = n > kPairsAllRowsMax ? 2.0 : 1.0;
+  path = rides ? "header step + counts step (the blocks with it)" : "header step + counts step + flat over the team";
+  OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, rounds - (rides ? 1.0 : 0.0), 0.0, 0.0, 1.0));
+  for (LevelTerm& t : agree) t.phase = "counts";
+  exchange.insert(exchange.begin(), agree.begin(), agree.end());
+  return exchange;
+}
+
 // What follows the header step when the data does not fit it: as the plan says.
 Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, const Plan& plan, std::string& path) {
   if (plan.rest == Rest::flat) {
@@ -362,13 +387,7 @@ Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, c
     // alltoallv first agrees on the counts in two flat steps (every rank
     // reads every other's flags, twice).
     OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
-    if (op == OpKind::alltoallv) {
-      path = "header step + counts step + flat over the team";
-      const double rounds = 2.0;
-      OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, rounds, 0.0, 0.0, 1.0));
-      for (LevelTerm& t : agree) t.phase = "counts";
-      rows.insert(rows.begin(), agree.begin(), agree.end());
-    }
+    if (op == OpKind::alltoallv) return alltoallv_rest(x, m, plan, std::move(rows), path);
     return rows;
   }
   const Step chunk = moves(x, op, 0, plan.chunk);
@@ -423,12 +442,21 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
     // and sends the longest down (lengths_step); the others' only headers.
     // Their rows carry the blocks too where lengths_data_bytes says so, and
     // blocks that fit them are done in that step.
+    // Alltoallv's first step carries every rank's counts row where
+    // pairs_in_first says so, with its blocks where they fit.
     const std::size_t data = lengths_data_bytes(op, plan, x.shape);
     const double row = static_cast<double>(kLengthsRowBytes + data);
+    const bool pairs = pairs_in_first(op, plan);
+    const std::size_t others = bytes * static_cast<std::size_t>(tree.size() - 1);
+    const bool pairs_ride = pairs && others <= pairs_first_cap(tree.size());
+    const double pairs_row = dbl(pairs_blocks_at(tree.size()) + (pairs_ride ? others : 0));
     p.terms = lengths_step(op) ? step_rows(x, Step{Up::gather, row, Down::same, row, plan.first}, "lengths ")
+              : pairs          ? step_rows(x, Step{Up::gather, pairs_row, Down::flags, 0, plan.first}, "counts ")
                                : step_rows(x, Step{Up::flags, 0, Down::flags, 0, plan.first}, "header ");
     if (lengths_step(op) && bytes <= data) {
       p.path = "lengths step (the blocks with it)";
+    } else if (pairs_ride) {
+      p.path = "counts rows (the blocks with them)";
     } else {
       OSMP_ASSIGN_OR_RETURN(auto rest, rest_of(x, op, bytes, plan, p.path));
       p.terms.insert(p.terms.end(), rest.begin(), rest.end());

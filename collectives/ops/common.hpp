@@ -94,9 +94,22 @@ inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) /
 // with. A blocking small call runs its one step in place, with no coroutine
 // frame (the hot path of small calls); a started one runs the same step in
 // start_operation's frame.
+// An operation whose small calls may end in a first step that the plan
+// does not know to be the last (alltoallv's counts rows, where its blocks
+// ride) runs that step blocking without a coroutine frame as well:
+//   static Status blocking_steps(Engine&, const CollArgs&, StatusWord local,
+//     const OpHeader&, const Plan&): what steps() does, blocking.
+template <class Op>
+concept HasBlockingSteps = requires(Engine& e, const CollArgs& a, const OpHeader& h, const Plan& p) {
+  { Op::blocking_steps(e, a, StatusWord{}, h, p) } -> std::same_as<Status>;
+};
+
 template <class Op>
 Status run_operation(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header) {
   const Plan plan = plan_for(e, a, local);
+  if constexpr (HasBlockingSteps<Op>) {
+    if (plan.rest != Rest::none) return Op::blocking_steps(e, a, local, header, plan);
+  }
   if (plan.rest != Rest::none) return Op::steps(e, a, local, plan).run();
   auto p = Op::one_step(e, a, local);
   return block_on_step(e, p, plan.first, e.next_step(), header, local, a.root);
@@ -318,14 +331,18 @@ struct Exchange {
 // reads its block of every peer's send buffer) where Engine::use_cma says.
 // `send` may be `recv` (in place: then `out` is `in`).
 Task flat_alltoall(Engine& e, OpKind k, const std::byte* send, std::byte* recv, const Exchange& x);
-// Alltoallv: two flat steps. In the first every rank puts in its outbox the
-// length and place of its send block for each rank and its longest block;
-// every rank reads them, and compares each peer's block for it with its own
-// receive count. In the second every rank publishes what it found; every
-// rank returns the same error for the first rank (in rank order) that found
-// a difference. `x`: the sides, to which it sets `most`, `peer_at` (into
-// `at`) and `first`.
-Task agree_pairs(Engine& e, const CollArgs& a, Exchange& x, std::vector<std::uint64_t>& at);
+// Alltoallv's counts: one flat step in which every rank puts in its outbox,
+// for each rank, the length and place of its send block and its receive
+// count, then its longest block, then its blocks where they are small; every
+// rank reads them, and compares each pair's send block and receive count:
+// up to 16 ranks every rank reads every row (the same first difference on
+// every rank); beyond, each checks its own column and a second step shares
+// the findings. Every rank returns the same error for the first receiver
+// (in rank order) with a difference. `x`: the sides, to which it sets
+// `most`, `peer_at` (into `at`) and `first`; `done`: every block rode and
+// is in `recv` (`send` may be `recv`: in place).
+Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte* recv, Exchange& x,
+                 std::vector<std::uint64_t>& at, bool& done);
 // Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
 // Engine::use_cma says so: bcast (the root writes the first 1/n of each
 // receiver's buffer while the receivers read the rest), gather (the senders

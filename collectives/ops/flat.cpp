@@ -13,6 +13,7 @@
 
 #include "collectives/kernels.hpp"
 #include "collectives/ops/common.hpp"
+#include "collectives/ops/pairs.hpp"
 #include "collectives/task.hpp"
 #include "shm/copy.hpp"
 
@@ -381,79 +382,71 @@ Task flat_alltoall(Engine& e, OpKind k, const std::byte* send, std::byte* recv, 
 }
 
 namespace {
-// What agree_pairs' first step puts in a rank's outbox: its send block for
-// each rank, then its longest block of either side.
-struct PairEntry {
-  std::uint64_t len = 0, at = 0;
-};
-// ... and its second step: the first peer (+ 1; 0: none) whose block for
-// this rank differs from this rank's receive count for it, with both.
+// agree_pairs' second step (teams beyond kPairsAllRowsMax): what each rank
+// found in its own column (sender + 1; 0: none).
 struct PairVerdict {
   std::uint64_t bad = 0, sent = 0, expected = 0;
 };
 }  // namespace
 
-Task agree_pairs(Engine& e, const CollArgs& a, Exchange& x, std::vector<std::uint64_t>& at) {
+Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte* recv, Exchange& x,
+                 std::vector<std::uint64_t>& at, bool& done) {
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t un = static_cast<std::size_t>(n);
-  if ((un + 1) * sizeof(PairEntry) > f.chunk()) {
+  if (pairs_blocks_at(n) > f.chunk()) {
     co_return Status(Errc::unsupported, cat("alltoallv: more ranks (", n, ") than the outbox holds counts for"));
   }
   const std::uint64_t s1 = e.next_flat_step();
   f.first = s1;
   x.first = s1;
-  // Entry b at b * sizeof(PairEntry); the longest block after the n entries.
-  std::byte* mine = f.t.outbox(me, f.parity(s1));
-  std::uint64_t longest = 0;
-  for (int b = 0; b < n; ++b) {
-    const PairEntry entry{x.out.len(b), x.out.at(b)};
-    std::memcpy(mine + static_cast<std::size_t>(b) * sizeof entry, &entry, sizeof entry);
-    longest = std::max<std::uint64_t>(longest, std::max(x.out.len(b), x.in.len(b)));
-  }
-  std::memcpy(mine + un * sizeof(PairEntry), &longest, sizeof longest);
-  publish(f.t.rank_line(me).arrive, s1, f.sleepy());  // release: after the table; pairs with arrived()
+  auto row = [&](int q) { return f.t.outbox(q, f.parity(s1)); };
+  // My blocks ride in my outbox where CMA would not carry them.
+  const std::size_t cma_from = e.cma_usable() ? e.config().cma_from(OpKind::alltoallv) : ~std::size_t{0};
+  const PairsMine mine = write_pairs_row(row(me), x, me, n, send, f.chunk() - pairs_blocks_at(n), cma_from);
+  publish(f.t.rank_line(me).arrive, s1, f.sleepy());  // release: after my row; pairs with arrived()
   at.assign(un, 0);
-  PairVerdict found;
-  std::uint64_t most = longest;
+  std::uint64_t most = mine.longest;
+  bool all_carried = mine.carried;
+  PairVerdict found;  // in my own column
   for (int q = 0; q < n; ++q) {
-    PairEntry theirs{x.out.len(me), x.out.at(me)};  // my own block for myself
     if (q != me) {
       OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s1));
-      const std::byte* table = f.t.outbox(q, f.parity(s1));
-      std::memcpy(&theirs, table + static_cast<std::size_t>(me) * sizeof theirs, sizeof theirs);
-      std::uint64_t their_longest = 0;
-      std::memcpy(&their_longest, table + un * sizeof(PairEntry), sizeof their_longest);
-      most = std::max(most, their_longest);
+      const PairsTail tail = pairs_tail(row(q), n);
+      most = std::max(most, tail.longest);
+      all_carried = all_carried && tail.carried != PairsTail::kNotCarried;
     }
+    const PairEntry theirs = pairs_entry(row(q), me);
     at[static_cast<std::size_t>(q)] = theirs.at;
     if (theirs.len != x.in.len(q) && !found.bad) found = {static_cast<std::uint64_t>(q) + 1, theirs.len, x.in.len(q)};
   }
+  // Up to kPairsAllRowsMax ranks every rank reads every column: the same
+  // first difference everywhere.
+  PairsFinding first;
+  if (n <= kPairsAllRowsMax) first = first_pair_difference(n, row);
+  // Every block rode and no pair differs here: take mine from every row.
+  done = all_carried && !found.bad && first.receiver < 0;
+  if (done) take_pairs_blocks(x, me, n, send, recv, row);
   publish(f.t.rank_line(me).done, s1, f.sleepy());  // release: after my reads; pairs with reusable()
-  const std::uint64_t s2 = e.next_flat_step();
-  std::memcpy(f.t.outbox(me, f.parity(s2)), &found, sizeof found);
-  publish(f.t.rank_line(me).arrive, s2, f.sleepy());  // release: after my finding in the outbox; pairs with arrived()
-  PairVerdict first;
-  int receiver = -1;
-  for (int q = 0; q < n; ++q) {
-    PairVerdict v = found;
-    if (q != me) {
-      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s2));
-      std::memcpy(&v, f.t.outbox(q, f.parity(s2)), sizeof v);
-    }
-    if (v.bad && receiver < 0) {
-      first = v;
-      receiver = q;
-    }
-  }
-  publish(f.t.rank_line(me).done, s2, f.sleepy());  // release: after my reads of the findings; pairs with reusable()
   x.most = most;
   x.peer_at = at.data();
-  if (receiver < 0) co_return Status{};
-  const std::size_t es = size_of(a.dtype);
-  co_return Status(Errc::invalid_argument,
-                   cat("alltoallv: rank ", first.bad - 1, " sends ", first.sent / es, " elements to rank ", receiver,
-                       ", which expects ", first.expected / es));
+  if (n > kPairsAllRowsMax) {
+    const std::uint64_t s2 = e.next_flat_step();
+    std::memcpy(f.t.outbox(me, f.parity(s2)), &found, sizeof found);
+    publish(f.t.rank_line(me).arrive, s2, f.sleepy());  // release: after my finding in the outbox; pairs with arrived()
+    for (int q = 0; q < n; ++q) {
+      PairVerdict v = found;
+      if (q != me) {
+        OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s2));
+        std::memcpy(&v, f.t.outbox(q, f.parity(s2)), sizeof v);
+      }
+      if (v.bad && first.receiver < 0) first = {q, static_cast<int>(v.bad - 1), v.sent, v.expected};
+    }
+    publish(f.t.rank_line(me).done, s2, f.sleepy());  // release: after my reads of the findings; pairs with reusable()
+  }
+  if (first.receiver < 0) co_return Status{};
+  done = false;
+  co_return pairs_error(a, first);
 }
 
 Task flat_reduce_scatter(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most,

@@ -314,11 +314,69 @@ TEST_P(Varied, SmallGathervAndScattervBlocksAtEveryRoot) {
   }
 }
 
+// Alltoallv's small blocks ride in its counts step (agree_pairs): uneven
+// blocks of 0 .. 40 bytes, then one pair's block far beyond what rides
+// (the flat path or CMA after the step), each also in place. Every block
+// lands at its displacement; the gaps stay as they were.
+TEST_P(Varied, AlltoallvSmallBlocksRideWithTheCounts) {
+  for (std::int64_t longest : {std::int64_t{40}, std::int64_t{300000}}) {
+    for (bool in_place : {false, true}) {
+      auto got = on_all([&](Team& t) {
+        const std::size_t un = static_cast<std::size_t>(n()), me = static_cast<std::size_t>(t.rank());
+        // bytes from rank s to rank d: uneven, 0 for some pairs; rank 0 to
+        // the last rank `longest`
+        auto len = [&](std::size_t s, std::size_t d) -> std::int64_t {
+          return s == 0 && d == un - 1 ? longest : static_cast<std::int64_t>((s * 7 + d * 3) % 41);
+        };
+        auto value = [](std::size_t s, std::size_t d, std::int64_t i) {
+          return static_cast<std::uint8_t>(s * 31 + d * 17 + static_cast<std::size_t>(i) + 1);
+        };
+        std::vector<std::int64_t> counts(un), displs(un), rcounts(un), rdispls(un);
+        std::int64_t out_at = 0, in_at = 0;
+        for (std::size_t r = 0; r < un; ++r) {
+          counts[r] = len(me, r);
+          displs[r] = out_at;
+          out_at += counts[r] + 5;
+          rcounts[r] = len(r, me);
+          rdispls[r] = in_at;
+          in_at += rcounts[r] + 3;
+        }
+        std::vector<std::uint8_t> out(static_cast<std::size_t>(out_at), 0xaa);
+        std::vector<std::uint8_t> in(static_cast<std::size_t>(in_at), 0xee);
+        for (std::size_t r = 0; r < un; ++r)
+          for (std::int64_t i = 0; i < counts[r]; ++i) out[static_cast<std::size_t>(displs[r] + i)] = value(me, r, i);
+        Status st;
+        if (in_place) {  // the blocks to send are the receive blocks (their counts agree pairwise only if symmetric)
+          for (std::size_t r = 0; r < un; ++r) {
+            rcounts[r] = counts[r] = std::min(len(me, r), len(r, me));
+            for (std::int64_t i = 0; i < rcounts[r]; ++i)
+              in[static_cast<std::size_t>(rdispls[r] + i)] = value(me, r, i);
+          }
+          st = t.alltoallv(kInPlace, nullptr, nullptr, in.data(), rcounts.data(), rdispls.data(), Datatype::uint8);
+        } else {
+          st = t.alltoallv(out.data(), counts.data(), displs.data(), in.data(), rcounts.data(), rdispls.data(),
+                           Datatype::uint8);
+        }
+        if (!st.ok()) return st;
+        std::vector<std::uint8_t> want(in.size(), 0xee);
+        for (std::size_t r = 0; r < un; ++r)
+          for (std::int64_t i = 0; i < rcounts[r]; ++i)
+            want[static_cast<std::size_t>(rdispls[r] + i)] = value(r, me, i);
+        EXPECT_EQ(in, want) << "rank " << me << ", longest " << longest << (in_place ? ", in place" : "");
+        return st;
+      });
+      for (const Status& st : got) EXPECT_TRUE(st.ok()) << st.to_string();
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, Varied,
                          ::testing::Values(Config{"here_2", "", 2, MapBy::core, "", "", ""},
                                            Config{"here_3_strict", "", 3, MapBy::core, "", "", "strict"},
                                            Config{"here_5", "", 5, MapBy::core, "", "", ""},
-                                           Config{"rome_8", "rome", 8, MapBy::scatter, "", "", ""}),
+                                           Config{"rome_8", "rome", 8, MapBy::scatter, "", "", ""},
+                                           // beyond 16 ranks alltoallv's counts take a second step
+                                           Config{"rome_18", "rome", 18, MapBy::scatter, "", "", ""}),
                          [](const auto& param_info) { return param_info.param.name; });
 
 }  // namespace

@@ -80,10 +80,16 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
             // the same steps).
             EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries, every}, shape, set).rest) << at;
             // Only a step carrying concatenated data is flat everywhere:
-            // the data of one-step calls, gatherv's and scatterv's lengths.
+            // the data of one-step calls, gatherv's and scatterv's lengths;
+            // alltoallv's counts rows where every rank is a unit of a
+            // symmetric top (pairs_in_first).
             const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv ||
                                       op == OpKind::alltoall || op == OpKind::scan || op == OpKind::exscan;
-            EXPECT_EQ(p.first.flat, (p.rest == Rest::none && concatenates) || lengths_step(op)) << at;
+            const bool pairs = op == OpKind::alltoallv && shape.top_max_unit == 1 &&
+                               shape.top_units <= std::min(set.sym_max, set.sym_slot_max) &&
+                               pairs_row_bytes(shape.ranks) <= shape.slot_bytes;
+            EXPECT_EQ(pairs_in_first(op, p), pairs) << at;
+            EXPECT_EQ(p.first.flat, (p.rest == Rest::none && concatenates) || lengths_step(op) || pairs) << at;
             const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape);
             if (lengths_step(op)) {
               // Their data always follows; the lengths step through the
@@ -109,8 +115,12 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
                         shape.top_units <= set.sym_max && (most <= kInlineBytes || slot))
                   << at;
             } else if (op == OpKind::alltoallv) {
-              // Its header step (headers only, as a barrier's) wherever the top is small.
+              // The counts rows in the first step over single ranks (each
+              // through its slot), whatever this rank's own arguments; else
+              // its header step (headers only, as a barrier's) wherever the
+              // top is small. Data may follow either way.
               EXPECT_EQ(p.rest, Rest::flat) << at;
+              EXPECT_EQ(most, carries && shape.top_max_unit == 1 ? pairs_row_bytes(shape.ranks) : 0) << at;
               EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max) << at;
             } else if (p.first.top == TopCase::symmetric) {
               // The symmetric top only where its conditions hold.
@@ -213,9 +223,21 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
           {
             // gatherv: done in that step where its rows carry every block
             const bool with = lengths_step(op) && bytes <= lengths_data_bytes(op, p, shape);
+            // alltoallv: its blocks ride with the counts rows in the first
+            // step (pairs_in_first) or in the outboxes where they fit and
+            // CMA would not take them
+            const std::size_t others = bytes * static_cast<std::size_t>(mc.ranks - 1);
+            const bool in_first = pairs_in_first(op, p);
+            const bool rides = in_first ? others <= pairs_first_cap(mc.ranks)
+                                        : pairs_blocks_at(mc.ranks) + others <= kDefaultSlotBytes &&
+                                              bytes < cfg.cma_from(OpKind::alltoallv);
+            const char* pairs =
+                in_first ? (rides ? "counts rows (the blocks with them)" : "counts rows + flat over the team")
+                : rides  ? "header step + counts step (the blocks with it)"
+                         : "header step + counts step + flat over the team";
             EXPECT_EQ(pr->path, with                      ? "lengths step (the blocks with it)"
                                 : lengths_step(op)        ? "lengths step + flat over the team"
-                                : op == OpKind::alltoallv ? "header step + counts step + flat over the team"
+                                : op == OpKind::alltoallv ? pairs
                                                           : "header step + flat over the team")
                 << at;
           } break;
