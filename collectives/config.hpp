@@ -40,7 +40,7 @@
 //                    so that plain buffers take the single-copy path too, with
 //                    one local copy more. OSMP_STAGE_MIN "auto" (default): where
 //                    it won here (stage_from()): from 1M, allreduce from 128K;
-//                    bcast and allreduce not where CMA carries the call;
+//                    never where CMA carries the call;
 //                    below, the areas' pipelined chunks, which start moving
 //                    data at once, are faster (gather of 512K: 98-135 us
 //                    staged, 49-53 us through the areas)
@@ -88,10 +88,13 @@ struct CollectiveConfig {
   std::size_t stage_min = kAuto;
   // The bytes per rank from which operation `k` stages plain buffers;
   // `with_cma`: CMA would carry this call (Engine::use_cma), which beat
-  // staging here for bcast and allreduce, so that those then never stage.
+  // staging here for every operation (2 processes, 1 MiB: alltoall 270-286
+  // us against 618-704 staged, gather 279-315 / 457-470, allgather 312-313
+  // / 422-508, scatter 270-277 / 405-468; 4 MiB 1.1-1.5x), so that a call
+  // CMA carries never stages.
   std::size_t stage_from(OpKind k, bool with_cma) const {
     if (stage_min != kAuto) return stage_min;
-    if (with_cma && (k == OpKind::bcast || k == OpKind::allreduce)) return kAuto;  // never
+    if (with_cma) return kAuto;  // never: CMA's single copy without the local one won everywhere
     return k == OpKind::allreduce ? std::size_t{128} << 10 : std::size_t{1} << 20;
   }
   std::size_t cma_min = kAuto;
