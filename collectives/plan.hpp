@@ -17,7 +17,6 @@
 
 #include "collectives/config.hpp"
 #include "collectives/types.hpp"
-#include "core/constants.hpp"
 
 namespace osmp {
 
@@ -153,12 +152,12 @@ constexpr std::size_t lengths_data_bytes(OpKind op, const Plan& p, const PlanSha
 
 // Alltoallv's counts row (collectives/ops/pairs.hpp): an entry of this many
 // bytes per rank, a tail, then its blocks from pairs_blocks_at(n).
-inline constexpr std::size_t kPairsEntryBytes = 32;
+inline constexpr std::size_t kPairsEntryBytes = 24;
 inline constexpr std::size_t kPairsTailBytes = 16;
 constexpr std::size_t pairs_blocks_at(int n) {
-  return (static_cast<std::size_t>(n) * kPairsEntryBytes + kPairsTailBytes + kCacheLine - 1) / kCacheLine * kCacheLine;
+  return static_cast<std::size_t>(n) * kPairsEntryBytes + kPairsTailBytes;
 }
-// Up to this many ranks every rank reads every row whole (n * n entries: 8
+// Up to this many ranks every rank reads every row whole (n * n entries: 6
 // KiB at 16), and so finds the same first difference as every other;
 // beyond, agree_pairs has each check its own column and share the findings
 // in a second step.

@@ -88,7 +88,9 @@ class PairsPayload : public Payload {
   int me_, n_;
   bool carries_;
   std::size_t mine_len_ = 0;
-  alignas(kCacheLine) std::byte small_[512] = {};
+  // My row: here (written whole by the constructor; not cleared first), or
+  // on the heap where its blocks make it longer.
+  alignas(kCacheLine) std::byte small_[512];
   std::vector<std::byte> big_;
   std::vector<std::uint64_t> at_;
   PairsFinding finding_;

@@ -9,7 +9,7 @@ PairsMine write_pairs_row(std::byte* row, const Exchange& x, int me, int n, cons
   PairsMine mine;
   std::uint64_t total = 0, longest_out = 0;
   for (int b = 0; b < n; ++b) {
-    const PairEntry entry{x.out.len(b), x.out.at(b), b == me ? 0 : total, x.in.len(b)};
+    const PairEntry entry{x.out.len(b), x.out.at(b), x.in.len(b)};
     std::memcpy(row + static_cast<std::size_t>(b) * sizeof entry, &entry, sizeof entry);
     if (b != me) total += entry.len;
     longest_out = std::max<std::uint64_t>(longest_out, entry.len);
@@ -22,7 +22,8 @@ PairsMine write_pairs_row(std::byte* row, const Exchange& x, int me, int n, cons
   std::byte* blocks = row + pairs_blocks_at(n);
   for (int b = 0; b < n; ++b) {
     if (b == me || !x.out.len(b)) continue;
-    copy_to_shared(blocks + pairs_entry(row, b).off, send + x.out.at(b), x.out.len(b));
+    copy_to_shared(blocks, send + x.out.at(b), x.out.len(b));
+    blocks += x.out.len(b);
   }
   return mine;
 }

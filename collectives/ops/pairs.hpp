@@ -6,12 +6,12 @@
 // through each rank's outbox (agree_pairs, ops/flat.cpp).
 //
 //   PairEntry[n]      entry b: my send block for rank b (length, place in my
-//                     send buffer, place among my row's blocks) and my
-//                     receive count from b, all in bytes
+//                     send buffer) and my receive count from b, in bytes
 //   PairsTail         my longest block (send or receive), my blocks' bytes
 //                     in the row (kNotCarried: they are not)
 //   blocks            from pairs_blocks_at(n): my send blocks but my own,
-//                     packed in rank order
+//                     packed in rank order (block b after the lengths of
+//                     blocks 0 .. b - 1 but mine: pairs_block_off)
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,7 @@
 namespace osmp {
 
 struct PairEntry {
-  std::uint64_t len = 0, at = 0, off = 0, want = 0;
+  std::uint64_t len = 0, at = 0, want = 0;
 };
 static_assert(sizeof(PairEntry) == kPairsEntryBytes);
 struct PairsTail {
@@ -57,6 +57,14 @@ inline PairsTail pairs_tail(const std::byte* row, int n) {
   return t;
 }
 
+// Where rank q's block for rank b lies among the blocks of q's row.
+inline std::size_t pairs_block_off(const std::byte* row, int q, int b) {
+  std::size_t off = 0;
+  for (int c = 0; c < b; ++c)
+    if (c != q) off += pairs_entry(row, c).len;
+  return off;
+}
+
 // The first pair whose counts differ: the first receiver in rank order with
 // a difference, and its first sender (in rank order). receiver < 0: none.
 struct PairsFinding {
@@ -88,7 +96,7 @@ void take_pairs_blocks(const Exchange& x, int me, int n, const std::byte* send, 
     if (q == me) {
       if (send + x.out.at(me) != to) std::memcpy(to, send + x.out.at(me), len);
     } else {
-      std::memcpy(to, row(q) + pairs_blocks_at(n) + pairs_entry(row(q), me).off, len);
+      std::memcpy(to, row(q) + pairs_blocks_at(n) + pairs_block_off(row(q), q, me), len);
     }
   }
 }

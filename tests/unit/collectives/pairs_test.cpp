@@ -78,7 +78,7 @@ TEST(PairsRow, HoldsEveryEntryTheLongestBlockAndTheBlocksPacked) {
       EXPECT_EQ(e.want, static_cast<std::uint64_t>(p.rcounts[ur][ub]));
       longest = std::max({longest, e.len, e.want});
       if (b == r) continue;  // my own block is not in the row
-      EXPECT_EQ(e.off, off);
+      EXPECT_EQ(pairs_block_off(row, r, b), off);
       for (std::uint64_t i = 0; i < e.len; ++i)
         EXPECT_EQ(static_cast<std::uint8_t>(row[pairs_blocks_at(3) + off + i]),
                   p.send[ur][static_cast<std::size_t>(p.displs[ur][ub]) + i]);
