@@ -16,7 +16,9 @@
 //                    whose data fits a slot symmetrically: each puts its data
 //                    in its slot, reads the others' and combines them itself
 //                    (one hand-off and one copy less than the tree: 1.8-2.5x
-//                    faster at 1-64 KiB on 2 processes here; default 2, 0 off)
+//                    faster at 1-64 KiB on 2 processes here; default 2, 0 off);
+//                    and the first step of gatherv, scatterv and alltoallv
+//                    with each rank's row and its small blocks in its slot
 //   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv /
 //                    process_vm_writev between the ranks' own buffers when the
 //                    kernel allows (probed at team creation)

@@ -74,8 +74,7 @@ bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& 
   if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
   const std::size_t most = symmetric_bytes(in, s);
   if (most <= kInlineBytes) return true;
-  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall || in.op == OpKind::scatterv ||
-          in.op == OpKind::alltoallv) &&
+  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall || in.op == OpKind::alltoallv) &&
          s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
 }
 
@@ -148,9 +147,20 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
   }
   if (lengths_step(in.op)) {
     // The first step gathers every rank's length (kLengthsRowBytes), as an
-    // allgather's data: concatenated, through the symmetric top where it fits.
+    // allgather's data: concatenated, through the symmetric top where it
+    // fits; over single ranks with the blocks' first bytes, in rows of
+    // their own length through the slots at a top small enough for them.
     p.first.flat = true;
-    if (symmetric_top(in, s, set)) p.first.top = TopCase::symmetric;
+    if (s.top_max_unit == 1 && s.top_units <= std::min(set.sym_max, set.sym_slot_max) &&
+        lengths_packed_bytes(in.op, s.ranks) <= s.slot_bytes) {
+      p.first.top = TopCase::symmetric;
+      p.lengths_data = kLengthsSlotDataBytes;
+      p.lengths_packed = true;
+    } else if (symmetric_top(in, s, set)) {
+      p.first.top = TopCase::symmetric;
+      // (scatterv's root's row over single ranks never fits the line)
+      if (s.top_max_unit == 1 && in.op == OpKind::gatherv) p.lengths_data = kLengthsDataBytes;
+    }
   } else if (in.op == OpKind::alltoallv) {
     // Where every rank is a unit of a symmetric top, the first step carries
     // every rank's counts row (pairs_in_first), which every rank reads:

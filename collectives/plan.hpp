@@ -70,6 +70,11 @@ struct Plan {
   StepPlan chunk;               // rest == chunks
   std::size_t chunk_bytes = 0;  // rest == chunks: bytes per chunk (a multiple of the element)
   std::size_t chunks = 0;       // rest == chunks: how many; they cover the bytes once
+  // Gatherv's and scatterv's first step (lengths_step): the data bytes per
+  // block its rows carry (0: none), and whether the rows have each their own
+  // length, in their ranks' slots (kLengthsSlotDataBytes), or a fixed one.
+  std::size_t lengths_data = 0;
+  bool lengths_packed = false;
   bool operator==(const Plan&) const = default;
 };
 
@@ -143,12 +148,23 @@ inline constexpr std::size_t kLengthsRowBytes = 16;
 // Where every rank is a unit of a symmetric top (so every rank reads every
 // row) the rows also carry data: gatherv's the first bytes of each rank's
 // block, scatterv's root's the first bytes of every rank's block; a call
-// whose blocks all fit is done in that step.
+// whose blocks all fit is done in that step. This many bytes per block in
+// rows of a fixed size where they fit the lines (gatherv over at most
+// OSMP_SYMMETRIC_MAX ranks);
 inline constexpr std::size_t kLengthsDataBytes = 16;
-// The data bytes per block the rows carry in the plan `p` (0: none).
-constexpr std::size_t lengths_data_bytes(OpKind op, const Plan& p, const PlanShape& s) {
-  return lengths_step(op) && s.top_max_unit == 1 && p.first.top == TopCase::symmetric ? kLengthsDataBytes : 0;
+// ... this many in rows of their own length, each in its rank's slot
+// (Plan::lengths_packed: a top of at most OSMP_SYMMETRIC_SLOT_MAX ranks).
+// (2 processes: gatherv 0.46-0.51 us against 0.54-0.60 at 32-512 B, even
+// at 1 KiB, 0.66-0.86 against 0.59-0.75 at 2-4 KiB: beyond, the flat path's
+// two copies beat the row's three).
+inline constexpr std::size_t kLengthsSlotDataBytes = 1024;
+// The most bytes a rank's row takes in the slot where the rows are packed:
+// gatherv's any rank's, scatterv's the root's (the others' only the row).
+constexpr std::size_t lengths_packed_bytes(OpKind op, int ranks) {
+  return kLengthsRowBytes + kLengthsSlotDataBytes * (op == OpKind::scatterv ? static_cast<std::size_t>(ranks) : 1);
 }
+// The data bytes per block the rows carry in the plan `p` (0: none).
+constexpr std::size_t lengths_data_bytes(const Plan& p) { return p.lengths_data; }
 
 // Alltoallv's counts row (collectives/ops/pairs.hpp): an entry of this many
 // bytes per rank, a tail, then its blocks from pairs_blocks_at(n).

@@ -440,12 +440,13 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
   } else {
     // Gatherv's and scatterv's first step gathers every rank's length up
     // and sends the longest down (lengths_step); the others' only headers.
-    // Their rows carry the blocks too where lengths_data_bytes says so, and
-    // blocks that fit them are done in that step.
+    // Their rows carry the blocks too where lengths_data_bytes says so (a
+    // fixed length, or packed: as long as the blocks), and blocks that fit
+    // them are done in that step.
     // Alltoallv's first step carries every rank's counts row where
     // pairs_in_first says so, with its blocks where they fit.
-    const std::size_t data = lengths_data_bytes(op, plan, x.shape);
-    const double row = static_cast<double>(kLengthsRowBytes + data);
+    const std::size_t data = lengths_data_bytes(plan);
+    const double row = static_cast<double>(kLengthsRowBytes + (plan.lengths_packed ? std::min(bytes, data) : data));
     const bool pairs = pairs_in_first(op, plan);
     const std::size_t others = bytes * static_cast<std::size_t>(tree.size() - 1);
     const bool pairs_ride = pairs && others <= pairs_first_cap(tree.size());

@@ -151,7 +151,12 @@ namespace {
 // every rank is a unit of a symmetric top the rows also carry data
 // (lengths_data_bytes): gatherv's each rank's block's first bytes, which
 // the root takes; scatterv's root's every rank's, which each rank takes.
-// When every block fits, the call is done with the step.
+// When every block fits, the call is done with the step. The rows have a
+// fixed length (kLengthsDataBytes of data, in the lines) or, packed
+// (Plan::lengths_packed), each its own: the row, then gatherv's block's
+// first bytes, scatterv's root's every rank's first bytes back to back
+// (rank q's after those of ranks 0 .. q - 1, whose lengths every rank
+// reads in their rows), each row in its rank's slot, read there (sym_down).
 struct LengthsRow {
   std::uint64_t len = 0;
   std::int64_t digest = 0;  // the root's counts' (CountsDigest); 0 elsewhere
@@ -169,40 +174,63 @@ class LengthsPayload : public GatherPayload {
         e_(e),
         root_(a.root),
         me_(e.team().rank()),
+        n_(e.team().size()),
         gathers_(a.kind == OpKind::gatherv),
-        cap_(lengths_data_bytes(a.kind, plan, e.shape())),
+        packed_(plan.lengths_packed),
+        cap_(lengths_data_bytes(plan)),
         mine_(mine),
         blocks_(blocks),
         recv_(recv) {
-    const int n = e.team().size();
-    if (gathers_) block_ += cap_;
+    const auto un = static_cast<std::size_t>(n_);
+    if (gathers_ && !packed_) block_ += cap_;
     // scatterv's root's row: every rank's first bytes, in rank order
-    if (!gathers_ && cap_) root_extra_ = cap_ * static_cast<std::size_t>(n);
-    const std::size_t own_len = block_ + (me_ == root_ ? root_extra_ : 0);
-    if (own_len > sizeof small_) big_.assign(own_len, std::byte{0});
+    if (!gathers_ && cap_ && !packed_) root_extra_ = cap_ * un;
+    std::size_t data = 0;  // packed: my row's data bytes
+    if (packed_ && send && gathers_) data = std::min(mine, cap_);
+    if (packed_ && send && !gathers_ && me_ == root_)
+      for (int q = 0; q < n_; ++q) data += std::min(blocks.len(q), cap_);
+    own_len_ = packed_ ? kLengthsRowBytes + data : block_ + (me_ == root_ ? root_extra_ : 0);
+    // Packed, a row whose longest would not fit the line goes in the slot
+    // however short it is: the readers look for it where its longest would
+    // be (sym_len).
+    const std::size_t written = own_len_;
+    if (packed_ && sym_len_of(me_) > kInlineBytes) own_len_ = std::max(own_len_, kInlineBytes + 1);
+    if (own_len_ > sizeof small_) big_.resize(own_len_);
     std::byte* own_row = own_up();
+    if (own_len_ > written) std::memset(own_row + written, 0, own_len_ - written);  // the padding to the slot
     LengthsRow own{mine, 0};
     if (me_ == root_) {
       CountsDigest d;
-      for (int q = 0; q < n; ++q) d.add(static_cast<std::int64_t>(blocks.len(q)));
+      for (int q = 0; q < n_; ++q) d.add(static_cast<std::int64_t>(blocks.len(q)));
       own.digest = d.value();
     }
     std::memcpy(own_row, &own, sizeof own);
     if (!send || !cap_) return;
+    std::byte* at = own_row + sizeof own;
     if (gathers_) {
-      if (const std::size_t len = std::min(mine, cap_)) std::memcpy(own_row + sizeof own, send, len);
+      if (const std::size_t len = std::min(mine, cap_)) std::memcpy(at, send, len);
     } else if (me_ == root_) {
-      for (int q = 0; q < n; ++q)
-        if (const std::size_t len = std::min(blocks.len(q), cap_))
-          std::memcpy(own_row + sizeof own + static_cast<std::size_t>(q) * cap_, send + blocks.at(q), len);
+      for (int q = 0; q < n_; ++q) {
+        const std::size_t len = std::min(blocks.len(q), cap_);
+        if (len) std::memcpy(at, send + blocks.at(q), len);
+        at += packed_ ? len : cap_;
+      }
     }
   }
   std::size_t data_cap() const { return cap_; }
   // A unit's row: a single rank's (scatterv's root's is longer), or its ranks'.
   std::size_t up_len(const Lane& l, int u) const {
     const auto su = static_cast<std::size_t>(u);
+    if (packed_) return sym_len(l, u);
     const std::size_t len = static_cast<std::size_t>(l.unit_size[su]) * block_;
     return root_extra_ && l.unit_size[su] == 1 && l.packed[l.unit_off[su]] == root_ ? len + root_extra_ : len;
+  }
+  // Packed (every unit a single rank): my row's length, and the most the
+  // others' may take (where to find them: in the line or the slot).
+  std::size_t sym_len(const Lane& l, int u) const {
+    if (!packed_) return up_len(l, u);
+    const int rank = l.packed[static_cast<std::size_t>(l.unit_off[static_cast<std::size_t>(u)])];
+    return rank == me_ ? own_len_ : sym_len_of(rank);
   }
   void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* out) {
     concatenate(w, units, count, out, [&](int u) { return up_len(l, u); });
@@ -225,34 +253,24 @@ class LengthsPayload : public GatherPayload {
         off += block_ + (packed[i] == root_ ? root_extra_ : 0);
       }
     }
-    auto row_at = [&](std::size_t rank) {
+    return decide([&](std::size_t rank) {
       return placed.empty() ? up + rank * block_ + (rank > root ? root_extra_ : 0) : placed[rank];
-    };
-    auto row = [&](std::size_t rank) {
-      LengthsRow r;
-      std::memcpy(&r, row_at(rank), sizeof r);
-      return r;
-    };
-    CountsDigest d;
-    std::uint64_t most = 0;
-    for (std::size_t r = 0; r < n; ++r) {
-      const std::uint64_t len = row(r).len;
-      d.add(static_cast<std::int64_t>(len));
-      most = std::max(most, len);
+    });
+  }
+  // The symmetric top: packed, every row in its unit's line or slot, read
+  // there; else as a local root's, the rows concatenated first.
+  const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte* scratch) {
+    if (!packed_) {
+      w.all_units(l.n());
+      combine(l, w, w.order.data(), l.n(), scratch);
+      return top_down(scratch);
     }
-    top_ = {most, d.value() == row(root).digest ? 1 : 0};
-    if (!recv_ || top_.digest != 1 || most > cap_) return reinterpret_cast<const std::byte*>(&top_);
-    if (gathers_) {  // the root: every block is in the rows
-      for (std::size_t r = 0; r < n; ++r) {
-        const int q = static_cast<int>(r);
-        if (const std::size_t len = blocks_.len(q))
-          std::memcpy(recv_ + blocks_.at(q), row_at(r) + sizeof(LengthsRow), len);
-      }
-    } else if (mine_) {  // my block, in the root's row
-      const std::byte* from = row_at(root) + sizeof(LengthsRow);
-      std::memcpy(recv_, from + static_cast<std::size_t>(me_) * cap_, mine_);
+    std::vector<const std::byte*> placed;  // rank -> row, where units are not in rank order
+    if (!e_.top_in_rank_order()) {
+      placed.resize(static_cast<std::size_t>(n_));
+      for (std::size_t u = 0; u < placed.size(); ++u) placed[static_cast<std::size_t>(l.packed[u])] = w.src[u];
     }
-    return reinterpret_cast<const std::byte*>(&top_);
+    return decide([&](std::size_t rank) { return placed.empty() ? w.src[rank] : placed[rank]; });
   }
   // Every lane this rank takes part in gets the same row from the top.
   void deliver(int /*lane*/, const Lane* /*l*/, const std::byte* data) {
@@ -262,20 +280,62 @@ class LengthsPayload : public GatherPayload {
   bool agreed() const { return got_.digest == 1; }
 
  private:
+  std::size_t sym_len_of(int rank) const {
+    return kLengthsRowBytes + (gathers_ ? cap_ : rank == root_ ? cap_ * static_cast<std::size_t>(n_) : 0);
+  }
+  static LengthsRow row_in(const std::byte* at) {
+    LengthsRow r;
+    std::memcpy(&r, at, sizeof r);
+    return r;
+  }
+  // From every rank's row (`row_at(rank)`): the longest block and whether
+  // the lengths are the root's counts (what goes down); where every block
+  // is in the rows, the root's (gatherv) or my (scatterv) copies.
+  template <class RowAt>
+  const std::byte* decide(RowAt row_at) {
+    const auto n = static_cast<std::size_t>(n_), root = static_cast<std::size_t>(root_);
+    CountsDigest d;
+    std::uint64_t most = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      const std::uint64_t len = row_in(row_at(r)).len;
+      d.add(static_cast<std::int64_t>(len));
+      most = std::max(most, len);
+    }
+    top_ = {most, d.value() == row_in(row_at(root)).digest ? 1 : 0};
+    if (!recv_ || top_.digest != 1 || most > cap_) return reinterpret_cast<const std::byte*>(&top_);
+    if (gathers_) {  // the root: every block is in the rows
+      for (std::size_t r = 0; r < n; ++r) {
+        const int q = static_cast<int>(r);
+        if (const std::size_t len = blocks_.len(q))
+          std::memcpy(recv_ + blocks_.at(q), row_at(r) + sizeof(LengthsRow), len);
+      }
+    } else if (mine_) {  // my block, in the root's row
+      std::size_t off = static_cast<std::size_t>(me_) * cap_;
+      if (packed_) {
+        off = 0;
+        for (std::size_t r = 0; r < static_cast<std::size_t>(me_); ++r) off += row_in(row_at(r)).len;
+      }
+      std::memcpy(recv_, row_at(root) + sizeof(LengthsRow) + off, mine_);
+    }
+    return reinterpret_cast<const std::byte*>(&top_);
+  }
+
   Engine& e_;
-  int root_, me_;
-  bool gathers_;
+  int root_, me_, n_;
+  bool gathers_, packed_;
   std::size_t cap_, mine_;
-  std::size_t root_extra_ = 0;
+  std::size_t root_extra_ = 0, own_len_ = 0;
   const Blocks& blocks_;
   std::byte* recv_;
-  // My row: in place, or (scatterv's root with data) on the heap.
-  alignas(8) std::byte small_[kLengthsRowBytes + kLengthsDataBytes] = {};
+  // My row: in place, or (scatterv's root with data, packed rows) on the heap.
+  alignas(8) std::byte small_[kLengthsRowBytes + kLengthsSlotDataBytes];  // written where read (not cleared)
   std::vector<std::byte> big_;
   LengthsRow top_, got_;  // {longest block, 1 when the lengths are the root's counts}
 };
 
 static_assert(PayloadHooks<LengthsPayload>);
+static_assert(HasSymDown<LengthsPayload>);
+static_assert(HasSymLen<LengthsPayload>);
 
 }  // namespace
 

@@ -254,13 +254,15 @@ TEST_P(Varied, ZeroCounts) {
 }
 
 // Gatherv's and scatterv's small blocks ride with the lengths where every
-// rank is a unit of a symmetric top (kLengthsDataBytes): blocks of 0-16
-// bytes, uneven, at every root, in place at the root, and then one block a
-// byte too long for the rows among small ones (the flat path after the
-// lengths step). The gaps between blocks and past each block stay as they
-// were.
+// rank is a unit of a symmetric top (kLengthsDataBytes in the lines, or
+// kLengthsSlotDataBytes in packed rows through the slots): blocks of 0-16
+// bytes, uneven, at every root, in place at the root, and one block as long
+// as either limit or a byte too long for it among small ones (the flat path
+// after the lengths step). The gaps between blocks and past each block stay
+// as they were.
 TEST_P(Varied, SmallGathervAndScattervBlocksAtEveryRoot) {
-  for (int longest : {static_cast<int>(kLengthsDataBytes), static_cast<int>(kLengthsDataBytes) + 1}) {
+  for (int longest : {static_cast<int>(kLengthsDataBytes), static_cast<int>(kLengthsDataBytes) + 1,
+                      static_cast<int>(kLengthsSlotDataBytes), static_cast<int>(kLengthsSlotDataBytes) + 1}) {
     for (int root = 0; root < n(); ++root) {
       for (bool in_place : {false, true}) {
         auto got = on_all([&](Team& t) {

@@ -104,15 +104,18 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
                               : single ? kLengthsRowBytes + data
                                        : kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit))
                   << at;
-              EXPECT_EQ(lengths_data_bytes(op, p, shape),
-                        single && p.first.top == TopCase::symmetric ? kLengthsDataBytes : 0)
-                  << at;
-              // The symmetric top where the rows fit the lines (scatterv's
-              // root's row also through its slot, as allreduce's data).
-              const bool slot =
-                  op == OpKind::scatterv && shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes;
-              EXPECT_EQ(p.first.top == TopCase::symmetric,
-                        shape.top_units <= set.sym_max && (most <= kInlineBytes || slot))
+              // Over single ranks at a top small enough for the slots the
+              // rows are packed, each with up to kLengthsSlotDataBytes per
+              // block; else the symmetric top where the rows fit the lines,
+              // over single ranks with kLengthsDataBytes per block.
+              const bool packed = single && shape.top_units <= std::min(set.sym_max, set.sym_slot_max) &&
+                                  lengths_packed_bytes(op, shape.ranks) <= shape.slot_bytes;
+              EXPECT_EQ(p.lengths_packed, packed) << at;
+              const bool lines = shape.top_units <= set.sym_max && most <= kInlineBytes;
+              EXPECT_EQ(p.first.top == TopCase::symmetric, packed || lines) << at;
+              EXPECT_EQ(lengths_data_bytes(p), packed                                     ? kLengthsSlotDataBytes
+                                               : single && lines && op == OpKind::gatherv ? kLengthsDataBytes
+                                                                                          : 0)
                   << at;
             } else if (op == OpKind::alltoallv) {
               // The counts rows in the first step over single ranks (each
@@ -222,7 +225,7 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
           case Rest::flat:  // gatherv, scatterv share the lengths, alltoallv agrees on the counts (ops/flat.cpp)
           {
             // gatherv: done in that step where its rows carry every block
-            const bool with = lengths_step(op) && bytes <= lengths_data_bytes(op, p, shape);
+            const bool with = lengths_step(op) && bytes <= lengths_data_bytes(p);
             // alltoallv: its blocks ride with the counts rows in the first
             // step (pairs_in_first) or in the outboxes where they fit and
             // CMA would not take them
