@@ -67,9 +67,10 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
 
 // Whether a first step that carries the data runs the symmetric top: a top
 // group of at most OSMP_SYMMETRIC_MAX members and what its largest unit
-// publishes in the flag's line; allreduce also through the slots, at a top
-// of at most OSMP_SYMMETRIC_SLOT_MAX. Scatter never (each unit needs a
-// different part, which only the root's unit has).
+// publishes in the flag's line; allreduce, alltoall and alltoallv's rows
+// also through the slots, at a top of at most OSMP_SYMMETRIC_SLOT_MAX (and
+// gatherv's and scatterv's packed rows: make_plan). Scatter never (each
+// unit needs a different part, which only the root's unit has).
 bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
   const std::size_t most = symmetric_bytes(in, s);
@@ -97,14 +98,13 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
     case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
     case OpKind::allgatherv:  // at most: the largest unit's blocks
     case OpKind::reduce_scatter: return in.total * in.esize;
-    // The lengths, and over single ranks the blocks' first bytes
-    // (lengths_data_bytes): gatherv's each its own, scatterv's root every rank's.
+    // The lengths in fixed rows, and over single ranks gatherv's blocks'
+    // first bytes (lengths_data_bytes; packed rows go through the slots
+    // whatever this says: make_plan).
     case OpKind::gatherv:
       return s.top_max_unit == 1 ? kLengthsRowBytes + kLengthsDataBytes
                                  : kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::scatterv:
-      return s.top_max_unit == 1 ? kLengthsRowBytes + kLengthsDataBytes * static_cast<std::size_t>(s.ranks)
-                                 : kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
+    case OpKind::scatterv: return kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
     // Over single ranks, the counts rows (pairs_in_first); else only headers.
     case OpKind::alltoallv: return s.top_max_unit == 1 ? pairs_row_bytes(s.ranks) : 0;
   }
@@ -158,7 +158,7 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
       p.lengths_packed = true;
     } else if (symmetric_top(in, s, set)) {
       p.first.top = TopCase::symmetric;
-      // (scatterv's root's row over single ranks never fits the line)
+      // (scatterv's root's row with every rank's bytes would not fit the line)
       if (s.top_max_unit == 1 && in.op == OpKind::gatherv) p.lengths_data = kLengthsDataBytes;
     }
   } else if (in.op == OpKind::alltoallv) {

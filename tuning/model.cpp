@@ -384,8 +384,7 @@ Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, c
     path = lengths_step(op) ? "lengths step + flat over the team" : "header step + flat over the team";
     if (op == OpKind::scan || op == OpKind::exscan) return chain_rows(x, m);  // its row: the chain of ranks
     // The v-variants as their uniform operation with every block `m` bytes;
-    // alltoallv first agrees on the counts in two flat steps (every rank
-    // reads every other's flags, twice).
+    // alltoallv with its counts step before (alltoallv_rest).
     OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
     if (op == OpKind::alltoallv) return alltoallv_rest(x, m, plan, std::move(rows), path);
     return rows;

@@ -90,7 +90,7 @@ class PairsPayload : public Payload {
   std::size_t mine_len_ = 0;
   // My row: here (written whole by the constructor; not cleared first), or
   // on the heap where its blocks make it longer.
-  alignas(kCacheLine) std::byte small_[512];
+  alignas(8) std::byte small_[512];
   std::vector<std::byte> big_;
   std::vector<std::uint64_t> at_;
   PairsFinding finding_;

@@ -17,7 +17,8 @@ namespace osmp {
 // own: allgatherv's and reduce_scatter's counts' digest, and nothing for
 // gatherv, scatterv and alltoallv, whose ranks pass different counts
 // (gatherv's and scatterv's first step compares them with the root's:
-// share_lengths; alltoallv's flat agree_pairs: ops/flat.cpp).
+// share_lengths; alltoallv's counts rows: its first step's where
+// pairs_in_first, else agree_pairs, ops/flat.cpp).
 inline OpHeader header_for(const CollArgs& a, int n) {
   OpHeader h;
   h.kind = static_cast<std::uint8_t>(a.kind);
@@ -319,7 +320,8 @@ Task share_lengths(Engine& e, const CollArgs& a, StatusWord local, const Plan& p
 // pair (the same on every rank: it sets the steps); alltoallv: `peer_at`,
 // where each peer's block for this rank lies in that peer's send buffer
 // (bytes; null: at this rank's index times the block), and `first`, the
-// call's first flat step (agree_pairs'), from which outboxes are reused.
+// call's first flat step (agree_pairs'; 0: the data steps' own first, where
+// the first step carried the rows), from which outboxes are reused.
 struct Exchange {
   Blocks out, in;
   std::size_t most = 0;

@@ -7,7 +7,9 @@
 //
 // Outbox reuse: a writer fills buffer s % 2 only after its readers published
 // done >= s - 2. Across operations the first step (a full round trip through
-// the tree) already guarantees that every reader finished the last one.
+// the tree, or a symmetric top where every member acquires every other's
+// line of the new call) already guarantees that every reader finished the
+// last one.
 #include <cstring>
 #include <vector>
 
@@ -181,23 +183,23 @@ class LengthsPayload : public GatherPayload {
         mine_(mine),
         blocks_(blocks),
         recv_(recv) {
-    const auto un = static_cast<std::size_t>(n_);
+    // Fixed rows carry data only for gatherv (scatterv's root's row would
+    // not fit the line: its data goes only in packed rows).
     if (gathers_ && !packed_) block_ += cap_;
-    // scatterv's root's row: every rank's first bytes, in rank order
-    if (!gathers_ && cap_ && !packed_) root_extra_ = cap_ * un;
     std::size_t data = 0;  // packed: my row's data bytes
     if (packed_ && send && gathers_) data = std::min(mine, cap_);
     if (packed_ && send && !gathers_ && me_ == root_)
       for (int q = 0; q < n_; ++q) data += std::min(blocks.len(q), cap_);
-    own_len_ = packed_ ? kLengthsRowBytes + data : block_ + (me_ == root_ ? root_extra_ : 0);
-    // Packed, a row whose longest would not fit the line goes in the slot
-    // however short it is: the readers look for it where its longest would
-    // be (sym_len).
-    const std::size_t written = own_len_;
+    // A fixed row: whole, cleared first (its data may be shorter). Packed,
+    // a row whose longest would not fit the line goes in the slot however
+    // short it is: the readers look for it where its longest would be
+    // (sym_len); it is padded to that.
+    own_len_ = packed_ ? kLengthsRowBytes + data : block_;
+    const std::size_t written = packed_ ? own_len_ : 0;
     if (packed_ && sym_len_of(me_) > kInlineBytes) own_len_ = std::max(own_len_, kInlineBytes + 1);
     if (own_len_ > sizeof small_) big_.resize(own_len_);
     std::byte* own_row = own_up();
-    if (own_len_ > written) std::memset(own_row + written, 0, own_len_ - written);  // the padding to the slot
+    if (own_len_ > written) std::memset(own_row + written, 0, own_len_ - written);
     LengthsRow own{mine, 0};
     if (me_ == root_) {
       CountsDigest d;
@@ -209,21 +211,19 @@ class LengthsPayload : public GatherPayload {
     std::byte* at = own_row + sizeof own;
     if (gathers_) {
       if (const std::size_t len = std::min(mine, cap_)) std::memcpy(at, send, len);
-    } else if (me_ == root_) {
+    } else if (me_ == root_) {  // packed: every rank's first bytes, back to back
       for (int q = 0; q < n_; ++q) {
         const std::size_t len = std::min(blocks.len(q), cap_);
         if (len) std::memcpy(at, send + blocks.at(q), len);
-        at += packed_ ? len : cap_;
+        at += len;
       }
     }
   }
   std::size_t data_cap() const { return cap_; }
-  // A unit's row: a single rank's (scatterv's root's is longer), or its ranks'.
+  // A unit's rows (packed: a single rank's, scatterv's root's the longer).
   std::size_t up_len(const Lane& l, int u) const {
-    const auto su = static_cast<std::size_t>(u);
     if (packed_) return sym_len(l, u);
-    const std::size_t len = static_cast<std::size_t>(l.unit_size[su]) * block_;
-    return root_extra_ && l.unit_size[su] == 1 && l.packed[l.unit_off[su]] == root_ ? len + root_extra_ : len;
+    return static_cast<std::size_t>(l.unit_size[static_cast<std::size_t>(u)]) * block_;
   }
   // Packed (every unit a single rank): my row's length, and the most the
   // others' may take (where to find them: in the line or the slot).
@@ -237,25 +237,19 @@ class LengthsPayload : public GatherPayload {
   }
   std::byte* own_up() { return big_.empty() ? small_ : big_.data(); }
   std::size_t down_len(const Lane& /*l*/) const { return sizeof(LengthsRow); }
-  // Row i of `up` is rank packed[i]'s (scatterv's root's the longer); the
-  // digest folds them in rank order.
+  // Row i of `up` is rank packed[i]'s (fixed rows); the digest folds them
+  // in rank order.
   const std::byte* top_down(const std::byte* up) {
     const std::vector<int>& packed = e_.top_packed();
-    const std::size_t n = packed.size();
-    // rank -> its row: in rank order by arithmetic (the common case, no
-    // allocation on the small call's path), else through the packed order
-    std::vector<const std::byte*> placed;
-    const auto root = static_cast<std::size_t>(root_);
-    if (!e_.top_in_rank_order()) {
-      placed.resize(n);
-      for (std::size_t i = 0, off = 0; i < n; ++i) {
-        placed[static_cast<std::size_t>(packed[i])] = up + off;
-        off += block_ + (packed[i] == root_ ? root_extra_ : 0);
-      }
+    // rank -> its row: in rank order by arithmetic (the common case), else
+    // through the packed order
+    const bool direct = e_.top_in_rank_order();
+    std::vector<std::size_t> index;
+    if (!direct) {
+      index.resize(packed.size());
+      for (std::size_t i = 0; i < packed.size(); ++i) index[static_cast<std::size_t>(packed[i])] = i;
     }
-    return decide([&](std::size_t rank) {
-      return placed.empty() ? up + rank * block_ + (rank > root ? root_extra_ : 0) : placed[rank];
-    });
+    return decide([&](std::size_t rank) { return up + (direct ? rank : index[rank]) * block_; });
   }
   // The symmetric top: packed, every row in its unit's line or slot, read
   // there; else as a local root's, the rows concatenated first.
@@ -309,12 +303,9 @@ class LengthsPayload : public GatherPayload {
         if (const std::size_t len = blocks_.len(q))
           std::memcpy(recv_ + blocks_.at(q), row_at(r) + sizeof(LengthsRow), len);
       }
-    } else if (mine_) {  // my block, in the root's row
-      std::size_t off = static_cast<std::size_t>(me_) * cap_;
-      if (packed_) {
-        off = 0;
-        for (std::size_t r = 0; r < static_cast<std::size_t>(me_); ++r) off += row_in(row_at(r)).len;
-      }
+    } else if (mine_) {  // my block, in the root's (packed) row after those of ranks 0 .. me - 1
+      std::size_t off = 0;
+      for (std::size_t r = 0; r < static_cast<std::size_t>(me_); ++r) off += row_in(row_at(r)).len;
       std::memcpy(recv_, row_at(root) + sizeof(LengthsRow) + off, mine_);
     }
     return reinterpret_cast<const std::byte*>(&top_);
@@ -324,7 +315,7 @@ class LengthsPayload : public GatherPayload {
   int root_, me_, n_;
   bool gathers_, packed_;
   std::size_t cap_, mine_;
-  std::size_t root_extra_ = 0, own_len_ = 0;
+  std::size_t own_len_ = 0;
   const Blocks& blocks_;
   std::byte* recv_;
   // My row: in place, or (scatterv's root with data, packed rows) on the heap.
@@ -480,18 +471,19 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
     at[static_cast<std::size_t>(q)] = theirs.at;
     if (theirs.len != x.in.len(q) && !found.bad) found = {static_cast<std::uint64_t>(q) + 1, theirs.len, x.in.len(q)};
   }
-  // Up to kPairsAllRowsMax ranks every rank reads every column: the same
-  // first difference everywhere.
-  PairsFinding first;
-  if (n <= kPairsAllRowsMax) first = first_pair_difference(n, row);
-  // Every block rode and no pair differs here: take mine from every row.
-  done = all_carried && !found.bad && first.receiver < 0;
-  if (done) take_pairs_blocks(x, me, n, send, recv, row);
-  publish(f.t.rank_line(me).done, s1, f.sleepy());  // release: after my reads; pairs with reusable()
   x.most = most;
   x.peer_at = at.data();
-  if (n > kPairsAllRowsMax) {
-    const std::uint64_t s2 = e.next_flat_step();
+  PairsFinding first;
+  std::uint64_t last = s1;  // this call's last flat step so far
+  if (n <= kPairsAllRowsMax) {
+    // Every rank reads every column: the same first difference everywhere.
+    first = first_pair_difference(n, row);
+  } else {
+    // Each rank's own column, then the findings shared in a second step.
+    // My `done` of the rows' step waits for that step's: nobody writes the
+    // rows' outboxes again before it (the data steps wait for it, and the
+    // next call's first step for me), so the blocks are still there to take.
+    const std::uint64_t s2 = last = e.next_flat_step();
     std::memcpy(f.t.outbox(me, f.parity(s2)), &found, sizeof found);
     publish(f.t.rank_line(me).arrive, s2, f.sleepy());  // release: after my finding in the outbox; pairs with arrived()
     for (int q = 0; q < n; ++q) {
@@ -502,8 +494,13 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
       }
       if (v.bad && first.receiver < 0) first = {q, static_cast<int>(v.bad - 1), v.sent, v.expected};
     }
-    publish(f.t.rank_line(me).done, s2, f.sleepy());  // release: after my reads of the findings; pairs with reusable()
   }
+  // Every block rode and no pair differs: take mine from every row (only
+  // then: a call that fails leaves the receive buffer as it was).
+  done = all_carried && first.receiver < 0;
+  if (done) take_pairs_blocks(x, me, n, send, recv, row);
+  // release: after my reads of the rows (and the findings); pairs with reusable()
+  publish(f.t.rank_line(me).done, last, f.sleepy());
   if (first.receiver < 0) co_return Status{};
   done = false;
   co_return pairs_error(a, first);

@@ -7,6 +7,7 @@
 // each. Right calls are in the collective matrix (support/collective_suite).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <mutex>
 #include <numeric>
 #include <vector>
@@ -91,8 +92,12 @@ TEST_P(Varied, AlltoallvPairsThatDisagreeAreAnErrorOnEveryRank) {
       for (std::size_t r = 0; r < un; ++r) displs[r] = rdispls[r] = static_cast<std::int64_t>(r) * (base + 1);
       if (t.rank() == odd) rcounts[static_cast<std::size_t>(from)] = base + 1;
       std::vector<std::int64_t> out(un * static_cast<std::size_t>(base + 1), 3), in(out.size(), -1);
-      return t.alltoallv(out.data(), counts.data(), displs.data(), in.data(), rcounts.data(), rdispls.data(),
-                         Datatype::int64);
+      Status st = t.alltoallv(out.data(), counts.data(), displs.data(), in.data(), rcounts.data(), rdispls.data(),
+                              Datatype::int64);
+      // A call that fails leaves every receive buffer as it was.
+      EXPECT_EQ(std::count(in.begin(), in.end(), -1), static_cast<std::ptrdiff_t>(in.size()))
+          << "rank " << t.rank() << ", base " << base;
+      return st;
     });
     const std::string want =
         cat("alltoallv: rank ", from, " sends ", base, " elements to rank ", odd, ", which expects ", base + 1);
@@ -100,6 +105,31 @@ TEST_P(Varied, AlltoallvPairsThatDisagreeAreAnErrorOnEveryRank) {
       const Status& st = got[static_cast<std::size_t>(r)];
       EXPECT_EQ(st.code(), Errc::invalid_argument) << "rank " << r << ": " << st.to_string();
       EXPECT_EQ(st.message(), want) << "rank " << r << ", base " << base;
+    }
+  }
+}
+
+// alltoallv where one rank's own arguments are bad (a negative count): an
+// argument error there, an error on every rank (small calls: the rows'
+// step), receive buffers untouched, the team usable after.
+TEST_P(Varied, AlltoallvWithBadArgumentsOnOneRankFailsEverywhere) {
+  const int odd = n() - 1;
+  auto got = on_all([&](Team& t) {
+    const std::size_t un = static_cast<std::size_t>(n());
+    std::vector<std::int64_t> counts(un, 2), displs(un), rcounts(un, 2), rdispls(un);
+    for (std::size_t r = 0; r < un; ++r) displs[r] = rdispls[r] = static_cast<std::int64_t>(r) * 2;
+    if (t.rank() == odd) counts[0] = -1;
+    std::vector<std::int32_t> out(un * 2, 7), in(un * 2, -1);
+    Status st = t.alltoallv(out.data(), counts.data(), displs.data(), in.data(), rcounts.data(), rdispls.data(),
+                            Datatype::int32);
+    EXPECT_EQ(std::count(in.begin(), in.end(), -1), static_cast<std::ptrdiff_t>(in.size())) << "rank " << t.rank();
+    return st;
+  });
+  for (int r = 0; r < n(); ++r) {
+    const Status& st = got[static_cast<std::size_t>(r)];
+    EXPECT_FALSE(st.ok()) << "rank " << r;
+    if (r == odd) {
+      EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
     }
   }
 }

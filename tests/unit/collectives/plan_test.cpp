@@ -95,14 +95,13 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
               // Their data always follows; the lengths step through the
               // symmetric top where its rows fit the lines.
               EXPECT_EQ(p.rest, Rest::flat) << at;
-              // (over single ranks: and the blocks' first bytes, scatterv's
-              // root every rank's)
+              // (in fixed rows over single ranks: and gatherv's blocks' first
+              // bytes)
               const bool single = shape.top_max_unit == 1;
-              const std::size_t data =
-                  op == OpKind::gatherv ? kLengthsDataBytes : kLengthsDataBytes * static_cast<std::size_t>(shape.ranks);
               EXPECT_EQ(most, !carries ? 0
-                              : single ? kLengthsRowBytes + data
-                                       : kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit))
+                              : single && op == OpKind::gatherv
+                                  ? kLengthsRowBytes + kLengthsDataBytes
+                                  : kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit))
                   << at;
               // Over single ranks at a top small enough for the slots the
               // rows are packed, each with up to kLengthsSlotDataBytes per
