@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstring>
+#include <vector>
 
 #include "collectives/kernels.hpp"
 #include "collectives/payload.hpp"
@@ -46,6 +47,28 @@ void concatenate(LaneWork& w, const int* units, int count, std::byte* out, LenOf
     off += len;
   }
 }
+
+// At a symmetric top whose units are single ranks (every rank reads every
+// unit's data where it lies: w.src, by unit, unit u being rank packed[u]):
+// each rank's data by rank, through a table only where the units are not
+// in rank order.
+class ByRank {
+ public:
+  ByRank(const Lane& l, const LaneWork& w, bool in_rank_order) : src_(w.src) {
+    if (in_rank_order) return;
+    placed_.resize(l.packed.size());
+    for (std::size_t u = 0; u < placed_.size(); ++u) placed_[static_cast<std::size_t>(l.packed[u])] = w.src[u];
+  }
+  template <class Rank>
+  const std::byte* operator()(Rank rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return placed_.empty() ? src_[r] : placed_[r];
+  }
+
+ private:
+  const std::vector<const std::byte*>& src_;
+  std::vector<const std::byte*> placed_;
+};
 
 class GatherPayload : public Payload {
  public:

@@ -372,7 +372,11 @@ Result<std::vector<LevelTerm>> alltoallv_rest(const Ctx& x, std::size_t m, const
       pairs_blocks_at(n) + others <= x.opt.slot_bytes && (!x.cfg.cma || m < x.cfg.cma_from(OpKind::alltoallv));
   const double rounds = n > kPairsAllRowsMax ? 2.0 : 1.0;
   path = rides ? "header step + counts step (the blocks with it)" : "header step + counts step + flat over the team";
-  OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, rounds - (rides ? 1.0 : 0.0), 0.0, 0.0, 1.0));
+  // Riding, the exchange's one step is the counts step: only a findings
+  // step (beyond kPairsAllRowsMax) comes on top.
+  const double extra = rounds - (rides ? 1.0 : 0.0);
+  if (extra == 0.0) return exchange;
+  OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> agree, flat_rows(x, 0, extra, 0.0, 0.0, 1.0));
   for (LevelTerm& t : agree) t.phase = "counts";
   exchange.insert(exchange.begin(), agree.begin(), agree.end());
   return exchange;

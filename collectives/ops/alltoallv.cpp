@@ -23,10 +23,8 @@ class PairsPayload : public Payload {
   PairsPayload(Engine& e, Exchange& x, const std::byte* send, std::byte* recv, bool carries)
       : e_(e), x_(x), send_(send), recv_(recv), me_(e.team().rank()), n_(e.team().size()), carries_(carries) {
     std::size_t len = pairs_blocks_at(n_);
-    std::size_t total = 0;
-    if (carries)
-      for (int b = 0; b < n_; ++b) total += b == me_ ? 0 : x.out.len(b);
-    if (carries && total <= pairs_first_cap(n_)) len += total;
+    if (const std::size_t total = carries ? pairs_carried_bytes(x, me_, n_) : 0; total <= pairs_first_cap(n_))
+      len += total;
     if (len > sizeof small_) big_.assign(len, std::byte{0});
     mine_len_ = len;
     std::byte* row = own_up();
@@ -47,32 +45,19 @@ class PairsPayload : public Payload {
   // Every row is in w.src (unit u's is rank packed[u]'s): check every pair,
   // then take my blocks from the rows, or learn what the exchange needs.
   const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte* scratch) {
-    if (!carries_) return scratch;         // every rank declined (else the step failed): nothing to check or move
-    std::vector<const std::byte*> placed;  // rank -> row, where units are not in rank order
-    if (!e_.top_in_rank_order()) {
-      placed.resize(static_cast<std::size_t>(n_));
-      for (std::size_t u = 0; u < placed.size(); ++u) placed[static_cast<std::size_t>(l.packed[u])] = w.src[u];
-    }
-    auto row = [&](int q) {
-      return placed.empty() ? w.src[static_cast<std::size_t>(q)] : placed[static_cast<std::size_t>(q)];
-    };
+    if (!carries_) return scratch;  // every rank declined (else the step failed): nothing to check or move
+    const ByRank row(l, w, e_.top_in_rank_order());
     finding_ = first_pair_difference(n_, row);
     if (finding_.receiver >= 0) return scratch;
-    bool all_carried = true;
-    std::uint64_t most = 0;
-    for (int q = 0; q < n_; ++q) {
-      const PairsTail tail = pairs_tail(row(q), n_);
-      all_carried = all_carried && tail.carried != PairsTail::kNotCarried;
-      most = std::max(most, tail.longest);
-    }
-    if (all_carried) {
+    const PairsTails tails = pairs_tails(n_, row);
+    if (tails.all_carried) {
       take_pairs_blocks(x_, me_, n_, send_, recv_, row);
       done_ = true;
       return scratch;
     }
     at_.resize(static_cast<std::size_t>(n_));
     for (int q = 0; q < n_; ++q) at_[static_cast<std::size_t>(q)] = pairs_entry(row(q), me_).at;
-    x_.most = most;
+    x_.most = tails.most;
     x_.peer_at = at_.data();
     return scratch;
   }

@@ -259,12 +259,7 @@ class LengthsPayload : public GatherPayload {
       combine(l, w, w.order.data(), l.n(), scratch);
       return top_down(scratch);
     }
-    std::vector<const std::byte*> placed;  // rank -> row, where units are not in rank order
-    if (!e_.top_in_rank_order()) {
-      placed.resize(static_cast<std::size_t>(n_));
-      for (std::size_t u = 0; u < placed.size(); ++u) placed[static_cast<std::size_t>(l.packed[u])] = w.src[u];
-    }
-    return decide([&](std::size_t rank) { return placed.empty() ? w.src[rank] : placed[rank]; });
+    return decide(ByRank(l, w, e_.top_in_rank_order()));
   }
   // Every lane this rank takes part in gets the same row from the top.
   void deliver(int /*lane*/, const Lane* /*l*/, const std::byte* data) {
@@ -454,24 +449,18 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
   auto row = [&](int q) { return f.t.outbox(q, f.parity(s1)); };
   // My blocks ride in my outbox where CMA would not carry them.
   const std::size_t cma_from = e.cma_usable() ? e.config().cma_from(OpKind::alltoallv) : ~std::size_t{0};
-  const PairsMine mine = write_pairs_row(row(me), x, me, n, send, f.chunk() - pairs_blocks_at(n), cma_from);
+  write_pairs_row(row(me), x, me, n, send, f.chunk() - pairs_blocks_at(n), cma_from);
   publish(f.t.rank_line(me).arrive, s1, f.sleepy());  // release: after my row; pairs with arrived()
   at.assign(un, 0);
-  std::uint64_t most = mine.longest;
-  bool all_carried = mine.carried;
   PairVerdict found;  // in my own column
   for (int q = 0; q < n; ++q) {
-    if (q != me) {
-      OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s1));
-      const PairsTail tail = pairs_tail(row(q), n);
-      most = std::max(most, tail.longest);
-      all_carried = all_carried && tail.carried != PairsTail::kNotCarried;
-    }
+    if (q != me) OSMP_CO_RETURN_IF_ERROR(co_await f.arrived(q, s1));
     const PairEntry theirs = pairs_entry(row(q), me);
     at[static_cast<std::size_t>(q)] = theirs.at;
     if (theirs.len != x.in.len(q) && !found.bad) found = {static_cast<std::uint64_t>(q) + 1, theirs.len, x.in.len(q)};
   }
-  x.most = most;
+  const PairsTails tails = pairs_tails(n, row);
+  x.most = tails.most;
   x.peer_at = at.data();
   PairsFinding first;
   std::uint64_t last = s1;  // this call's last flat step so far
@@ -497,7 +486,7 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
   }
   // Every block rode and no pair differs: take mine from every row (only
   // then: a call that fails leaves the receive buffer as it was).
-  done = all_carried && first.receiver < 0;
+  done = tails.all_carried && first.receiver < 0;
   if (done) take_pairs_blocks(x, me, n, send, recv, row);
   // release: after my reads of the rows (and the findings); pairs with reusable()
   publish(f.t.rank_line(me).done, last, f.sleepy());

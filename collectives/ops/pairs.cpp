@@ -7,11 +7,11 @@ namespace osmp {
 PairsMine write_pairs_row(std::byte* row, const Exchange& x, int me, int n, const std::byte* send, std::size_t cap,
                           std::size_t cma_from) {
   PairsMine mine;
-  std::uint64_t total = 0, longest_out = 0;
+  const std::uint64_t total = pairs_carried_bytes(x, me, n);
+  std::uint64_t longest_out = 0;
   for (int b = 0; b < n; ++b) {
     const PairEntry entry{x.out.len(b), x.out.at(b), x.in.len(b)};
     std::memcpy(row + static_cast<std::size_t>(b) * sizeof entry, &entry, sizeof entry);
-    if (b != me) total += entry.len;
     longest_out = std::max<std::uint64_t>(longest_out, entry.len);
     mine.longest = std::max<std::uint64_t>(mine.longest, std::max(entry.len, entry.want));
   }

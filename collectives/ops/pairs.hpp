@@ -14,6 +14,7 @@
 //                     blocks 0 .. b - 1 but mine: pairs_block_off)
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -45,6 +46,14 @@ struct PairsMine {
 PairsMine write_pairs_row(std::byte* row, const Exchange& x, int me, int n, const std::byte* send, std::size_t cap,
                           std::size_t cma_from);
 
+// The bytes of my send blocks a row of mine would carry (all but my own).
+inline std::size_t pairs_carried_bytes(const Exchange& x, int me, int n) {
+  std::size_t total = 0;
+  for (int b = 0; b < n; ++b)
+    if (b != me) total += x.out.len(b);
+  return total;
+}
+
 // Rank q's entry for rank b and its tail, in its row.
 inline PairEntry pairs_entry(const std::byte* row, int b) {
   PairEntry e;
@@ -63,6 +72,23 @@ inline std::size_t pairs_block_off(const std::byte* row, int q, int b) {
   for (int c = 0; c < b; ++c)
     if (c != q) off += pairs_entry(row, c).len;
   return off;
+}
+
+// Every row's tail together: the longest block of any pair, and whether
+// every row carried its blocks.
+struct PairsTails {
+  std::uint64_t most = 0;
+  bool all_carried = true;
+};
+template <class RowOf>
+PairsTails pairs_tails(int n, RowOf row) {
+  PairsTails t;
+  for (int q = 0; q < n; ++q) {
+    const PairsTail tail = pairs_tail(row(q), n);
+    t.most = std::max(t.most, tail.longest);
+    t.all_carried = t.all_carried && tail.carried != PairsTail::kNotCarried;
+  }
+  return t;
 }
 
 // The first pair whose counts differ: the first receiver in rank order with
