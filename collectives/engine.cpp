@@ -131,6 +131,7 @@ void Engine::set_calls(Calls* c) {
   int groups = 0;
   for (const Domain& d : team_.tree().domains()) groups += d.has_group() ? 1 : 0;
   settings_.one_pass = c && config_.lazy && team_.size() > 1 && team_.size() <= config_.one_pass_max && groups == 1;
+  settings_.cma = cma_usable();
   team_.waiter().watch_calls(c);
 }
 

@@ -231,7 +231,11 @@ class Engine {
   bool cma_usable() const { return cma_ && config_.cma; }
   // Team creation decides, collectively, whether every rank may read every
   // other's memory (api/team.cpp).
-  void set_cma(bool ok) { cma_ = ok; }
+  void set_cma(bool ok) {
+    cma_ = ok;
+    settings_.cma = cma_usable();
+    kept_ = {};  // the settings change: forget the kept plans
+  }
   // The team's shared heaps (team/heaps.hpp), when its ranks joined them:
   // single copy for buffers in them (collectives/ops/direct.cpp).
   void set_heaps(const HeapPeers* h) { heaps_ = h; }

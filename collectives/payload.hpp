@@ -59,6 +59,15 @@ class Payload {
   //   forward(parent, child, from, out): fills lane `child`'s down area from
   //     what reached this rank one level up (`parent` null at the top; default:
   //     the same down_len(child) bytes).
+  //   put_up(area, mine, len): writes this rank's own `len` bytes up into its
+  //     line or slot `area` at the bottom of the walk (default: a copy of
+  //     `mine`, own_up()): a payload whose own contribution is not one piece
+  //     of memory (the lazy gatherv's row: its length, then its block).
+  //   data_error(): what the data of a one-pass step showed to be wrong, as a
+  //     status word (0: nothing; default 0): the lazy gatherv's root or
+  //     scatterv's receivers, whose rows carry each rank's length
+  //     (ops/rows.cpp). Read once the step's data moved, before its ack
+  //     (take_data_error).
 };
 
 // The hooks every payload has (from Payload or its own), checked at compile time.
@@ -94,6 +103,13 @@ concept HasForward = requires(P& p, const Lane* parent, const Lane& child, const
   p.forward(parent, child, from, out);
 };
 
+template <class P>
+concept HasPutUp = requires(P& p, std::byte* area, const std::byte* mine) { p.put_up(area, mine, std::size_t{0}); };
+template <class P>
+concept HasDataError = requires(const P& p) {
+  { p.data_error() } -> std::same_as<StatusWord>;
+};
+
 // The optional hooks with their defaults, calling P's own hooks directly.
 template <PayloadHooks P>
 std::size_t sym_len(const P& p, const Lane& l, int u) {
@@ -112,6 +128,15 @@ const std::byte* sym_down(P& p, const Lane& l, LaneWork& w, std::byte* scratch) 
     p.combine(l, w, w.order.data(), l.n(), out);
     p.at_top(out);
     return p.top_down(out);
+  }
+}
+
+template <PayloadHooks P>
+void put_up(P& p, std::byte* area, const std::byte* mine, std::size_t len) {
+  if constexpr (HasPutUp<P>) {
+    p.put_up(area, mine, len);
+  } else {
+    copy_to_shared(area, mine, len);
   }
 }
 

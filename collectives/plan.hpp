@@ -122,7 +122,10 @@ struct PlanSettings {
   // The team makes one-pass calls (Engine::unit_acks: OSMP_CHECK=lazy, a
   // tree of one group, at most OSMP_ONE_PASS_MAX ranks).
   bool one_pass = false;
-  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max, false}; }
+  // The team may copy with CMA (Engine::cma_usable): a one-pass gatherv's
+  // blocks beyond its rows go that way (rows_in_first).
+  bool cma = false;
+  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max, false, false}; }
 };
 
 Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& settings);
@@ -165,6 +168,20 @@ constexpr std::size_t lengths_packed_bytes(OpKind op, int ranks) {
 }
 // The data bytes per block the rows carry in the plan `p` (0: none).
 constexpr std::size_t lengths_data_bytes(const Plan& p) { return p.lengths_data; }
+
+// A lazy gatherv or scatterv (a team that makes one-pass calls,
+// PlanSettings::one_pass, and may copy with CMA): its first step is one pass
+// with rows. Gatherv's goes up, every rank's row (its block's length and
+// address) in its slot with the block when it is at most
+// Plan::lengths_data bytes (this many, or the slot's room); the root checks
+// each length against its counts, copies the blocks and reads longer ones
+// by CMA while their ranks wait for its ack. Scatterv's goes down, the
+// root's rows (every rank's length and place) with the blocks of at most
+// as many bytes that fit its release's area; each rank checks its own
+// length, copies its block or reads it by CMA, while the root waits for
+// the acks of those that read (ops/rows.cpp).
+inline constexpr std::size_t kRowsDataBytes = 16384;
+constexpr bool rows_in_first(OpKind op, const Plan& p) { return lengths_step(op) && p.first.one_pass; }
 
 // Alltoallv's counts row (collectives/ops/pairs.hpp): an entry of this many
 // bytes per rank, a tail, then its blocks from pairs_blocks_at(n).

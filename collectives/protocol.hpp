@@ -50,7 +50,10 @@ inline std::uint16_t earlier_digest(const OpHeader& h) {
 
 // What differs, when ranks disagree. `earlier`: the previous call (its
 // digest), which the error then names (collectives/calls.hpp).
-enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args, declined, earlier };
+// `counts`: a gatherv's or scatterv's rank whose own count is not the
+// root's entry for it, found in a one-pass call (ops/rows.cpp); the rank
+// is that rank's.
+enum class Field : std::uint8_t { none = 0, kind, dtype, op, count, root, args, declined, earlier, counts };
 
 // A status word: 0 = fine; else [code:8][field:8][rank+1:16]. Errors found
 // anywhere travel up to the top of the tree and come back down as the verdict.

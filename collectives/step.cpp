@@ -11,6 +11,7 @@ Status verdict_error(StatusWord w, const OpHeader& h, int me) {
       return Status(
           code, rank == me ? cat(op, ": invalid arguments") : cat(op, ": rank ", rank, " passed invalid arguments"));
     case Field::none: return Status(code, cat(op, ": failed on rank ", rank));
+    case Field::counts: return Status(code, cat(op, ": rank ", rank, "'s count is not the root's entry for it"));
     default: break;
   }
   const char* field = "";

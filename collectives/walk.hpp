@@ -76,6 +76,7 @@ class Walk {
     }
     Wait w = walk();
     if (!w && x_.unit_acks && !acked_) {
+      take_data_error(x_);
       // What others may not have goes out before my ack (Engine::raise_found).
       if (StatusWord r = to_raise()) x_.e.raise_found(r);
       // Done with everything of this step: the lines and areas it used may

@@ -130,7 +130,7 @@ class MemberUp {
       case 0:
         if (x.m == 0 && len) {  // the bottom: my own contribution goes in
           if (Wait wt = x.slot_free(l, len)) return wt;
-          copy_to_shared(area, mine, len);
+          put_up(x.p, area, mine, len);
         }
         knomial_ = x.base(l).kind == BaseCase::Kind::knomial;
         if (knomial_) sources(x, l, false, w);

@@ -41,6 +41,7 @@ class OneGroupStep {
     Wait w = x_.reuse();
     if (!w) w = x_.plan.one_pass ? (x_.plan.down ? down() : up()) : symmetric();
     if (w) return x_.e.team().fail(x_.failed);  // a wait in place returns a Wait only when it failed
+    take_data_error(x_);
     // What others may not have goes out before my ack (Engine::raise_found).
     if (StatusWord r = step_to_raise(x_)) x_.e.raise_found(r);
     // Done with everything of this step: its lines and areas may be written
@@ -106,7 +107,7 @@ class OneGroupStep {
     CtrlLine& line = mline(l, me, x.step);
     if (x.m == 0) {  // a member
       const std::size_t len = x.p.up_len(l, me);
-      if (len) copy_to_shared(up_ptr(l, len, me, x.step), x.p.own_up(), len);
+      if (len) put_up(x.p, up_ptr(l, len, me, x.step), x.p.own_up(), len);
       x.publish_header(line);
       publish(line.ready, x.step, x.sleepy);  // after data, header, status
       return {};

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "collectives/engine.hpp"
@@ -66,6 +67,20 @@ inline CtrlLine& rel_line(const Lane& l, std::uint64_t step) { return *l.rel[par
 // Where the local root's down data of `len` bytes goes: its line, or the area.
 inline std::byte* down_ptr(const Lane& l, std::size_t len, std::uint64_t step) {
   return len <= kInlineBytes ? inline_of(rel_line(l, step)) : l.bcast[parity(step)];
+}
+
+// The end of a one-pass step, once its data moved (the drivers call it
+// before the ack): what the payload found wrong in it (data_error: a lazy
+// gatherv's or scatterv's length that is not the root's count) is the
+// step's verdict and finding, as a header that differed would be (raised
+// before the ack: step_to_raise).
+template <class X>
+void take_data_error(X& x) {
+  if constexpr (HasDataError<std::remove_cvref_t<decltype(x.p)>>) {
+    if (x.plan.one_pass && x.verdict == 0) {
+      if (const StatusWord f = x.p.data_error()) x.verdict = x.found = f;
+    }
+  }
 }
 
 // One step of a call on this rank: what the plan says it is, and what the

@@ -295,6 +295,23 @@ Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, s
 Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most);
 Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
                   std::size_t most, int root);
+// The error of a gatherv or scatterv whose rank q's block is `theirs` bytes
+// where the root's counts say `expected`.
+Status counts_error(const CollArgs& a, int q, std::size_t theirs, std::size_t expected);
+// The lazy gatherv and scatterv (rows_in_first, ops/rows.cpp): the one-pass
+// step with the rows (gatherv: every rank's, up; scatterv: the root's, down),
+// then the waits for the single copies of the blocks that did not ride
+// (gatherv: such a rank for the root's ack; scatterv: the root for theirs);
+// `mine`, `blocks`, `send`, `recv` as for share_lengths.
+Task gatherv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
+                  const Blocks& blocks, const std::byte* send, std::byte* recv);
+// The same, blocking, without a coroutine frame (HasBlockingSteps).
+Status gatherv_rows_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
+                             std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv);
+Task scatterv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
+                   const Blocks& blocks, const std::byte* send, std::byte* recv);
+Status scatterv_rows_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
+                              std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv);
 // Gatherv and scatterv whose lengths are not the root's counts (share_lengths
 // says so on every rank): one flat step in which every rank tells the root
 // the length of its own block (`mine`, bytes) and the root compares it with

@@ -372,10 +372,7 @@ Task agree_counts(Engine& e, const CollArgs& a, const Blocks& blocks, std::size_
   }
   most = v.most;
   if (!v.bad) co_return Status{};
-  const std::size_t es = size_of(a.dtype);
-  co_return Status(Errc::invalid_argument,
-                   cat(to_string(a.kind), ": rank ", v.bad - 1, " passed count ", v.theirs / es,
-                       ", the root's counts say ", v.expected / es, " (rank ", root, " is the root)"));
+  co_return counts_error(a, static_cast<int>(v.bad - 1), v.theirs, v.expected);
 }
 
 // Each step, every rank puts the same piece of each of its n blocks in its

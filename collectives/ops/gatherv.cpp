@@ -1,5 +1,6 @@
-// gatherv = the lengths step (every rank's block length up the tree, checked
-// against the root's counts: share_lengths), then every rank's block to
+// gatherv = in a team that makes one-pass calls, one pass up with every
+// rank's row (ops/rows.cpp); elsewhere the lengths step (every rank's block
+// length up the tree, checked against the root's counts: share_lengths), then every rank's block to
 // where the root's counts and displacements put it: the flat path, or CMA
 // where Engine::use_cma says for the longest block (small blocks ride with
 // the lengths where every rank is a unit of a symmetric top). Lengths that
@@ -9,25 +10,46 @@
 namespace osmp {
 namespace {
 
+// This rank's side of a gatherv: its own block, and the root's buffer.
+struct Sides {
+  Sides(Engine& e, const CollArgs& a)
+      : me(e.team().rank()),
+        blocks(Blocks::of(a, me == a.root)),
+        in_place(a.send == kInPlace),
+        mine(in_place ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype)),
+        recv(me == a.root && a.abstain == Errc::ok ? static_cast<std::byte*>(a.recv) : nullptr),
+        send(in_place ? (recv ? recv + blocks.at(me) : nullptr) : static_cast<const std::byte*>(a.send)) {}
+  int me;
+  Blocks blocks;
+  bool in_place;
+  std::size_t mine;
+  std::byte* recv;
+  const std::byte* send;
+};
+
 struct Gatherv {
   static constexpr OpKind kKind = OpKind::gatherv;
   // Never run: a v-variant's plan always has data after the first step.
   static NoPayload one_step(Engine&, const CollArgs&, StatusWord) { return {}; }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
-    const int me = e.team().rank();
-    const bool root = me == a.root;
-    const Blocks blocks = Blocks::of(a, root);
-    const bool in_place = a.send == kInPlace;
-    const std::size_t mine = in_place ? blocks.len(me) : static_cast<std::size_t>(a.count) * size_of(a.dtype);
-    std::byte* recv = root && a.abstain == Errc::ok ? static_cast<std::byte*>(a.recv) : nullptr;
-    const std::byte* send = in_place ? (recv ? recv + blocks.at(me) : nullptr) : static_cast<const std::byte*>(a.send);
+    const Sides s(e, a);
+    if (rows_in_first(kKind, plan))
+      co_return co_await gatherv_rows(e, a, local, plan, s.mine, s.blocks, s.send, s.recv);
     std::size_t most = 0;
     bool agreed = false, done = false;
-    OSMP_CO_RETURN_IF_ERROR(co_await share_lengths(e, a, local, plan, mine, blocks, send, recv, most, agreed, done));
+    OSMP_CO_RETURN_IF_ERROR(
+        co_await share_lengths(e, a, local, plan, s.mine, s.blocks, s.send, s.recv, most, agreed, done));
     if (a.abstain != Errc::ok || done) co_return Status{};  // every rank declined; or the blocks came with the lengths
     // Lengths that are not the root's counts: every rank learns which differs.
-    if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, blocks, mine, most));
-    co_return co_await flat_gather(e, kKind, send, mine, recv, blocks, most, a.root);
+    if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, s.blocks, s.mine, most));
+    co_return co_await flat_gather(e, kKind, s.send, s.mine, s.recv, s.blocks, most, a.root);
+  }
+  // The lazy gatherv's step without a coroutine frame; the others as steps().
+  static Status blocking_steps(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header,
+                               const Plan& plan) {
+    if (!rows_in_first(kKind, plan)) return steps(e, a, local, plan).run();
+    const Sides s(e, a);
+    return gatherv_rows_blocking(e, a, local, header, plan, s.mine, s.blocks, s.send, s.recv);
   }
 };
 

@@ -7,8 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <mutex>
+#include <vector>
 
 #include "team_api_harness.hpp"
 
@@ -39,9 +41,10 @@ class LazyCheck : public ::testing::TestWithParam<Config> {
     return got;
   }
 
-  // A correct allreduce on every rank; `fails`: each rank's must fail with a
-  // mismatch whose message names the earlier failed call and `what`.
-  void next_call(bool fails, const std::string& what = "") {
+  // A correct allreduce on every rank; `fails`: each rank's must fail with
+  // `code` (a mismatch; the failed call's own code where it was not one)
+  // and a message that names the earlier failed call and `what`.
+  void next_call(bool fails, const std::string& what = "", Errc code = Errc::mismatch) {
     auto got = run([&](Team& t) {
       std::int64_t v = t.rank() + 1, sum = 0;
       Status st = t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
@@ -56,7 +59,7 @@ class LazyCheck : public ::testing::TestWithParam<Config> {
         EXPECT_TRUE(st.ok()) << "rank " << r << ": team unusable after the error: " << st.to_string();
         continue;
       }
-      EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << ": " << st.to_string();
+      EXPECT_EQ(st.code(), code) << "rank " << r << ": " << st.to_string();
       EXPECT_THAT(st.message(), ContainsRegex("^allreduce: not (run|completed): call [0-9]+ on this team failed: "))
           << "rank " << r;
       EXPECT_THAT(st.message(), HasSubstr(what)) << "rank " << r;
@@ -312,6 +315,97 @@ TEST_P(LazyCheck, ASenderWithBadArgumentsGetsItsOwnError) {
   EXPECT_EQ(got[0].code(), Errc::invalid_argument) << got[0].to_string();
   EXPECT_THAT(got[0].message(), HasSubstr("rank " + std::to_string(bad))) << "the root names the sender";
   run([](Team& t) {  // the root raised it: this call may say so
+    std::int64_t v = 1, sum = 0;
+    return t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
+  });
+  next_call(false);
+}
+
+// The lazy gatherv and scatterv (ops/rows.cpp): the gatherv's root compares
+// every rank's length with its counts, each scatterv rank its own with the
+// root's entry for it. A rank whose count differs (its block riding in the
+// rows, or, long, to be read by CMA) is the finder's error, naming both
+// counts, with nothing written into the finder's buffer; the others return
+// (or learn it in the call already, when they come late); every rank learns
+// it in its next call; at every root.
+TEST_P(LazyCheck, GathervAndScattervCountsFoundWhereReadOthersLearnInTheNextCall) {
+  for (OpKind k : {OpKind::gatherv, OpKind::scatterv}) {
+    for (std::int64_t base : {std::int64_t{3}, std::int64_t{200000}}) {
+      for (int root : {0, n() - 1}) {
+        const int odd = (root + 1) % n(), finder = k == OpKind::gatherv ? root : odd;
+        auto got = run([&](Team& t) {
+          const int me = t.rank();
+          std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), base), displs(counts.size());
+          for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * (base + 1);
+          const std::int64_t own = me == odd ? base + 1 : base;
+          std::vector<std::int32_t> mine(static_cast<std::size_t>(base + 1), k == OpKind::gatherv ? me : -1);
+          std::vector<std::int32_t> all(static_cast<std::size_t>((base + 1) * n()), k == OpKind::gatherv ? -1 : me);
+          Status st =
+              k == OpKind::gatherv
+                  ? t.gatherv(mine.data(), own, all.data(), counts.data(), displs.data(), Datatype::int32, root)
+                  : t.scatterv(all.data(), counts.data(), displs.data(), mine.data(), own, Datatype::int32, root);
+          const std::vector<std::int32_t>& read = k == OpKind::gatherv ? all : mine;
+          if (me == finder) {
+            EXPECT_EQ(std::count(read.begin(), read.end(), -1), static_cast<std::ptrdiff_t>(read.size()))
+                << to_string(k) << ": the finder's buffer was written, base " << base;
+          }
+          return st;
+        });
+        for (int r = 0; r < n(); ++r) {
+          const Status& st = got[static_cast<std::size_t>(r)];
+          if (r == finder) {
+            EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
+            EXPECT_EQ(st.message(), cat(to_string(k), ": rank ", odd, " passed count ", base + 1,
+                                        ", the root's counts say ", base, " (rank ", root, " is the root)"));
+          } else if (!st.ok()) {  // a rank may learn it in the call already (not run / not completed)
+            EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
+            EXPECT_THAT(st.message(), HasSubstr(cat("rank ", odd, "'s count is not the root's entry for it")));
+          }
+        }
+        next_call(true, cat(to_string(k), ": rank ", odd, "'s count is not the root's entry for it"),
+                  Errc::invalid_argument);
+        next_call(false);
+      }
+    }
+  }
+}
+
+// Argument errors in a lazy gatherv: the root's own (null counts), with
+// senders whose blocks ride and one whose block the root would read by CMA
+// (it waits for the root's ack, which comes); a sender's own (in place off
+// the root). Each gets its own error, the root names the sender; every
+// rank's next call works or reports it, the one after works.
+TEST_P(LazyCheck, GathervArgumentErrorsAtTheRootOrASender) {
+  const int root = 0, big = n() - 1;
+  auto at_root = run([&](Team& t) {
+    const std::int64_t mine_count = t.rank() == big ? 100000 : 2;
+    std::vector<std::int32_t> mine(static_cast<std::size_t>(mine_count), 1), all(16, -1);
+    std::vector<std::int64_t> displs(static_cast<std::size_t>(n()), 0);
+    return t.gatherv(mine.data(), mine_count, all.data(), nullptr, displs.data(), Datatype::int32, root);
+  });
+  EXPECT_EQ(at_root[0].code(), Errc::invalid_argument) << at_root[0].to_string();
+  EXPECT_THAT(at_root[0].message(), HasSubstr("null receive counts"));
+  for (int r = 1; r < n(); ++r) EXPECT_TRUE(at_root[static_cast<std::size_t>(r)].ok()) << "rank " << r;
+  run([](Team& t) {  // the root raised it: this call may say so
+    std::int64_t v = 1, sum = 0;
+    return t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
+  });
+  next_call(false);
+
+  const int sender = n() - 1;
+  auto in_place = run([&](Team& t) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 1), displs(counts.size());
+    for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r);
+    std::int64_t mine = 5, all[64] = {};
+    return t.gatherv(t.rank() == sender ? kInPlace : &mine, 1, all, counts.data(), displs.data(), Datatype::int64,
+                     root);
+  });
+  const Status& own = in_place[static_cast<std::size_t>(sender)];
+  EXPECT_EQ(own.code(), Errc::invalid_argument) << own.to_string();
+  EXPECT_THAT(own.message(), HasSubstr("in-place send is not allowed"));
+  EXPECT_EQ(in_place[0].code(), Errc::invalid_argument) << in_place[0].to_string();
+  EXPECT_THAT(in_place[0].message(), HasSubstr("rank " + std::to_string(sender))) << "the root names the sender";
+  run([](Team& t) {
     std::int64_t v = 1, sum = 0;
     return t.allreduce(&v, &sum, 1, Datatype::int64, Op::sum);
   });

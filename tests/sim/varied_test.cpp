@@ -1,7 +1,8 @@
 // The v-variants (gatherv, allgatherv, scatterv, alltoallv) where their
 // counts are wrong: a rank whose own count differs from the root's entry for
 // it (alltoallv: a pair whose counts differ) is an error that names it on
-// every rank, small and large (the flat path, CMA), at every root;
+// every rank (gatherv: with OSMP_CHECK=strict; the lazy gatherv's are in
+// lazy_check_test.cpp), small and large (the flat path, CMA), at every root;
 // allgatherv's ranks that pass other counts disagree; bad
 // counts and displacements are an argument error; the team works after
 // each. Right calls are in the collective matrix (support/collective_suite).
@@ -48,12 +49,20 @@ class Varied : public ::testing::TestWithParam<Config> {
     });
     return got;
   }
+  // Every rank learns a gatherv's error in the call itself only where the
+  // team agrees before it moves data: OSMP_CHECK=strict (the lazy
+  // gatherv's root finds it, the others learn it in their next call:
+  // lazy_check_test.cpp).
+  void strict() {
+    test::on_all(*tt_, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CHECK", "strict"}}).ok()); });
+  }
   std::unique_ptr<test::ThreadTeams> tt_;
 };
 
 // Rank `odd` passes one element more than the root's counts say: gatherv
 // and scatterv, `base` elements per rank.
 TEST_P(Varied, AnOwnCountThatDiffersFromTheRootsIsAnErrorOnEveryRank) {
+  strict();
   for (std::int64_t base : {std::int64_t{3}, std::int64_t{200000}}) {  // outboxes, then CMA or many chunks
     for (int root : {0, n() - 1}) {
       const int odd = (root + 1) % n();
@@ -175,6 +184,7 @@ TEST_P(Varied, AllgathervRanksWithOtherCountsDisagree) {
 
 // Every rank gets the root's argument error, which names the root and what.
 TEST_P(Varied, BadCountsOrDisplacementsAtTheRootAreAnErrorOnEveryRank) {
+  strict();
   struct Bad {
     std::int64_t count, displ;  // rank 1's entry at the root
     bool null_counts;
@@ -207,6 +217,7 @@ TEST_P(Varied, BadCountsOrDisplacementsAtTheRootAreAnErrorOnEveryRank) {
 }
 
 TEST_P(Varied, InPlaceOnlyWhereMpiAllowsIt) {
+  strict();
   auto got = on_all([&](Team& t) {
     std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 1), displs(counts.size());
     std::iota(displs.begin(), displs.end(), 0);
@@ -288,11 +299,13 @@ TEST_P(Varied, ZeroCounts) {
 // kLengthsSlotDataBytes in packed rows through the slots): blocks of 0-16
 // bytes, uneven, at every root, in place at the root, and one block as long
 // as either limit or a byte too long for it among small ones (the flat path
-// after the lengths step). The gaps between blocks and past each block stay
+// after the lengths step); the lazy gatherv's rows (kRowsDataBytes, beyond
+// it by CMA) likewise. The gaps between blocks and past each block stay
 // as they were.
 TEST_P(Varied, SmallGathervAndScattervBlocksAtEveryRoot) {
   for (int longest : {static_cast<int>(kLengthsDataBytes), static_cast<int>(kLengthsDataBytes) + 1,
-                      static_cast<int>(kLengthsSlotDataBytes), static_cast<int>(kLengthsSlotDataBytes) + 1}) {
+                      static_cast<int>(kLengthsSlotDataBytes), static_cast<int>(kLengthsSlotDataBytes) + 1,
+                      static_cast<int>(kRowsDataBytes), static_cast<int>(kRowsDataBytes) + 1}) {
     for (int root = 0; root < n(); ++root) {
       for (bool in_place : {false, true}) {
         auto got = on_all([&](Team& t) {
