@@ -231,6 +231,44 @@ TEST_P(Varied, InPlaceOnlyWhereMpiAllowsIt) {
   for (const Status& st : got) EXPECT_EQ(st.code(), Errc::invalid_argument) << st.to_string();
 }
 
+// A buffer that peers read is free once the call returns: each rank
+// overwrites what it sent at once (gatherv's senders, scatterv's root),
+// and every block still arrives whole, blocks that ride with the rows and
+// blocks read by single copy (the lazy calls' ranks wait for the readers),
+// at every root.
+TEST_P(Varied, SendBuffersAreFreeWhenTheCallReturns) {
+  for (std::int64_t base : {std::int64_t{5}, std::int64_t{200000}}) {
+    for (int root = 0; root < n(); ++root) {
+      auto got = on_all([&](Team& t) {
+        const int me = t.rank();
+        const std::size_t un = static_cast<std::size_t>(n()), b = static_cast<std::size_t>(base);
+        std::vector<std::int64_t> counts(un, base), displs(un);
+        for (std::size_t r = 0; r < un; ++r) displs[r] = static_cast<std::int64_t>(r * b);
+        std::vector<std::int32_t> mine(b, me + 1), all(un * b, -1);
+        Status st = t.gatherv(mine.data(), base, all.data(), counts.data(), displs.data(), Datatype::int32, root);
+        std::fill(mine.begin(), mine.end(), -7);
+        if (!st.ok()) return st;
+        if (me == root) {
+          for (std::size_t r = 0; r < un; ++r)
+            EXPECT_EQ(std::count(all.begin() + static_cast<std::ptrdiff_t>(r * b),
+                                 all.begin() + static_cast<std::ptrdiff_t>((r + 1) * b), static_cast<int>(r) + 1),
+                      base)
+                << "gatherv, rank " << r << "'s block at root " << root << ", base " << base;
+          for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int32_t>(i / b) + 10;
+        }
+        st = t.scatterv(all.data(), counts.data(), displs.data(), mine.data(), base, Datatype::int32, root);
+        if (me == root) std::fill(all.begin(), all.end(), -9);
+        if (st.ok()) {
+          EXPECT_EQ(std::count(mine.begin(), mine.end(), me + 10), base)
+              << "scatterv to rank " << me << ", root " << root << ", base " << base;
+        }
+        return st;
+      });
+      for (const Status& st : got) EXPECT_TRUE(st.ok()) << st.to_string();
+    }
+  }
+}
+
 // Uneven blocks past the outboxes, at every root, in place and not, blocking
 // and not: through CMA, and in outbox chunks with OSMP_CMA=0 (where a rank's
 // steps go on after its own block ended).
