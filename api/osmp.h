@@ -110,7 +110,9 @@ int osmp_exscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t cou
  * counts everywhere and displacements of its own; scatterv: the root's
  * sendbuf); counts and displs are read only where that buffer is. Each rank
  * passes its own block's count (sendcount, recvcount), which must equal its
- * entry in counts. OSMP_IN_PLACE: gatherv's root (sendbuf; its block is
+ * entry in counts (else an error in the call on every rank, or with
+ * OSMP_CHECK=lazy, where gatherv and scatterv make one pass, on the rank that
+ * reads it and in the others' next call). OSMP_IN_PLACE: gatherv's root (sendbuf; its block is
  * already in recvbuf), allgatherv (sendbuf), scatterv's root (recvbuf). */
 int osmp_gatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
                  const int64_t* displs, osmp_datatype type, int root);

@@ -196,6 +196,9 @@ class Team {
   // elements at displs[r] of the buffer with every rank's (gatherv: the
   // root's recv; allgatherv: every rank's, the counts alike everywhere;
   // scatterv: the root's send), read only there; `count` is this rank's own.
+  // One that differs from the root's entry for it is an error on every rank
+  // in the call, or under OSMP_CHECK=lazy (gatherv, scatterv: one pass) on
+  // the rank that reads it, the others learning it in their next call.
   Status gatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
                  const std::int64_t* displs, Datatype type, int root);
   Status allgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,

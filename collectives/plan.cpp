@@ -131,6 +131,10 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
       p.first = StepPlan{true, up, down, true, TopCase::tree, true};
       return p;
     }
+    if (one_pass_prefix(in.op)) {  // every rank reads the ranks before it (base/prefix.hpp)
+      p.first = StepPlan{true, true, false, true, TopCase::prefix, true};
+      return p;
+    }
   }
   if (f.fits) {
     p.first.flat = concatenates(in.op);

@@ -39,6 +39,7 @@ enum class TopCase : std::uint8_t {
   tree,       // its local root collects, combines, releases (base/walk.hpp)
   symmetric,  // every member reads every other's line and computes the result (base/symmetric.hpp)
   slices,     // reduce-scatter then allgather among its members (base/slices.hpp)
+  prefix,     // one pass: every member publishes its line and reads those of the ranks before it (base/prefix.hpp)
 };
 
 struct StepPlan {
@@ -131,9 +132,12 @@ struct PlanSettings {
 Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& settings);
 
 // The operations a one-pass plan may take when they fit one step: down only
-// (bcast, scatter) or up only (reduce, gather).
+// (bcast, scatter) or up only (reduce, gather) ...
 constexpr bool one_pass_down(OpKind op) { return op == OpKind::bcast || op == OpKind::scatter; }
 constexpr bool one_pass_up(OpKind op) { return op == OpKind::reduce || op == OpKind::gather; }
+// ... or through the prefix top (scan, exscan: every rank reads the ranks
+// before it, rank 0 none).
+constexpr bool one_pass_prefix(OpKind op) { return op == OpKind::scan || op == OpKind::exscan; }
 
 // The v-variants whose counts differ between ranks and are compared in a
 // step of their own (gatherv, scatterv: the first step gathers every rank's
@@ -147,6 +151,12 @@ constexpr bool counts_step(OpKind op) {
 // the tree (its block's length; at the root, the digest of its counts) and
 // down (the longest block, whether the lengths are the root's counts).
 constexpr bool lengths_step(OpKind op) { return op == OpKind::gatherv || op == OpKind::scatterv; }
+// Whether a call of `op` may make one pass (a mismatch may then send some
+// ranks on a one-pass plan, which waits for nobody: walk.hpp's elsewhere);
+// gatherv and scatterv at any size (rows_in_first, below).
+constexpr bool may_one_pass(OpKind op) {
+  return one_pass_down(op) || one_pass_up(op) || one_pass_prefix(op) || lengths_step(op);
+}
 inline constexpr std::size_t kLengthsRowBytes = 16;
 // Where every rank is a unit of a symmetric top (so every rank reads every
 // row) the rows also carry data: gatherv's the first bytes of each rank's

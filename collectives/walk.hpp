@@ -16,6 +16,7 @@
 #include "collectives/base/fan_in.hpp"
 #include "collectives/base/fan_out.hpp"
 #include "collectives/base/one_group.hpp"
+#include "collectives/base/prefix.hpp"
 #include "collectives/base/slices.hpp"
 #include "collectives/base/stage.hpp"
 #include "collectives/base/symmetric.hpp"
@@ -29,8 +30,7 @@ namespace osmp {
 // it is (or on running it at all). Else every rank is in the round trip and
 // gets its verdict.
 inline bool elsewhere(const OpHeader& mine, Field f) {
-  const auto op = static_cast<OpKind>(mine.kind);
-  return one_pass_down(op) || one_pass_up(op) || f == Field::kind || f == Field::declined;
+  return may_one_pass(static_cast<OpKind>(mine.kind)) || f == Field::kind || f == Field::declined;
 }
 
 // What a finished step found that other ranks may not have, to be raised
@@ -131,6 +131,9 @@ class Walk {
   // Above the lanes I lead: the top's case, or my part as an ordinary member.
   Wait top() {
     if (x_.top_member) {
+      if constexpr (HasPrefix<P>) {
+        if (x_.plan.top == TopCase::prefix) return prefix_.progress(x_, mine_);
+      }
       return x_.plan.top == TopCase::slices ? slices_.progress(x_, mine_) : symmetric_.progress(x_, mine_);
     }
     if (x_.m < x_.k) return member_.progress(x_, mine_);
@@ -153,6 +156,7 @@ class Walk {
   MemberUp<P> member_;
   SymmetricTop<P> symmetric_;
   SlicesTop<P> slices_;
+  PrefixTop<P> prefix_;
   FanOut<P> down_;
 };
 

@@ -1,7 +1,7 @@
 // The blocking step of a team whose tree is one group (the teams with unit
-// acks: Engine::unit_acks), for the three kinds of step their small calls
+// acks: Engine::unit_acks), for the four kinds of step their small calls
 // take: one pass down (bcast, scatter), one pass up over a flat group
-// (reduce, gather), a round trip through the symmetric top (barrier,
+// (reduce, gather), one pass through the prefix top (scan, exscan), a round trip through the symmetric top (barrier,
 // allreduce, allgather, reduce_scatter_block, alltoall, scan, exscan). It
 // reads and writes exactly
 // what the Walk (walk.hpp) does in the same step, so ranks on either meet
@@ -13,6 +13,7 @@
 
 #include "collectives/base/fan_in.hpp"
 #include "collectives/base/fan_out.hpp"
+#include "collectives/base/prefix.hpp"
 #include "collectives/base/stage.hpp"
 #include "collectives/base/symmetric.hpp"
 
@@ -22,6 +23,7 @@ namespace osmp {
 inline bool one_group_runs(const StepPlan& s, const Lane& l) {
   if (!s.header) return false;
   if (s.one_pass) {
+    if (s.top == TopCase::prefix) return true;
     if (s.down) return !s.up;
     return s.up && level_base(s, l.base).kind == BaseCase::Kind::flat;
   }
@@ -39,7 +41,8 @@ class OneGroupStep {
   // a timeout, an error raised elsewhere). The verdict is in state().
   Status run() {
     Wait w = x_.reuse();
-    if (!w) w = x_.plan.one_pass ? (x_.plan.down ? down() : up()) : symmetric();
+    if (!w)
+      w = x_.plan.top == TopCase::prefix ? prefix() : x_.plan.one_pass ? (x_.plan.down ? down() : up()) : symmetric();
     if (w) return x_.e.team().fail(x_.failed);  // a wait in place returns a Wait only when it failed
     take_data_error(x_);
     // What others may not have goes out before my ack (Engine::raise_found).
@@ -133,6 +136,12 @@ class OneGroupStep {
     return {};
   }
 
+  // One pass through the prefix top (scan, exscan: their payloads only).
+  Wait prefix() {
+    if constexpr (HasPrefix<P>) return prefix_.progress(x_, x_.p.own_up());
+    return {};
+  }
+
   // A round trip through the symmetric top: every unit publishes and reads
   // every other's line, and takes the result it works out (FanOut, at the top).
   Wait symmetric() {
@@ -145,6 +154,7 @@ class OneGroupStep {
   StepState<P> x_;
   Collect collect_;
   SymmetricTop<P> symmetric_;
+  PrefixTop<P> prefix_;
 };
 
 }  // namespace osmp

@@ -6,7 +6,9 @@
 // Small calls in one step through the tree: every input gathered up (each
 // level's leader concatenating its domain's), the top folding them in rank
 // order into every rank's result, the results scattered down as a scatter's
-// blocks. Larger ones along the chain of ranks, in outbox chunks: rank r
+// blocks; in a team that makes one-pass calls, one pass through the prefix
+// top (base/prefix.hpp), where each rank folds the inputs of the ranks up to
+// it and rank 0 waits for nobody. Larger ones along the chain of ranks, in outbox chunks: rank r
 // takes rank r-1's running result of a chunk, combines its own input into
 // it and hands it to rank r+1; the chunks pipeline down the chain.
 #include <cstring>
@@ -79,6 +81,23 @@ class ScanPayload : public GatherPayload {
   void deliver(int lane, const Lane* l, const std::byte* data) {
     if (exclusive_ && e_.team().rank() == 0) return;  // undefined: left as it is
     deliver_part(block_, lane, l, data, recv_);
+  }
+  // The one pass (base/prefix.hpp): my result from the inputs of the ranks
+  // up to me (exscan: before me), folded in rank order in private scratch,
+  // then copied out (the input may be the output: mine is read from my line).
+  void prefix(const Lane& l, LaneWork& w) {
+    const int me = e_.team().rank();
+    const int last = exclusive_ ? me - 1 : me;
+    if (!block_ || last < 0 || !recv_) return;
+    const ByRank in(l, w, e_.top_in_rank_order());
+    if (last == 0) {
+      std::memcpy(recv_, in(0), block_);
+      return;
+    }
+    std::byte* acc = e_.staging();
+    kernel_.two(acc, in(0), in(1), count_);
+    for (int r = 2; r <= last; ++r) kernel_.two(acc, acc, in(r), count_);
+    std::memcpy(recv_, acc, block_);
   }
 
  private:

@@ -370,6 +370,42 @@ TEST_P(LazyCheck, GathervAndScattervCountsFoundWhereReadOthersLearnInTheNextCall
   }
 }
 
+// The one-pass scan and exscan (base/prefix.hpp): each rank compares the
+// headers of the ranks before it. A count that differs is the error of the
+// ranks after the odd one (which read it) and of the odd one (which read
+// those before it: in their call, found there or raised by another finder
+// first); a rank that read no differing header returns, its result right;
+// everyone learns it in the next call.
+TEST_P(LazyCheck, ScanCountFoundByTheRanksAfter) {
+  for (OpKind k : {OpKind::scan, OpKind::exscan}) {
+    for (int odd : {0, n() - 1}) {
+      auto got = run([&](Team& t) {
+        std::int64_t in[3] = {t.rank() + 1, 1, 1}, out[3] = {-1, -1, -1};
+        const std::int64_t count = t.rank() == odd ? 3 : 2;
+        Status st = k == OpKind::scan ? t.scan(in, out, count, Datatype::int64, Op::sum)
+                                      : t.exscan(in, out, count, Datatype::int64, Op::sum);
+        if (st.ok() && !(k == OpKind::exscan && t.rank() == 0)) {
+          const std::int64_t upto = k == OpKind::scan ? t.rank() + 1 : t.rank();
+          EXPECT_EQ(out[0], upto * (upto + 1) / 2) << to_string(k) << " rank " << t.rank();
+        }
+        return st;
+      });
+      for (int r = 0; r < n(); ++r) {
+        const Status& st = got[static_cast<std::size_t>(r)];
+        const bool finds = r == odd ? odd > 0 : r > odd;
+        if (finds) {
+          EXPECT_EQ(st.code(), Errc::mismatch) << to_string(k) << " rank " << r << ": " << st.to_string();
+          EXPECT_THAT(st.message(), HasSubstr("ranks disagree on the count")) << "rank " << r;
+        } else if (!st.ok()) {  // or it learns it in the call already, coming late
+          EXPECT_THAT(st.message(), HasSubstr("ranks disagree on the count")) << "rank " << r;
+        }
+      }
+      next_call(true, cat(to_string(k), ": ranks disagree on the count: ", sides(n(), odd, "3", "2")));
+      next_call(false);
+    }
+  }
+}
+
 // Argument errors in a lazy gatherv: the root's own (null counts), with
 // senders whose blocks ride and one whose block the root would read by CMA
 // (it waits for the root's ack, which comes); a sender's own (in place off
@@ -463,6 +499,12 @@ TEST_P(LazyPlans, OnePassAgainstARoundTrip) {
           return t.gather(in.data(), out.data(), t.rank() == odd ? 2 : (1 << 16), Datatype::int32, 0);
         },
         "gather: ranks disagree on the count: ");
+    expect_found(  // the prefix top's one pass against the chain after a header step
+        [odd](Team& t) {
+          std::vector<std::int32_t> in(1 << 16, 1), out(1 << 16, 0);
+          return t.scan(in.data(), out.data(), t.rank() == odd ? 2 : (1 << 16), Datatype::int32, Op::sum);
+        },
+        "scan: ranks disagree on the count: ");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -47,6 +48,15 @@ class SumAll : public Payload {
   std::size_t down_len(const Lane&) const { return n_ * 8; }
   void deliver(int, const Lane*, const std::byte* data) {
     if (!delivered_ && n_) std::memcpy(out_, data, n_ * 8);
+    delivered_ = true;
+  }
+  // The prefix top: the sum of the ranks up to mine (base/prefix.hpp).
+  void prefix(const Lane& l, LaneWork& w) {
+    const auto rank_of = [&](int u) { return l.packed[l.unit_off[static_cast<std::size_t>(u)]]; };
+    std::vector<std::uint64_t> sum(n_, 0);
+    for (int u = 0; u < l.n(); ++u)
+      if (rank_of(u) <= rank_of(l.g->me)) add(w.src[static_cast<std::size_t>(u)], 0, n_, sum.data());
+    if (n_) std::memcpy(out_, sum.data(), n_ * 8);
     delivered_ = true;
   }
   int at_top_calls() const { return at_top_calls_; }
@@ -211,14 +221,16 @@ void run_one_group(int n, StepPlan plan, std::size_t elems) {
         verdict = w.verdict();
       }
       EXPECT_EQ(verdict, 0u) << "rank " << me << " round " << round;
-      const bool down_only = plan.one_pass && !plan.up, up_only = plan.one_pass && !plan.down;
+      const bool prefix = plan.top == TopCase::prefix;
+      const bool down_only = plan.one_pass && !plan.up, up_only = plan.one_pass && !plan.down && !prefix;
       if (up_only) {
         EXPECT_EQ(p.at_top_calls(), me == root ? 1 : 0) << "rank " << me << " round " << round;
       }
       if (up_only && me != root) continue;
       for (std::size_t i = 0; i < elems; ++i) {
-        const std::uint64_t want =
-            down_only ? (std::uint64_t{1} << root) * (i + 1) : ((std::uint64_t{1} << n) - 1) * (i + 1);
+        const std::uint64_t want = down_only ? (std::uint64_t{1} << root) * (i + 1)
+                                   : prefix  ? ((std::uint64_t{1} << (me + 1)) - 1) * (i + 1)
+                                             : ((std::uint64_t{1} << n) - 1) * (i + 1);
         if (out[i] != want) {
           ADD_FAILURE() << "rank " << me << " round " << round << (one_group ? " (one group)" : " (walk)")
                         << " element " << i << ": " << out[i] << ", want " << want;
@@ -231,6 +243,7 @@ void run_one_group(int n, StepPlan plan, std::size_t elems) {
 
 constexpr StepPlan kDownOnePass{true, false, true, false, TopCase::tree, true};
 constexpr StepPlan kUpOnePass{true, true, false, false, TopCase::tree, true};
+constexpr StepPlan kPrefixOnePass{true, true, false, true, TopCase::prefix, true};
 
 TEST(BaseCases, OneGroupStepMeetsTheWalk) {
   for (int n : {2, 3, 5}) {
@@ -241,8 +254,47 @@ TEST(BaseCases, OneGroupStepMeetsTheWalk) {
     }
     run_one_group(n, kDownOnePass, 37);  // the release's area, the members' slots
     run_one_group(n, kUpOnePass, 37);
+    run_one_group(n, kPrefixOnePass, 1);
+    run_one_group(n, kPrefixOnePass, 37);
   }
   run_one_group(2, kSymmetric, 37);  // allreduce-sized data in the slots: two members
+}
+
+// The prefix top waits only for the ranks before it: rank 0 completes its
+// step while every other rank holds back (until it does, or 5 s), and rank
+// r's result is the sum of ranks 0 .. r; blocking and by hand.
+TEST(BaseCases, PrefixTopRankZeroWaitsForNobody) {
+  for (bool by_hand : {false, true}) {
+    const int n = 3;
+    auto teams = test::create_teams(n, test::placed_on("Package:1 Core:3 PU:1", n));
+    for (auto& t : teams) ASSERT_TRUE(t.status.ok()) << t.status.to_string();
+    std::atomic<bool> zero_done{false};
+    test::run_on_teams(teams, [&](TeamCore& team) {
+      CollectiveConfig cfg;
+      ASSERT_TRUE(cfg.set("OSMP_CHECK", "lazy").ok());
+      auto engine = Engine::create(team, cfg);
+      ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+      Engine& e = **engine;
+      Calls calls(team);
+      calls.bind(team, {&e});
+      const int me = team.rank();
+      if (me != 0) {
+        for (int i = 0; i < 5000 && !zero_done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        EXPECT_TRUE(zero_done.load()) << "rank 0 waited for rank " << me;
+      }
+      std::uint64_t mine = std::uint64_t{1} << me, out = 0;
+      SumAll p(1, &mine, &out);
+      Walk<SumAll> w(e, p, kPrefixOnePass, e.next_step(), OpHeader{}, 0, -1, 0, /*block=*/!by_hand);
+      if (by_hand) {
+        while (Wait wt = w.progress()) std::this_thread::yield();
+      } else {
+        ASSERT_TRUE(drive(team, w).ok());
+      }
+      EXPECT_TRUE(w.done());
+      EXPECT_EQ(out, (std::uint64_t{1} << (me + 1)) - 1) << "rank " << me;
+      if (me == 0) zero_done = true;
+    });
+  }
 }
 
 }  // namespace

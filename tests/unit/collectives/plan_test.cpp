@@ -170,6 +170,33 @@ TEST(Plan, SmallDataRidesInTheFirstStepLargeDataFollows) {
   EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, PlanSettings{0, 0, false}).first.top, TopCase::tree);
 }
 
+// Gatherv and scatterv make one pass with rows at every size where the team
+// makes one-pass calls and may copy with CMA (their long blocks go that
+// way); elsewhere their strict plan.
+TEST(Plan, RowsInFirstForGathervAndScattervWhereOnePassAndCma) {
+  Tree tree = tree_of({"Package:2 Core:3 PU:1", 5, MapBy::core, ""});
+  const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+  for (OpKind op : kAllOps) {
+    for (std::size_t bytes : sizes()) {
+      for (int set = 0; set < 4; ++set) {
+        PlanSettings ps{};
+        ps.one_pass = (set & 1) != 0;
+        ps.cma = (set & 2) != 0;
+        const std::string at = cat(to_string(op), " ", bytes, " B, one pass ", ps.one_pass, ", cma ", ps.cma);
+        const Plan p = make_plan(PlanInput{op, bytes, 1, true}, s, ps);
+        const bool rows = lengths_step(op) && ps.one_pass && ps.cma;
+        EXPECT_EQ(rows_in_first(op, p), rows) << at;
+        if (!rows) continue;
+        EXPECT_TRUE(p.first.header && p.first.one_pass) << at;
+        EXPECT_EQ(p.first.up, op == OpKind::gatherv) << at;
+        EXPECT_EQ(p.first.down, op == OpKind::scatterv) << at;
+        EXPECT_EQ(p.rest, Rest::flat) << at;
+        EXPECT_EQ(p.lengths_data, kRowsDataBytes) << at;
+      }
+    }
+  }
+}
+
 TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
   // A team that makes one-pass calls (OSMP_CHECK=lazy, one group).
   Tree tree = tree_of({"Package:2 Core:3 PU:1", 5, MapBy::core, ""});
@@ -187,7 +214,8 @@ TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
           EXPECT_EQ(p.rest, strict.rest) << at;
           EXPECT_EQ(p.first.top, strict.first.top) << at;
           EXPECT_TRUE(p.first.up && p.first.down) << at;
-          EXPECT_FALSE(strict.rest == Rest::none && (one_pass_down(op) || one_pass_up(op))) << at;
+          EXPECT_FALSE(strict.rest == Rest::none && (one_pass_down(op) || one_pass_up(op) || one_pass_prefix(op)))
+              << at;
           continue;
         }
         // One step, one way, with the headers, whether or not this rank
@@ -196,8 +224,8 @@ TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
         EXPECT_EQ(strict.rest, Rest::none) << at;
         EXPECT_TRUE(p.first.header) << at;
         EXPECT_EQ(p.first.down, one_pass_down(op)) << at;
-        EXPECT_EQ(p.first.up, one_pass_up(op)) << at;
-        EXPECT_EQ(p.first.top, TopCase::tree) << at;
+        EXPECT_EQ(p.first.up, one_pass_up(op) || one_pass_prefix(op)) << at;
+        EXPECT_EQ(p.first.top, one_pass_prefix(op) ? TopCase::prefix : TopCase::tree) << at;
         EXPECT_TRUE(p.first.flat) << at;
         EXPECT_TRUE(make_plan(PlanInput{op, bytes, 1, !carries}, s, lazy).first.one_pass) << at;
       }
