@@ -47,11 +47,12 @@
 //                    data at once, are faster (gather of 512K: 98-135 us
 //                    staged, 49-53 us through the areas)
 //   OSMP_CHECK       how mismatched arguments are found (docs/protocol.md,
-//                    "One-pass calls"). lazy (default): small rooted calls
-//                    (bcast, scatter, reduce, gather; gatherv and scatterv
-//                    at any size where CMA is allowed) on a team whose tree
-//                    is one group make one pass, the op header riding with
-//                    the data; a rank that already returned learns of a mismatch
+//                    "One-pass calls"). lazy (default): small bcast,
+//                    scatter, reduce, gather, scan and exscan (gatherv and
+//                    scatterv at any size, where CMA is allowed) on a team
+//                    whose tree is one group make one pass, the op header
+//                    riding with the data; a rank that already returned
+//                    learns of a mismatch
 //                    in its next call on the team (which then fails on every
 //                    rank) or in Team::finish / osmp_finalize. strict: every
 //                    call agrees on the headers first (a round trip), so every
