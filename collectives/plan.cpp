@@ -114,13 +114,15 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
 Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   Plan p;
   p.first = StepPlan{true, true, true, false, TopCase::tree, false};
-  if (lengths_step(in.op) && set.one_pass && set.cma && s.slot_bytes > kLengthsRowBytes) {
+  const bool gathers = in.op == OpKind::gatherv;
+  const bool rows_fit = gathers ? s.slot_bytes > kLengthsRowBytes
+                                : static_cast<std::size_t>(s.ranks) * kRowsEntryBytes < s.bcast_bytes;
+  if (lengths_step(in.op) && set.one_pass && set.cma && rows_fit) {
     // One pass with the rows (rows_in_first): gatherv's up, scatterv's
     // down; the single copies of the blocks that do not ride follow it.
-    const bool up = in.op == OpKind::gatherv;
-    p.first = StepPlan{true, up, !up, up, TopCase::tree, true};
+    p.first = StepPlan{true, gathers, !gathers, gathers, TopCase::tree, true};
     p.rest = Rest::flat;
-    p.lengths_data = std::min(kRowsDataBytes, up ? s.slot_bytes - kLengthsRowBytes : s.bcast_bytes);
+    p.lengths_data = std::min(kRowsDataBytes, gathers ? s.slot_bytes - kLengthsRowBytes : s.bcast_bytes);
     return p;
   }
   const Fit f = fit(in, s, set);

@@ -50,10 +50,11 @@ struct StepPlan {
   // (gather, allgather), which needs every unit in unit order.
   bool flat = false;
   TopCase top = TopCase::tree;
-  // A one-pass first step (OSMP_CHECK=lazy): down only (bcast, scatter) or up
-  // only (reduce, gather), the header riding with the data; the ranks that
-  // check (the receivers, the root) may be the only ones to see a mismatch
-  // (collectives/calls.hpp).
+  // A one-pass first step (OSMP_CHECK=lazy): down only (bcast, scatter,
+  // scatterv's rows), up only (reduce, gather, gatherv's rows) or through
+  // the prefix top (scan, exscan), the header riding with the data; the
+  // ranks that check (the receivers, the root, each scan rank the ranks
+  // before it) may be the only ones to see a mismatch (collectives/calls.hpp).
   bool one_pass = false;
   bool operator==(const StepPlan&) const = default;
 };
@@ -124,7 +125,7 @@ struct PlanSettings {
   // tree of one group, at most OSMP_ONE_PASS_MAX ranks).
   bool one_pass = false;
   // The team may copy with CMA (Engine::cma_usable): a one-pass gatherv's
-  // blocks beyond its rows go that way (rows_in_first).
+  // or scatterv's blocks beyond its rows go that way (rows_in_first).
   bool cma = false;
   static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max, false, false}; }
 };
@@ -151,12 +152,12 @@ constexpr bool counts_step(OpKind op) {
 // the tree (its block's length; at the root, the digest of its counts) and
 // down (the longest block, whether the lengths are the root's counts).
 constexpr bool lengths_step(OpKind op) { return op == OpKind::gatherv || op == OpKind::scatterv; }
-// Whether a call of `op` may make one pass (a mismatch may then send some
-// ranks on a one-pass plan, which waits for nobody: walk.hpp's elsewhere);
-// gatherv and scatterv at any size (rows_in_first, below).
-constexpr bool may_one_pass(OpKind op) {
-  return one_pass_down(op) || one_pass_up(op) || one_pass_prefix(op) || lengths_step(op);
-}
+// Whether a call of `op` may make one pass where it fits one step (a
+// mismatch may then send some ranks on a one-pass plan, which waits for
+// nobody, while others take a round trip: walk.hpp's elsewhere). Gatherv and
+// scatterv make one pass at every size or never (rows_in_first: the same
+// plan on every rank of a team), so their ranks never split so.
+constexpr bool may_one_pass(OpKind op) { return one_pass_down(op) || one_pass_up(op) || one_pass_prefix(op); }
 inline constexpr std::size_t kLengthsRowBytes = 16;
 // Where every rank is a unit of a symmetric top (so every rank reads every
 // row) the rows also carry data: gatherv's the first bytes of each rank's
@@ -191,6 +192,9 @@ constexpr std::size_t lengths_data_bytes(const Plan& p) { return p.lengths_data;
 // length, copies its block or reads it by CMA, while the root waits for
 // the acks of those that read (ops/rows.cpp).
 inline constexpr std::size_t kRowsDataBytes = 16384;
+// Scatterv's rows: an entry of this many bytes per rank (the length, where
+// the block is in the area or the root's buffer), which must fit the area.
+inline constexpr std::size_t kRowsEntryBytes = 24;
 constexpr bool rows_in_first(OpKind op, const Plan& p) { return lengths_step(op) && p.first.one_pass; }
 
 // Alltoallv's counts row (collectives/ops/pairs.hpp): an entry of this many

@@ -85,6 +85,7 @@ class Waiter {
   }
   // Watches `check` too (null: nothing more).
   void watch_calls(WaitCheck* check) { check_ = check; }
+  WaitCheck* watching() const { return check_; }
   void set_tuning(const WaitTuning& t) { tuning_ = t; }
   WaitPolicy policy() const { return policy_; }
   const WaitTuning& tuning() const { return tuning_; }

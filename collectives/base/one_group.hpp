@@ -1,8 +1,9 @@
 // The blocking step of a team whose tree is one group (the teams with unit
 // acks: Engine::unit_acks), for the four kinds of step their small calls
 // take: one pass down (bcast, scatter), one pass up over a flat group
-// (reduce, gather), one pass through the prefix top (scan, exscan), a round trip through the symmetric top (barrier,
-// allreduce, allgather, reduce_scatter_block, alltoall, scan, exscan). It
+// (reduce, gather), one pass through the prefix top (scan, exscan), a round
+// trip through the symmetric top (barrier, allreduce, allgather,
+// reduce_scatter_block, alltoall). It
 // reads and writes exactly
 // what the Walk (walk.hpp) does in the same step, so ranks on either meet
 // in it (a rank whose call takes the general path runs the Walk); the Walk

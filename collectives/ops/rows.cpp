@@ -1,14 +1,25 @@
-// The lazy gatherv (rows_in_first, plan.hpp): a team that makes one-pass
-// calls (OSMP_CHECK=lazy) gathers in one pass up, as gather does. Every rank
-// puts its row in its slot: the length of its block and where the block is,
-// then the block itself when it is at most the plan's lengths_data bytes;
-// then it returns, or, when its block did not ride, waits for the root's ack
-// of the step (the root reads it from its buffer by CMA before it acks).
-// The root compares every length with its counts first: a rank whose length
-// differs is an error that this rank returns at once, naming both counts,
-// and raises for the others (they learn it in their next call, as every
-// one-pass mismatch: docs/protocol.md); nothing is copied then.
+// The lazy gatherv and scatterv (rows_in_first, plan.hpp): in a team that
+// makes one-pass calls (OSMP_CHECK=lazy) and may copy with CMA they make one
+// pass, as gather and scatter do, whatever their size.
+//
+// Gatherv goes up: every rank puts its row in its line (short: its length
+// and block) or slot (the length of its block and where the block is, then
+// the block itself when it is at most the plan's lengths_data bytes), then
+// returns, or, when its block did not ride, waits for the root's ack of the
+// step (the root reads it from its buffer by CMA before it acks). The root
+// compares every length with its counts first.
+//
+// Scatterv goes down: the root's release line (short) or area holds every
+// rank's length and where its block is (in the rows, or in the root's
+// buffer); each rank compares its own length, copies its block or reads it
+// by CMA, while the root waits for the acks of those that read.
+//
+// A length that differs is an error that the rank that reads it returns at
+// once, naming both counts, and raises for the others (they learn it in
+// their next call, as every one-pass mismatch: docs/protocol.md); nothing
+// is copied into its buffer then.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -24,14 +35,73 @@ struct Row {
 };
 static_assert(sizeof(Row) == kLengthsRowBytes);
 
+// The line of rank `rank`'s unit in `step` (teams that make one-pass calls
+// are one group: lane 0).
+CtrlLine& line_of(Engine& e, int rank, std::uint64_t step) {
+  const Lane& l = e.lanes().front();
+  return mline(l, l.lroot(rank), step);
+}
+
+// Single copies of a buffer whose owner returns once its readers ack, when
+// an error is raised meanwhile (the owner's waits end stale): a reader,
+// once it got to its reads, marks its line's ack word with the step, then
+// checks for a raised error (skip_read: it does not read then); the owner,
+// its wait ended stale, looks at that word (settle_reader): marked, the
+// reader reads or skips and acks, with no wait between, so the owner waits
+// on for the ack; unmarked, the reader will see the error (a seq_cst fence
+// on each side: either the owner sees the mark or the reader the error).
+bool skip_read(Engine& e, std::uint64_t step) {
+  std::atomic_ref<std::uint32_t>(line_of(e, e.team().rank(), step).ack.word)
+      .store(static_cast<std::uint32_t>(step), std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with settle_reader's
+  return e.error_pending();
+}
+
+// `st`: how the wait for reader `peer`'s ack of `step` ended. Stale (an
+// error raised elsewhere: a mismatch status) after the reader marked its
+// line: waits on without that check (blocking, an error path), so that my
+// buffer outlives its read; the call's error stands.
+Status settle_reader(Engine& e, int peer, std::uint64_t step, Status st) {
+  if (st.ok() || st.code() != Errc::mismatch) return st;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with skip_read's
+  CtrlLine& line = line_of(e, peer, step);
+  if (std::atomic_ref<std::uint32_t>(line.ack.word).load(std::memory_order_relaxed) != static_cast<std::uint32_t>(step))
+    return st;
+  Waiter& w = e.team().waiter();
+  WaitCheck* calls = w.watching();
+  w.watch_calls(nullptr);
+  const WaitStatus ws = w.wait(line.ack, step, peer);
+  w.watch_calls(calls);
+  return ws == WaitStatus::ok ? std::move(st) : e.team().fail(ws);
+}
+
+// A short row, in the line itself (its flag's cache line: one line to move
+// instead of two): a first byte of 1, then at 2 a 16-bit length each
+// (gatherv: one; scatterv: every rank's), then the bytes. A first byte of 0
+// says the row is in the slot (gatherv) or the release's area (scatterv).
+inline constexpr std::size_t kShortAt = 2;
+inline bool short_row(const std::byte* line) { return line[0] == std::byte{1}; }
+inline std::size_t short_len(const std::byte* line, std::size_t i) {
+  std::uint16_t len;
+  std::memcpy(&len, line + kShortAt + 2 * i, sizeof len);
+  return len;
+}
+inline void put_short_len(std::byte* line, std::size_t i, std::size_t len) {
+  const auto v = static_cast<std::uint16_t>(len);
+  std::memcpy(line + kShortAt + 2 * i, &v, sizeof v);
+}
+
 class RowsUp : public Payload {
  public:
   // `send`: my block (null: none, or bad arguments); `recv`: the root's
-  // buffer with every block (null elsewhere, or when the root declined).
-  RowsUp(Engine& e, const CollArgs& a, const Plan& plan, std::size_t mine, const Blocks& blocks, const std::byte* send,
-         std::byte* recv)
+  // buffer with every block; `holder`: I am the root, with good arguments,
+  // in a call not declined (the one that checks and copies).
+  RowsUp(Engine& e, const CollArgs& a, const Plan& plan, std::uint64_t step, bool holder, std::size_t mine,
+         const Blocks& blocks, const std::byte* send, std::byte* recv)
       : e_(e),
         a_(a),
+        step_(step),
+        holder_(holder),
         me_(e.team().rank()),
         cap_(lengths_data_bytes(plan)),
         mine_(mine),
@@ -42,31 +112,35 @@ class RowsUp : public Payload {
     own_.address = reinterpret_cast<std::uint64_t>(send);
   }
 
-  // Mine: the row and the block that rides; the others': the most a row
-  // takes, which is beyond the line: every row is in its rank's slot.
-  std::size_t up_len(const Lane& l, int u) const {
-    if (u != l.g->me) return kLengthsRowBytes + cap_;
-    const std::size_t rides = rides_mine() ? mine_ : 0;
-    return std::max(kLengthsRowBytes + rides, kInlineBytes + 1);
-  }
-  std::size_t uniform_up_len() const { return kVaries; }
+  // Every row starts in its rank's line: short, whole there; else it says
+  // the row is in the rank's slot.
+  std::size_t up_len(const Lane& /*l*/, int /*u*/) const { return kInlineBytes; }
+  std::size_t uniform_up_len() const { return kInlineBytes; }
   const std::byte* own_up() { return reinterpret_cast<const std::byte*>(&own_); }
-  void put_up(std::byte* area, const std::byte* /*mine*/, std::size_t /*len*/) {
-    std::memcpy(area, &own_, sizeof own_);
-    if (rides_mine() && mine_) copy_to_shared(area + sizeof own_, send_, mine_);
+  void put_up(std::byte* line, const std::byte* /*mine*/, std::size_t /*len*/) {
+    const std::size_t len = own_.len;  // 0 without a block (bad arguments: the root reads my status)
+    if (len + kShortAt + 2 <= kInlineBytes) {
+      line[0] = std::byte{1};
+      put_short_len(line, 0, len);
+      if (len) std::memcpy(line + kShortAt + 2, send_, len);
+      return;
+    }
+    line[0] = std::byte{0};
+    const Lane& l = e_.lanes().front();
+    std::byte* slot = up_ptr(l, kInlineBytes + 1, l.g->me, step_);
+    std::memcpy(slot, &own_, sizeof own_);
+    if (rides_mine()) copy_to_shared(slot + sizeof own_, send_, len);
   }
   // The root (a flat group of single ranks: unit u is rank packed[u]).
   void combine(const Lane& l, LaneWork& w, const int* units, int count, std::byte* /*out*/) {
-    if (!recv_) return;
+    if (!holder_) return;
     auto rank_of = [&](int u) { return l.packed[l.unit_off[static_cast<std::size_t>(u)]]; };
-    auto row_of = [&](int u) {
-      Row r;
-      std::memcpy(&r, w.src[static_cast<std::size_t>(u)], sizeof r);
-      return r;
-    };
-    for (int i = 0; i < count; ++i) {  // every length first: nothing is copied when one differs
+    // Every length first (mine was checked against my counts already):
+    // nothing is copied when one differs.
+    for (int i = 0; i < count; ++i) {
       const int q = rank_of(units[i]);
-      const std::size_t len = q == me_ ? mine_ : row_of(units[i]).len;
+      if (q == me_) continue;
+      const std::size_t len = seen(l, w, units[i]).len;
       if (len != blocks_.len(q)) {
         error_ = counts_error(a_, q, len, blocks_.len(q));
         word_ = make_status(Errc::invalid_argument, Field::counts, q);
@@ -78,30 +152,52 @@ class RowsUp : public Payload {
       const std::size_t len = blocks_.len(q);
       std::byte* to = recv_ + blocks_.at(q);
       if (len == 0 || (q == me_ && to == send_)) continue;  // nothing, or in place
-      if (q == me_) {
-        std::memcpy(to, send_, len);
-      } else if (len <= cap_) {
-        std::memcpy(to, w.src[static_cast<std::size_t>(u)] + sizeof(Row), len);
-      } else if (Status st = cma_read(e_.team().pid_of(q), to, row_of(u).address, len); !st.ok() && word_ == 0) {
+      const Seen row = q == me_ ? Seen{len, send_, 0} : seen(l, w, u);
+      if (row.data) {
+        std::memcpy(to, row.data, len);
+      } else if (skip_read(e_, step_)) {
+        error_ = e_.team().fail(WaitStatus::stale);  // raised elsewhere: the call fails anyway
+        return;
+      } else if (Status st = cma_read(e_.team().pid_of(q), to, row.address, len); !st.ok() && word_ == 0) {
         error_ = Status(st.code(), cat(to_string(a_.kind), ": single copy: rank ", me_, " reading from rank ", q,
                                        "'s buffer: ", st.message()));
-        word_ = make_status(st.code(), Field::none, q);
+        word_ = make_status(st.code(), Field::none, me_);
       }
     }
   }
   StatusWord data_error() const { return word_; }
 
-  // After the step: my block did not ride, so the root reads it from my
-  // buffer until its ack.
-  bool waits() const { return send_ && !rides_mine() && me_ != a_.root; }
+  // After the step: the ranks that read my buffer, whose acks I wait for
+  // (my block did not ride: the root).
+  std::vector<int> readers() const {
+    if (send_ && !rides_mine() && me_ != a_.root) return {a_.root};
+    return {};
+  }
   // The step's error on this rank: what the root found, in full.
-  Status explain(Status st) const { return error_.ok() ? std::move(st) : error_; }
+  Status explain(const Status& st) const { return error_.ok() ? st : error_; }
 
  private:
   bool rides_mine() const { return mine_ <= cap_; }
+  // Unit u's row as the root sees it: its length, and its bytes where they
+  // rode (else null: at `address` in its rank).
+  struct Seen {
+    std::size_t len;
+    const std::byte* data;
+    std::uint64_t address;
+  };
+  Seen seen(const Lane& l, const LaneWork& w, int u) const {
+    const std::byte* line = w.src[static_cast<std::size_t>(u)];
+    if (short_row(line)) return {short_len(line, 0), line + kShortAt + 2, 0};
+    const std::byte* slot = up_ptr(l, kInlineBytes + 1, u, step_);
+    Row r;
+    std::memcpy(&r, slot, sizeof r);
+    return {r.len, r.len <= cap_ ? slot + sizeof r : nullptr, r.address};
+  }
 
   Engine& e_;
   const CollArgs& a_;
+  std::uint64_t step_;
+  bool holder_;
   int me_;
   std::size_t cap_, mine_;
   const Blocks& blocks_;
@@ -126,16 +222,20 @@ struct Entry {
   std::uint64_t at = 0;       // offset in the area, or kByCma
   std::uint64_t address = 0;  // kByCma: where it is in the root
 };
+static_assert(sizeof(Entry) == kRowsEntryBytes);
 constexpr std::uint64_t kByCma = ~std::uint64_t{0};
 
 class RowsDown : public Payload {
  public:
-  // `send`: the root's buffer with every block (null elsewhere, or bad
-  // arguments); `recv`: where my block goes (null: none, or in place).
-  RowsDown(Engine& e, const CollArgs& a, const Plan& plan, std::size_t mine, const Blocks& blocks,
-           const std::byte* send, std::byte* recv)
+  // `send`: the root's buffer with every block; `recv`: where my block
+  // goes (null: none, or in place); `holder`: I am the root, with good
+  // arguments, in a call not declined (the one that writes the rows).
+  RowsDown(Engine& e, const CollArgs& a, const Plan& plan, std::uint64_t step, bool holder, std::size_t mine,
+           const Blocks& blocks, const std::byte* send, std::byte* recv)
       : e_(e),
         a_(a),
+        step_(step),
+        holder_(holder),
         me_(e.team().rank()),
         declined_(a.abstain != Errc::ok),
         mine_(mine),
@@ -143,7 +243,7 @@ class RowsDown : public Payload {
         send_(send),
         recv_(recv) {
     const int n = e.team().size();
-    if (me_ != a.root || !send) return;
+    if (!holder) return;
     const std::size_t room = e.bcast_bytes(), cap = lengths_data_bytes(plan);
     at_.assign(static_cast<std::size_t>(n), kByCma);
     std::size_t off = static_cast<std::size_t>(n) * sizeof(Entry);
@@ -158,38 +258,70 @@ class RowsDown : public Payload {
       }
     }
     rows_len_ = off;
+    // Short: every length and block in the release line itself.
+    std::size_t bytes = kShortAt + 2 * static_cast<std::size_t>(n);
+    for (int q = 0; q < n; ++q) bytes += q == me_ ? 0 : blocks.len(q);
+    short_ = bytes <= kInlineBytes;
   }
 
-  // Where the rows are: the area, whatever their length.
-  std::size_t down_len(const Lane& /*l*/) const { return std::max(rows_len_, kInlineBytes + 1); }
+  // Where the rows are: the release line when short, else the area (the
+  // line says which; every rank but the root looks there first).
+  std::size_t down_len(const Lane& /*l*/) const {
+    return short_ || me_ != a_.root ? kInlineBytes : std::max(rows_len_, kInlineBytes + 1);
+  }
   const std::byte* top_down(const std::byte* /*up*/) { return send_; }
-  // The root: the rows straight into the area.
-  void forward(const Lane* /*parent*/, const Lane& /*child*/, const std::byte* /*from*/, std::byte* out) {
-    if (at_.empty()) return;
+  // The root: the rows straight into the release line or the area.
+  void forward(const Lane* /*parent*/, const Lane& child, const std::byte* /*from*/, std::byte* out) {
+    if (!holder_) return;
     released_ = true;
+    if (short_) {
+      out[0] = std::byte{1};
+      std::size_t off = kShortAt + 2 * at_.size();
+      for (std::size_t q = 0; q < at_.size(); ++q) {
+        const int r = static_cast<int>(q);
+        put_short_len(out, q, blocks_.len(r));
+        if (r == me_ || blocks_.len(r) == 0) continue;
+        std::memcpy(out + off, send_ + blocks_.at(r), blocks_.len(r));
+        off += blocks_.len(r);
+      }
+      return;
+    }
+    inline_of(rel_line(child, step_))[0] = std::byte{0};  // the rows are in the area
     for (std::size_t q = 0; q < at_.size(); ++q) {
       const int r = static_cast<int>(q);
-      const Entry en{blocks_.len(r), at_[q], reinterpret_cast<std::uint64_t>(send_ + blocks_.at(r))};
+      const std::size_t len = blocks_.len(r);  // (a buffer may be null where every count is 0)
+      const Entry en{len, at_[q], len ? reinterpret_cast<std::uint64_t>(send_ + blocks_.at(r)) : 0};
       std::memcpy(out + q * sizeof(Entry), &en, sizeof en);
       if (at_[q] != kByCma) copy_to_shared(out + at_[q], send_ + blocks_.at(r), en.len);
     }
   }
   void deliver(int lane, const Lane* l, const std::byte* data) {
     if (lane != 0 || !l || declined_) return;  // (a call every rank declined moves nothing)
-    if (me_ == a_.root) {
-      if (send_ && mine_ != blocks_.len(me_)) return found(counts_error(a_, me_, mine_, blocks_.len(me_)));
-      if (recv_ && send_ && mine_) std::memcpy(recv_, send_ + blocks_.at(me_), mine_);
+    if (me_ == a_.root) {                      // my own count was checked against my counts already
+      if (holder_ && recv_ && mine_) std::memcpy(recv_, send_ + blocks_.at(me_), mine_);
       return;
     }
+    if (short_row(data)) {  // my block after those of the ranks before me (but the root)
+      if (const std::size_t len = short_len(data, static_cast<std::size_t>(me_)); len != mine_)
+        return found(counts_error(a_, me_, mine_, len));
+      std::size_t off = kShortAt + 2 * static_cast<std::size_t>(e_.team().size());
+      for (int q = 0; q < me_; ++q) off += q == a_.root ? 0 : short_len(data, static_cast<std::size_t>(q));
+      if (mine_ && recv_) std::memcpy(recv_, data + off, mine_);
+      return;
+    }
+    data = down_ptr(*l, kInlineBytes + 1, step_);  // the area
     Entry en;
     std::memcpy(&en, data + static_cast<std::size_t>(me_) * sizeof(Entry), sizeof en);
     if (en.len != mine_) return found(counts_error(a_, me_, mine_, en.len));
     if (mine_ == 0 || !recv_) return;
     if (en.at != kByCma) {
-      if (en.at + en.len > e_.bcast_bytes()) {
-        return found(Status(Errc::internal, cat("scatterv: rank ", a_.root, "'s rows put my block past the area")));
+      const std::size_t room = e_.bcast_bytes(), entries = static_cast<std::size_t>(e_.team().size()) * sizeof(Entry);
+      if (en.at < entries || en.at > room || en.len > room - en.at) {
+        return found(Status(Errc::internal, cat("scatterv: rank ", a_.root, "'s rows put my block outside the area")));
       }
       std::memcpy(recv_, data + en.at, mine_);
+    } else if (skip_read(e_, step_)) {
+      skipped_ = e_.team().fail(WaitStatus::stale);  // raised elsewhere: the call fails anyway
     } else if (Status st = cma_read(e_.team().pid_of(a_.root), recv_, en.address, mine_); !st.ok()) {
       found(Status(st.code(), cat("scatterv: single copy: rank ", me_, " reading from rank ", a_.root,
                                   "'s buffer: ", st.message())));
@@ -199,8 +331,11 @@ class RowsDown : public Payload {
 
   // After the step, on the root that released the rows: the ranks that read
   // their blocks from its buffer, which it waits for.
-  const std::vector<int>& readers() const { return released_ ? readers_ : none_; }
-  Status explain(Status st) const { return error_.ok() ? std::move(st) : error_; }
+  std::vector<int> readers() const { return released_ ? readers_ : std::vector<int>{}; }
+  Status explain(const Status& st) const {
+    if (!error_.ok()) return error_;
+    return st.ok() ? skipped_ : st;
+  }
 
  private:
   void found(Status st) {
@@ -210,6 +345,8 @@ class RowsDown : public Payload {
 
   Engine& e_;
   const CollArgs& a_;
+  std::uint64_t step_;
+  bool holder_;
   int me_;
   bool declined_;
   std::size_t mine_;
@@ -217,30 +354,18 @@ class RowsDown : public Payload {
   const std::byte* send_;
   std::byte* recv_;
   std::vector<std::uint64_t> at_;  // the root: where each rank's block goes in the area
-  std::vector<int> readers_, none_;
+  std::vector<int> readers_;
   std::size_t rows_len_ = 0;
+  bool short_ = false;  // the root: every row in the release line
   bool released_ = false;
   StatusWord word_ = 0;
   Status error_;
+  Status skipped_;  // my block not read: an error was raised meanwhile
 };
 
 static_assert(PayloadHooks<RowsDown>);
 static_assert(HasForward<RowsDown>);
 static_assert(HasDataError<RowsDown>);
-
-// The ack of rank `rank`'s unit of `step` (teams that make one-pass calls
-// are one group: lane 0).
-const Flag& ack_of(Engine& e, int rank, std::uint64_t step) {
-  const Lane& l = e.lanes().front();
-  return mline(l, l.lroot(rank), step).ack;
-}
-
-// Blocking: waits for `f` to reach `step` (FlagAwait in place).
-Status wait_blocking(Engine& e, const Flag& f, std::uint64_t step, int peer) {
-  FlagAwait w(e, f, step, peer);
-  w.advance(true);
-  return w.await_resume();
-}
 
 }  // namespace
 
@@ -251,49 +376,64 @@ Status counts_error(const CollArgs& a, int q, std::size_t theirs, std::size_t ex
                     expected / es, " (rank ", a.root, " is the root)"));
 }
 
+namespace {
+
+bool holds(Engine& e, const CollArgs& a, StatusWord local) {
+  return e.team().rank() == a.root && local == 0 && a.abstain == Errc::ok;
+}
+
+// The step, then (once it went well) the waits for the ranks that read my
+// buffer, each settled (settle_reader).
+template <class P>
+Task rows_call(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine, const Blocks& blocks,
+               const std::byte* send, std::byte* recv) {
+  const std::uint64_t step = e.next_step();
+  P p(e, a, plan, step, holds(e, a, local), mine, blocks, local ? nullptr : send, local ? nullptr : recv);
+  Status st = co_await run_step(e, p, plan.first, step, header_for(a, e.team().size()), local, a.root);
+  if (st.ok()) {
+    for (int q : p.readers()) {
+      Status got = co_await until(e, line_of(e, q, step).ack, step, q);
+      got = settle_reader(e, q, step, std::move(got));
+      if (st.ok()) st = std::move(got);
+    }
+  }
+  co_return p.explain(st);
+}
+
+template <class P>
+Status rows_call_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
+                          std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv) {
+  const std::uint64_t step = e.next_step();
+  P p(e, a, plan, step, holds(e, a, local), mine, blocks, local ? nullptr : send, local ? nullptr : recv);
+  Status st = block_on_step(e, p, plan.first, step, header, local, a.root);
+  if (st.ok()) {
+    for (int q : p.readers()) {
+      FlagAwait w(e, line_of(e, q, step).ack, step, q);
+      w.advance(true);
+      Status got = settle_reader(e, q, step, w.await_resume());
+      if (st.ok()) st = std::move(got);
+    }
+  }
+  return p.explain(st);
+}
+
+}  // namespace
+
 Task gatherv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
                   const Blocks& blocks, const std::byte* send, std::byte* recv) {
-  RowsUp p(e, a, plan, mine, blocks, local ? nullptr : send, local ? nullptr : recv);
-  const std::uint64_t step = e.next_step();
-  Status st = co_await run_step(e, p, plan.first, step, header_for(a, e.team().size()), local, a.root);
-  if (!st.ok()) co_return p.explain(std::move(st));
-  if (p.waits()) co_return co_await until(e, ack_of(e, a.root, step), step, a.root);
-  co_return Status{};
+  return rows_call<RowsUp>(e, a, local, plan, mine, blocks, send, recv);
 }
-
 Status gatherv_rows_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
                              std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv) {
-  RowsUp p(e, a, plan, mine, blocks, local ? nullptr : send, local ? nullptr : recv);
-  const std::uint64_t step = e.next_step();
-  Status st = block_on_step(e, p, plan.first, step, header, local, a.root);
-  if (!st.ok()) return p.explain(std::move(st));
-  if (!p.waits()) return {};
-  return wait_blocking(e, ack_of(e, a.root, step), step, a.root);
+  return rows_call_blocking<RowsUp>(e, a, local, header, plan, mine, blocks, send, recv);
 }
-
 Task scatterv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
                    const Blocks& blocks, const std::byte* send, std::byte* recv) {
-  RowsDown p(e, a, plan, mine, blocks, local ? nullptr : send, local ? nullptr : recv);
-  const std::uint64_t step = e.next_step();
-  Status st = co_await run_step(e, p, plan.first, step, header_for(a, e.team().size()), local, a.root);
-  // The ranks reading from my buffer, even after an error here: it stays put until they are done.
-  for (int q : p.readers()) {
-    Status w = co_await until(e, ack_of(e, q, step), step, q);
-    if (st.ok()) st = std::move(w);
-  }
-  co_return p.explain(std::move(st));
+  return rows_call<RowsDown>(e, a, local, plan, mine, blocks, send, recv);
 }
-
 Status scatterv_rows_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
                               std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv) {
-  RowsDown p(e, a, plan, mine, blocks, local ? nullptr : send, local ? nullptr : recv);
-  const std::uint64_t step = e.next_step();
-  Status st = block_on_step(e, p, plan.first, step, header, local, a.root);
-  for (int q : p.readers()) {
-    Status w = wait_blocking(e, ack_of(e, q, step), step, q);
-    if (st.ok()) st = std::move(w);
-  }
-  return p.explain(std::move(st));
+  return rows_call_blocking<RowsDown>(e, a, local, header, plan, mine, blocks, send, recv);
 }
 
 }  // namespace osmp

@@ -96,7 +96,7 @@ class ScanPayload : public GatherPayload {
     }
     std::byte* acc = e_.staging();
     kernel_.two(acc, in(0), in(1), count_);
-    for (int r = 2; r <= last; ++r) kernel_.two(acc, acc, in(r), count_);
+    for (int r = 2; r <= last; ++r) kernel_.one(acc, in(r), count_);  // acc = acc op in(r)
     std::memcpy(recv_, acc, block_);
   }
 

@@ -406,6 +406,48 @@ TEST_P(LazyCheck, ScanCountFoundByTheRanksAfter) {
   }
 }
 
+// Counts of 0 with null buffers where every count is 0 (the root's too),
+// right after calls that left rows in both parities' lines and areas: the
+// lazy calls write (and read) the rows all the same, so nobody takes old
+// ones; a gatherv whose root has no buffer (all its counts 0) still finds
+// a sender's count of 1.
+TEST_P(LazyCheck, GathervAndScattervWithZeroCountsAndNullBuffersReadNoOldRows) {
+  auto dirty = [&] {
+    run([&](Team& t) {
+      std::vector<std::int64_t> counts(static_cast<std::size_t>(n()), 3), displs(counts.size());
+      for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(3 * r);
+      std::vector<std::int8_t> all(static_cast<std::size_t>(3 * n()), 9), mine(3, 1);
+      for (int i = 0; i < 3; ++i)  // both parities
+        EXPECT_TRUE(t.scatterv(all.data(), counts.data(), displs.data(), mine.data(), 3, Datatype::int8, 0).ok());
+      for (int i = 0; i < 3; ++i)
+        EXPECT_TRUE(t.gatherv(mine.data(), 3, all.data(), counts.data(), displs.data(), Datatype::int8, 0).ok());
+      return Status{};
+    });
+  };
+  dirty();
+  auto got = run([&](Team& t) {
+    std::vector<std::int64_t> zeros(static_cast<std::size_t>(n()), 0);
+    Status st = t.scatterv(nullptr, zeros.data(), zeros.data(), nullptr, 0, Datatype::int8, 0);
+    if (!st.ok()) return st;
+    return t.gatherv(nullptr, 0, nullptr, zeros.data(), zeros.data(), Datatype::int8, 0);
+  });
+  for (int r = 0; r < n(); ++r) EXPECT_TRUE(got[static_cast<std::size_t>(r)].ok()) << got[r].to_string();
+  next_call(false);
+  dirty();
+  const int odd = n() - 1;
+  got = run([&](Team& t) {
+    std::vector<std::int64_t> zeros(static_cast<std::size_t>(n()), 0);
+    std::int8_t one = 1;
+    return t.gatherv(t.rank() == odd ? &one : nullptr, t.rank() == odd ? 1 : 0, nullptr, zeros.data(), zeros.data(),
+                     Datatype::int8, 0);
+  });
+  EXPECT_EQ(got[0].code(), Errc::invalid_argument) << got[0].to_string();
+  EXPECT_EQ(got[0].message(),
+            cat("gatherv: rank ", odd, " passed count 1, the root's counts say 0 (rank 0 is the root)"));
+  next_call(true, cat("gatherv: rank ", odd, "'s count is not the root's entry for it"), Errc::invalid_argument);
+  next_call(false);
+}
+
 // Argument errors in a lazy gatherv: the root's own (null counts), with
 // senders whose blocks ride and one whose block the root would read by CMA
 // (it waits for the root's ack, which comes); a sender's own (in place off

@@ -195,6 +195,14 @@ TEST(Plan, RowsInFirstForGathervAndScattervWhereOnePassAndCma) {
       }
     }
   }
+  // Scatterv's entries must fit the release's area (5 ranks: 120 bytes).
+  PlanSettings ps{};
+  ps.one_pass = ps.cma = true;
+  const PlanShape small = plan_shape(tree, kDefaultSlotBytes, 5 * kRowsEntryBytes);
+  EXPECT_FALSE(rows_in_first(OpKind::scatterv, make_plan(PlanInput{OpKind::scatterv, 8, 1, true}, small, ps)));
+  EXPECT_TRUE(rows_in_first(OpKind::gatherv, make_plan(PlanInput{OpKind::gatherv, 8, 1, true}, small, ps)));
+  const PlanShape room = plan_shape(tree, kDefaultSlotBytes, 5 * kRowsEntryBytes + 1);
+  EXPECT_TRUE(rows_in_first(OpKind::scatterv, make_plan(PlanInput{OpKind::scatterv, 8, 1, true}, room, ps)));
 }
 
 TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
