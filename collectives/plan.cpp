@@ -115,8 +115,8 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
   Plan p;
   p.first = StepPlan{true, true, true, false, TopCase::tree, false};
   const bool gathers = in.op == OpKind::gatherv;
-  const bool rows_fit = gathers ? s.slot_bytes > kLengthsRowBytes
-                                : static_cast<std::size_t>(s.ranks) * kRowsEntryBytes < s.bcast_bytes;
+  const bool rows_fit =
+      gathers ? s.slot_bytes > kLengthsRowBytes : static_cast<std::size_t>(s.ranks) * kRowsEntryBytes < s.bcast_bytes;
   if (lengths_step(in.op) && set.one_pass && set.cma && rows_fit) {
     // One pass with the rows (rows_in_first): gatherv's up, scatterv's
     // down; the single copies of the blocks that do not ride follow it.
@@ -125,16 +125,19 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
     p.lengths_data = std::min(kRowsDataBytes, gathers ? s.slot_bytes - kLengthsRowBytes : s.bcast_bytes);
     return p;
   }
+  if (one_pass_prefix(in.op) && set.one_pass &&
+      in.count * in.esize <= std::min({kScanPrefixBytes, s.slot_bytes, s.scratch_bytes()})) {
+    // Every rank reads the inputs of the ranks before it where they lie
+    // (base/prefix.hpp): no top folds them all.
+    p.first = StepPlan{true, true, false, true, TopCase::prefix, true};
+    return p;
+  }
   const Fit f = fit(in, s, set);
   if (f.fits && set.one_pass) {
     const bool down = one_pass_down(in.op);
     const bool up = one_pass_up(in.op);
     if (up || down) {
       p.first = StepPlan{true, up, down, true, TopCase::tree, true};
-      return p;
-    }
-    if (one_pass_prefix(in.op)) {  // every rank reads the ranks before it (base/prefix.hpp)
-      p.first = StepPlan{true, true, false, true, TopCase::prefix, true};
       return p;
     }
   }

@@ -229,7 +229,12 @@ TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
         // One step, one way, with the headers, whether or not this rank
         // brings data (ranks must not take different plans for that).
         EXPECT_EQ(p.rest, Rest::none) << at;
-        EXPECT_EQ(strict.rest, Rest::none) << at;
+        // (the prefix top reads inputs in place: larger ones than the tree)
+        if (!one_pass_prefix(op)) {
+          EXPECT_EQ(strict.rest, Rest::none) << at;
+        } else {
+          EXPECT_LE(bytes, kScanPrefixBytes) << at;
+        }
         EXPECT_TRUE(p.first.header) << at;
         EXPECT_EQ(p.first.down, one_pass_down(op)) << at;
         EXPECT_EQ(p.first.up, one_pass_up(op) || one_pass_prefix(op)) << at;
