@@ -91,23 +91,54 @@ inline void put_short_len(std::byte* line, std::size_t i, std::size_t len) {
   std::memcpy(line + kShortAt + 2 * i, &v, sizeof v);
 }
 
-class RowsUp : public Payload {
+// What both payloads share: the call, this rank's side of it, and what it
+// found (its status word for data_error, and the error this rank returns).
+class RowsCall : public Payload {
  public:
-  // `send`: my block (null: none, or bad arguments); `recv`: the root's
-  // buffer with every block; `holder`: I am the root, with good arguments,
-  // in a call not declined (the one that checks and copies).
-  RowsUp(Engine& e, const CollArgs& a, const Plan& plan, std::uint64_t step, bool holder, std::size_t mine,
-         const Blocks& blocks, const std::byte* send, std::byte* recv)
+  StatusWord data_error() const { return word_; }
+
+ protected:
+  // `send`, `recv`: as the operation's; `holder`: I am the root, with good
+  // arguments, in a call not declined (the one that checks or writes the
+  // rows); `mine`: my own block's bytes.
+  RowsCall(Engine& e, const CollArgs& a, std::uint64_t step, bool holder, std::size_t mine, const Blocks& blocks,
+           const std::byte* send, std::byte* recv)
       : e_(e),
         a_(a),
         step_(step),
         holder_(holder),
         me_(e.team().rank()),
-        cap_(lengths_data_bytes(plan)),
         mine_(mine),
         blocks_(blocks),
         send_(send),
-        recv_(recv) {
+        recv_(recv) {}
+  // What this rank found, raised naming `rank`: a count that differs
+  // (Field::counts), else a failed copy.
+  void found(Status st, int rank) {
+    word_ = make_status(st.code(), st.code() == Errc::invalid_argument ? Field::counts : Field::none, rank);
+    error_ = std::move(st);
+  }
+
+  Engine& e_;
+  const CollArgs& a_;
+  std::uint64_t step_;
+  bool holder_;
+  int me_;
+  std::size_t mine_;
+  const Blocks& blocks_;
+  const std::byte* send_;
+  std::byte* recv_;
+  StatusWord word_ = 0;
+  Status error_;
+};
+
+class RowsUp : public RowsCall {
+ public:
+  // `send`: my block (null: none, or bad arguments); `recv`: the root's
+  // buffer with every block.
+  RowsUp(Engine& e, const CollArgs& a, const Plan& plan, std::uint64_t step, bool holder, std::size_t mine,
+         const Blocks& blocks, const std::byte* send, std::byte* recv)
+      : RowsCall(e, a, step, holder, mine, blocks, send, recv), cap_(lengths_data_bytes(plan)) {
     own_.len = send ? mine : 0;
     own_.address = reinterpret_cast<std::uint64_t>(send);
   }
@@ -142,8 +173,7 @@ class RowsUp : public Payload {
       if (q == me_) continue;
       const std::size_t len = seen(l, w, units[i]).len;
       if (len != blocks_.len(q)) {
-        error_ = counts_error(a_, q, len, blocks_.len(q));
-        word_ = make_status(Errc::invalid_argument, Field::counts, q);
+        found(counts_error(a_, q, len, blocks_.len(q)), q);
         return;
       }
     }
@@ -159,14 +189,12 @@ class RowsUp : public Payload {
         error_ = e_.team().fail(WaitStatus::stale);  // raised elsewhere: the call fails anyway
         return;
       } else if (Status st = cma_read(e_.team().pid_of(q), to, row.address, len); !st.ok() && word_ == 0) {
-        error_ = Status(st.code(), cat(to_string(a_.kind), ": single copy: rank ", me_, " reading from rank ", q,
-                                       "'s buffer: ", st.message()));
-        word_ = make_status(st.code(), Field::none, me_);
+        found(Status(st.code(), cat(to_string(a_.kind), ": single copy: rank ", me_, " reading from rank ", q,
+                                    "'s buffer: ", st.message())),
+              me_);
       }
     }
   }
-  StatusWord data_error() const { return word_; }
-
   // After the step: the ranks that read my buffer, whose acks I wait for
   // (my block did not ride: the root).
   std::vector<int> readers() const {
@@ -194,18 +222,8 @@ class RowsUp : public Payload {
     return {r.len, r.len <= cap_ ? slot + sizeof r : nullptr, r.address};
   }
 
-  Engine& e_;
-  const CollArgs& a_;
-  std::uint64_t step_;
-  bool holder_;
-  int me_;
-  std::size_t cap_, mine_;
-  const Blocks& blocks_;
-  const std::byte* send_;
-  std::byte* recv_;
+  std::size_t cap_;
   Row own_;
-  StatusWord word_ = 0;
-  Status error_;
 };
 
 static_assert(PayloadHooks<RowsUp>);
@@ -225,23 +243,13 @@ struct Entry {
 static_assert(sizeof(Entry) == kRowsEntryBytes);
 constexpr std::uint64_t kByCma = ~std::uint64_t{0};
 
-class RowsDown : public Payload {
+class RowsDown : public RowsCall {
  public:
   // `send`: the root's buffer with every block; `recv`: where my block
-  // goes (null: none, or in place); `holder`: I am the root, with good
-  // arguments, in a call not declined (the one that writes the rows).
+  // goes (null: none, or in place).
   RowsDown(Engine& e, const CollArgs& a, const Plan& plan, std::uint64_t step, bool holder, std::size_t mine,
            const Blocks& blocks, const std::byte* send, std::byte* recv)
-      : e_(e),
-        a_(a),
-        step_(step),
-        holder_(holder),
-        me_(e.team().rank()),
-        declined_(a.abstain != Errc::ok),
-        mine_(mine),
-        blocks_(blocks),
-        send_(send),
-        recv_(recv) {
+      : RowsCall(e, a, step, holder, mine, blocks, send, recv), declined_(a.abstain != Errc::ok) {
     const int n = e.team().size();
     if (!holder) return;
     const std::size_t room = e.bcast_bytes(), cap = lengths_data_bytes(plan);
@@ -327,8 +335,6 @@ class RowsDown : public Payload {
                                   "'s buffer: ", st.message())));
     }
   }
-  StatusWord data_error() const { return word_; }
-
   // After the step, on the root that released the rows: the ranks that read
   // their blocks from its buffer, which it waits for.
   std::vector<int> readers() const { return released_ ? readers_ : std::vector<int>{}; }
@@ -338,28 +344,14 @@ class RowsDown : public Payload {
   }
 
  private:
-  void found(Status st) {
-    word_ = make_status(st.code(), st.code() == Errc::invalid_argument ? Field::counts : Field::none, me_);
-    error_ = std::move(st);
-  }
+  void found(Status st) { RowsCall::found(std::move(st), me_); }
 
-  Engine& e_;
-  const CollArgs& a_;
-  std::uint64_t step_;
-  bool holder_;
-  int me_;
   bool declined_;
-  std::size_t mine_;
-  const Blocks& blocks_;
-  const std::byte* send_;
-  std::byte* recv_;
   std::vector<std::uint64_t> at_;  // the root: where each rank's block goes in the area
   std::vector<int> readers_;
   std::size_t rows_len_ = 0;
   bool short_ = false;  // the root: every row in the release line
   bool released_ = false;
-  StatusWord word_ = 0;
-  Status error_;
   Status skipped_;  // my block not read: an error was raised meanwhile
 };
 
