@@ -28,8 +28,6 @@ struct Block {
 };
 static_assert(sizeof(Block) == kBlock);
 
-bool reduction(std::int32_t kind) { return is_reduction(static_cast<OpKind>(kind)); }
-
 // Both blocks come from nodes that ran the call on osmp with the same arguments.
 bool both_fine(const Header& a, const Header& b) {
   return a.error == 0 && b.error == 0 && a.mpi_max == 0 && b.mpi_max == 0 && a.kind_min == a.kind_max &&
@@ -40,7 +38,9 @@ bool both_fine(const Header& a, const Header& b) {
 
 void merge_payload(const Block& in, Block& io) {
   if (!both_fine(in.h, io.h)) return;
-  if (!reduction(io.h.kind_min)) {  // laid side by side: the others' bytes are zero
+  // Laid side by side (Payload::Mode::place; scan's node totals too): the
+  // others' bytes are zero. Large reductions carry none: zeros, OR-ed.
+  if (io.h.combined == 0 && in.h.combined == 0) {
     for (std::size_t i = 0; i < kPayload; ++i) io.payload[i] |= in.payload[i];
     return;
   }

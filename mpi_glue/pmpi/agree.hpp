@@ -7,7 +7,7 @@
 // whether it hands the call to the MPI, and the range of every argument
 // seen: kind, bytes, datatype, op, root) and, for calls whose leaders' data
 // fits (kPayload bytes), the data itself, combined (reductions) or laid side
-// by side (the others). The block's size never depends on the arguments, so
+// by side (the others, and scan's node totals: Payload::Mode). The block's size never depends on the arguments, so
 // leaders that disagree cannot block in it; larger data follows in the MPI's
 // own collective only once the headers agreed.
 #pragma once

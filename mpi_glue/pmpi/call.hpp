@@ -130,5 +130,8 @@ Outcome nodes_allgatherv(const Call& c, const Plan& p, const void* send, void* r
 Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv);
+// scan and exscan (p.kind), where every node's ranks follow one another
+// (CommState::nodes_in_rank_order).
+Outcome nodes_scan(const Call& c, const Plan& p, const void* send, void* recv);
 
 }  // namespace osmp::pmpi

@@ -414,11 +414,21 @@ Prepared prepare_exscan(const Call& c, const void* s, void* r, int count, MPI_Da
 
 // Operations osmp runs inside one node only: on a communicator spanning
 // nodes (the same on every rank: its state says so) they go to the MPI.
-// Scan's order crosses nodes whose ranks interleave, which the leaders'
-// flows do not keep.
 bool node_only(const Call& c) {
   if (!c.nodes()) return false;
   declined(cat(c.name, ": across nodes (osmp runs it inside one node)"));
+  count(false);
+  return true;
+}
+
+// Blocking scan and exscan across nodes keep rank order only where every
+// node's ranks follow one another (nodes_scan); where they interleave, the
+// MPI (the same on every rank: the communicator's state says so).
+bool scan_out_of_order(const Call& c) {
+  if (!c.nodes() || c.st->nodes_in_rank_order) return false;
+  declined(cat(c.name,
+               ": across nodes whose ranks interleave (osmp keeps rank order only where each node's ranks "
+               "follow one another)"));
   count(false);
   return true;
 }
@@ -529,19 +539,19 @@ int osmp_pmpi_alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, 
 int osmp_pmpi_scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   Call c(comm, OpKind::scan, "MPI_Scan");
   auto mpi = [&] { return PMPI_Scan(s, r, count, t, op, comm); };
-  if (!c.take || node_only(c)) return mpi();
+  if (!c.take || scan_out_of_order(c)) return mpi();
   Prepared x = reduction(c, OpKind::scan, s, r, count, t, op, -1, 1, true);
   return blocking(
-      c, x, [&] { return Outcome::of(Status(Errc::internal, "scan across nodes")); }, mpi);
+      c, x, [&] { return nodes_scan(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   Call c(comm, OpKind::exscan, "MPI_Exscan");
   auto mpi = [&] { return PMPI_Exscan(s, r, count, t, op, comm); };
-  if (!c.take || node_only(c)) return mpi();
+  if (!c.take || scan_out_of_order(c)) return mpi();
   Prepared x = prepare_exscan(c, s, r, count, t, op);
   return blocking(
-      c, x, [&] { return Outcome::of(Status(Errc::internal, "exscan across nodes")); }, mpi);
+      c, x, [&] { return nodes_scan(c, x.p, x.send, x.recv); }, mpi);
 }
 
 int osmp_pmpi_gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <vector>
 
+#include "collectives/kernels.hpp"
 #include "core/strings.hpp"
 #include "mpi_glue/pmpi/parts.hpp"
 #include "mpi_glue/pmpi/types.hpp"
@@ -418,6 +419,71 @@ Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* rec
   if (!v1.ok()) return Outcome::of(v1);
   return last_part(c, d, part_plan(p, OpKind::scatter, row, 0),
                    [&] { return team.scatter(out.data(), recv, row, Datatype::uint8, 0); });
+}
+
+// scan, exscan, where every node's ranks follow one another in comm (so
+// rank order is the nodes' order, then each node's): every node scans its
+// ranks on osmp; its last rank hands the node's total (scan: its result;
+// exscan: its result and its own input) to the leader; the leaders exscan
+// the totals in the leaders' order, which is the nodes' (small: each folds
+// the totals before its own, which came in their agreement; else
+// MPI_Exscan); every
+// node but the first takes what the nodes before it make from its leader
+// and puts it before its ranks' results (exscan: the node's first rank's
+// result is that alone). The built-in ops osmp runs commute exactly, so the
+// order of the two operands of the last combine changes no bit.
+Outcome nodes_scan(const Call& c, const Plan& p, const void* send, void* recv) {
+  Team& team = c.team();
+  const bool lead = leader(c), last = team.rank() == team.size() - 1, ex = p.kind == OpKind::exscan;
+  const bool first_node = c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)] == 0;
+  const auto n = static_cast<std::size_t>(p.bytes());
+  const bool go = p.why == Errc::ok;  // this rank's buffers are good
+  std::vector<unsigned char> total(lead || last ? n : 0), before(lead || !first_node ? n : 0);
+  // exscan: the last rank's own input, before an in-place call overwrites it.
+  if (ex && last && go && n) std::memcpy(total.data(), send == kInPlace ? recv : send, n);
+  Status v1 = join(team, part_plan(p, p.kind, p.count, -1), [&] {
+    return ex ? team.exscan(send, recv, p.count, p.dtype, p.op) : team.scan(send, recv, p.count, p.dtype, p.op);
+  });
+  if (v1.ok() && last && n) {
+    if (!ex)
+      std::memcpy(total.data(), recv, n);
+    else if (team.size() > 1)
+      combine(total.data(), recv, static_cast<std::size_t>(p.count), p.dtype, p.op);
+  }
+  if (v1.ok() && last && !lead) hand(c, total.data(), static_cast<std::int64_t>(n), 0);
+  if (v1.ok() && lead && !last) take(c, total.data(), static_cast<std::int64_t>(n), team.size() - 1);
+  Decision d;
+  if (lead) {
+    // Every node's total in the agreement when they all fit it (each leader
+    // then folds those of the nodes before it), else MPI_Exscan after it.
+    const std::size_t nodes = c.st->leader_rank_of_node.size(), lme = static_cast<std::size_t>(leaders_rank(c));
+    const bool small = fits(static_cast<std::int64_t>(n * nodes));
+    std::vector<unsigned char> all(small ? n * nodes : 0);
+    const Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum,   total.data(), lme * n,
+                     small ? n : 0,        all.data(),      all.size()};
+    d = leaders_part(c, says(p, v1), pl, !small, [&] {
+      return PMPI_Exscan(total.data(), before.data(), static_cast<int>(p.count), mpi_type_of(p.dtype), mpi_op_of(p.op),
+                         c.st->leaders);
+    });
+    if (small && d.route == Route::osmp && lme > 0 && n) {
+      std::memcpy(before.data(), all.data(), n);
+      for (std::size_t k = 1; k < lme; ++k)
+        combine(before.data(), all.data() + k * n, static_cast<std::size_t>(p.count), p.dtype, p.op);
+    }
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  // The first node's results are whole: nothing comes to it (its leader
+  // still hears the others' verdicts, as the roots of gather do).
+  if (first_node) return lead ? outcome_of(d) : Outcome{};
+  Outcome o = last_part(c, d, part_plan(p, OpKind::bcast, p.count, 0),
+                        [&] { return team.bcast(before.data(), p.count, p.dtype, 0); });
+  if (o.route != Outcome::Route::osmp || !n) return o;
+  if (ex && team.rank() == 0)
+    std::memcpy(recv, before.data(), n);
+  else
+    combine(recv, before.data(), static_cast<std::size_t>(p.count), p.dtype, p.op);
+  return o;
 }
 
 }  // namespace osmp::pmpi

@@ -150,6 +150,14 @@ void map_nodes(CommState& st, int node_id, int local, int size) {
     st.local_of.push_back(all[static_cast<std::size_t>(2 * r + 1)]);
     if (st.local_of.back() == 0) st.leader_rank_of_node[static_cast<std::size_t>(n)] = leaders_seen++;
   }
+  // Local ranks count up within a run of one node's ranks and restart at 0
+  // with the next: a node split in two runs would restart at a rank > 0.
+  st.nodes_in_rank_order = true;
+  for (int r = 0; r < size && st.nodes_in_rank_order; ++r) {
+    const auto u = static_cast<std::size_t>(r);
+    const bool next_node = r == 0 || st.node_of[u] != st.node_of[u - 1];
+    st.nodes_in_rank_order = st.local_of[u] == (next_node ? 0 : st.local_of[u - 1] + 1);
+  }
 }
 
 // Every step is decided from what all ranks know (size, intercommunicator)

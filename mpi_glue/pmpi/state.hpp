@@ -27,6 +27,10 @@ struct CommState {
   MPI_Comm node = MPI_COMM_NULL;         // kind == nodes: this node's ranks (root <-> leader)
   std::vector<int> node_of, local_of;    // per comm rank
   std::vector<int> leader_rank_of_node;  // rank in `leaders` of each node
+  // Every node's ranks follow one another in comm, in their local order
+  // (so the nodes come in the leaders' order): scan's rank order is the
+  // nodes' order, then each node's (nodes_scan).
+  bool nodes_in_rank_order = false;
   int my_node = 0;
   int rank = 0, size = 0;  // in comm (unset for an intercommunicator)
 };

@@ -169,10 +169,14 @@ void run_type(const char* tname) {
         }
         wants[i] = acc;
       }
+      const long long before = osmp_calls();
       MPI_Scan(in.data(), sc.data(), cnt, t, op, MPI_COMM_WORLD);
       check_equal(sc, wants, "scan " + at);
       MPI_Exscan(in.data(), ex.data(), cnt, t, op, MPI_COMM_WORLD);
       if (g_rank > 0) check_equal(ex, wantx, "exscan " + at);
+      // On osmp on one node and across nodes (each node's ranks follow one
+      // another: osmp in each, MPI_Exscan among the leaders).
+      if (before >= 0 && osmp_calls() != before + 2) fail("scan or exscan did not run on osmp " + at);
       sc = in;
       MPI_Scan(MPI_IN_PLACE, sc.data(), cnt, t, op, MPI_COMM_WORLD);
       check_equal(sc, wants, "scan in place " + at);
@@ -512,6 +516,41 @@ void declined_cases() {
   }
 }
 
+// scan and exscan on communicators whose rank order is not the world's:
+// reversed (each node's ranks still follow one another: on osmp across nodes
+// too) and interleaved (evens, then odds: across nodes the MPI's own, since
+// osmp in each node would lose rank order; on one node osmp).
+void scan_orders() {
+  for (int interleaved = 0; interleaved < 2; ++interleaved) {
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, interleaved ? (g_rank % 2) * g_size + g_rank : g_size - g_rank, &c);
+    int me = 0;
+    MPI_Comm_rank(c, &me);
+    const std::string how = interleaved ? "interleaved" : "reversed";
+    for (std::size_t n : {std::size_t{5}, (std::size_t{1} << 17) + 1}) {
+      std::vector<std::int64_t> in(n), sc(n, -1), ex(n, -1), wants(n), wantx(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        in[i] = value<std::int64_t>(me, i);
+        std::int64_t acc = 0;
+        for (int r = 0; r < me; ++r) acc += value<std::int64_t>(r, i);
+        wantx[i] = acc;
+        wants[i] = acc + in[i];
+      }
+      const long long before = osmp_calls();
+      MPI_Scan(in.data(), sc.data(), static_cast<int>(n), MPI_INT64_T, MPI_SUM, c);
+      MPI_Exscan(in.data(), ex.data(), static_cast<int>(n), MPI_INT64_T, MPI_SUM, c);
+      const std::string at = how + " n=" + std::to_string(n);
+      check_equal(sc, wants, "scan on a " + at + " communicator");
+      if (me > 0) check_equal(ex, wantx, "exscan on a " + at + " communicator");
+      const long long want_osmp = one_node() || !interleaved ? 2 : 0;
+      if (before >= 0 && osmp_calls() - before != want_osmp)
+        fail("scan and exscan on a " + at + " communicator: " + std::to_string(osmp_calls() - before) +
+             " on osmp, expected " + std::to_string(want_osmp));
+    }
+    MPI_Comm_free(&c);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -533,6 +572,7 @@ int main(int argc, char** argv) {
   varied<std::int32_t>("int32");
   varied<double>("double");
   derived_varied();
+  scan_orders();
   declined_cases();
   auto calls = reinterpret_cast<long long (*)(int)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_calls"));
   const bool want_osmp = !std::getenv("COLL_TEST_NO_OSMP");

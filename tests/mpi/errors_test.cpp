@@ -85,6 +85,15 @@ void run(int odd) {
     expect_errors("scatter count" + at, odd, single, -1, [&](bool me) {
       return MPI_Scatter(a.data(), n, MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE, root, MPI_COMM_WORLD);
     });
+    // scan and exscan run on osmp across nodes too: the odd rank's node
+    // fails, and so does every node that waits for what the nodes before it
+    // bring (the first node's other ranks may return first).
+    expect_errors("scan count" + at, odd, single, -1, [&](bool me) {
+      return MPI_Scan(a.data(), b.data(), me ? n + 1 : n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    });
+    expect_errors("exscan op" + at, odd, single, -1, [&](bool me) {
+      return MPI_Exscan(a.data(), b.data(), n, MPI_DOUBLE, me ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+    });
     // The v-variants run on osmp on one node (across nodes the MPI's own,
     // where a sender with too much data may not learn of it): a rank whose
     // own count differs from the root's entry for it, or whose counts differ
