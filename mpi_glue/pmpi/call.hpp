@@ -127,6 +127,10 @@ Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* re
 // rank's own arguments failed).
 Outcome nodes_allgatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
                          const std::int64_t* displs);
+Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
+                      const std::int64_t* displs);
+Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
+                       const std::int64_t* displs);
 Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv);

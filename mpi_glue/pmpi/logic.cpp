@@ -558,10 +558,16 @@ int osmp_pmpi_gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int
                       int root, MPI_Comm comm) {
   Call c(comm, OpKind::gatherv, "MPI_Gatherv");
   auto mpi = [&] { return PMPI_Gatherv(s, sc, st, r, rc, d, rt, root, comm); };
-  if (!c.take || node_only(c)) return mpi();
+  if (!c.take) return mpi();
   Prepared x = prepare_gatheredv(c, OpKind::gatherv, s, sc, st, r, rc, d, rt, root);
+  const bool go = x.p.why == Errc::ok && c.me == x.p.root;  // the counts are the root's
   return blocking(
-      c, x, [&] { return Outcome::of(Status(Errc::internal, "gatherv across nodes")); }, mpi);
+      c, x,
+      [&] {
+        return nodes_gatherv(c, x.p, x.send, x.recv, go ? x.blocks.counts() : nullptr,
+                             go ? x.blocks.displs() : nullptr);
+      },
+      mpi);
 }
 
 int osmp_pmpi_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
@@ -590,10 +596,16 @@ int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype 
                        int root, MPI_Comm comm) {
   Call c(comm, OpKind::scatterv, "MPI_Scatterv");
   auto mpi = [&] { return PMPI_Scatterv(s, sc, d, st, r, rc, rt, root, comm); };
-  if (!c.take || node_only(c)) return mpi();
+  if (!c.take) return mpi();
   Prepared x = prepare_scatterv(c, s, sc, d, st, r, rc, rt, root);
+  const bool go = x.p.why == Errc::ok && c.me == x.p.root;  // the counts are the root's
   return blocking(
-      c, x, [&] { return Outcome::of(Status(Errc::internal, "scatterv across nodes")); }, mpi);
+      c, x,
+      [&] {
+        return nodes_scatterv(c, x.p, x.send, x.recv, go ? x.blocks.counts() : nullptr,
+                              go ? x.blocks.displs() : nullptr);
+      },
+      mpi);
 }
 
 int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,

@@ -19,6 +19,7 @@
 // reduce and gather, the root's node of bcast and scatter) return without
 // hearing of errors found later elsewhere: data flows away from them, as
 // with the MPI itself, and nothing waits for them.
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -44,6 +45,73 @@ Payload placed(const Layout& l, std::size_t lme, const std::vector<unsigned char
           small ? node.size() : 0,
           grouped.data(),
           small ? grouped.size() : 0};
+}
+
+// gatherv and scatterv move, between a node's leader and the root, each of
+// the node's ranks' lengths (this many bytes each, in node order), then
+// their blocks back to back.
+constexpr std::size_t kLen = sizeof(std::int64_t);
+
+// The leaders' int counts and displacements of `totals` (a node's bytes
+// each); false when they pass what ints hold. Every leader knows every
+// total, so all decide alike.
+bool int_layout(const std::vector<std::int64_t>& totals, std::vector<int>& counts, std::vector<int>& displs) {
+  std::int64_t at = 0;
+  for (std::int64_t t : totals) {
+    if (t > INT_MAX - at) return false;
+    counts.push_back(static_cast<int>(t));
+    displs.push_back(static_cast<int>(at));
+    at += t;
+  }
+  return true;
+}
+
+Decision too_large(const Plan& p) {
+  return {
+      Route::error, Errc::unsupported,
+      cat(to_string(p.kind), " across nodes: more than 2 GiB between the node leaders (their MPI counts are ints)")};
+}
+
+// Each node's bytes in `rows` (the lengths and blocks of every node but
+// `skip`, in the leaders' order); what is short is the caller's error.
+bool node_totals(const Layout& l, std::size_t skip, const std::vector<unsigned char>& rows,
+                 std::vector<std::int64_t>& totals) {
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < l.members.size(); ++k) {
+    if (k == skip) continue;
+    const std::size_t size = l.members[k].size();
+    if (rows.size() - at < kLen * size) return false;
+    std::size_t blocks = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+      std::int64_t len = 0;
+      std::memcpy(&len, rows.data() + at + i * kLen, kLen);
+      if (len < 0) return false;
+      blocks += static_cast<std::size_t>(len);
+    }
+    const std::size_t node = kLen * size + blocks;
+    if (rows.size() - at < node) return false;
+    totals[k] = static_cast<std::int64_t>(node);
+    at += node;
+  }
+  return at == rows.size();
+}
+
+// The ranks' lengths at the head of a node's rows, and where their blocks
+// start.
+void row_layout(const unsigned char* rows, std::size_t size, std::vector<std::int64_t>& lens,
+                std::vector<std::int64_t>& at) {
+  lens.resize(size);
+  at.resize(size);
+  if (size) std::memcpy(lens.data(), rows, kLen * size);
+  auto next = static_cast<std::int64_t>(kLen * size);
+  for (std::size_t i = 0; i < size; ++i) {
+    at[i] = next;
+    next += lens[i];
+  }
+}
+
+std::size_t node_rank(const Call& c) {
+  return static_cast<std::size_t>(c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)]);
 }
 
 }  // namespace
@@ -484,6 +552,183 @@ Outcome nodes_scan(const Call& c, const Plan& p, const void* send, void* recv) {
   else
     combine(recv, before.data(), static_cast<std::size_t>(p.count), p.dtype, p.op);
   return o;
+}
+
+// gatherv: the root's node gathers straight into the root's buffer (its
+// counts); every other node gathers its ranks' lengths, then their blocks,
+// to its leader; the leaders agree, each node's bytes riding along (else
+// MPI_Allgather of them), and the root's leader gathers every other node's
+// lengths and blocks (MPI_Gatherv), which it hands to the root; the root
+// checks each rank's length against its count before it puts any block at
+// its displacement. As with gather, the other nodes return without
+// hearing what the root found. `counts`, `displs`: the root's, in bytes.
+Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
+                      const std::int64_t* displs) {
+  Team& team = c.team();
+  const RootAt at = root_at(c, p.root);
+  const bool lead = leader(c), go = p.why == Errc::ok;
+  const Layout l = layout(*c.st, 0);
+  const std::size_t nodes = l.members.size(), root_node = static_cast<std::size_t>(at.lroot);
+  const std::vector<int>& mine = l.members[node_rank(c)];
+  std::vector<std::int64_t> nc, nd;
+  std::vector<unsigned char> rows;  // a leader of another node: its ranks' lengths and blocks
+  Status v1;
+  if (at.mine) {
+    if (at.me && go)
+      for (int r : mine) {
+        nc.push_back(counts[r]);
+        nd.push_back(displs[r]);
+      }
+    v1 = join(team, part_plan(p, OpKind::gatherv, p.count, at.local), [&] {
+      return team.gatherv(send, p.count, at.me ? recv : nullptr, nc.data(), nd.data(), Datatype::uint8, at.local);
+    });
+  } else {
+    const std::int64_t own = p.count;
+    std::vector<std::int64_t> lens(lead ? mine.size() : 0);
+    v1 = join(team, part_plan(p, OpKind::gather, kLen, 0),
+              [&] { return team.gather(&own, lens.data(), kLen, Datatype::uint8, 0); });
+    if (v1.ok()) {
+      if (lead) {
+        rows.resize(kLen * mine.size());
+        if (!mine.empty()) std::memcpy(rows.data(), lens.data(), rows.size());
+        row_layout(rows.data(), mine.size(), nc, nd);
+        rows.resize(static_cast<std::size_t>(nd.empty() ? 0 : nd.back() + nc.back()));
+      }
+      v1 = join(team, part_plan(p, OpKind::gatherv, p.count, 0),
+                [&] { return team.gatherv(send, p.count, rows.data(), nc.data(), nd.data(), Datatype::uint8, 0); });
+    }
+  }
+  Decision d;
+  std::vector<unsigned char> others;  // at the root's leader: the other nodes' rows, in the leaders' order
+  if (lead) {
+    const std::size_t lme = node_rank(c);
+    const auto bytes = static_cast<std::int64_t>(rows.size());
+    std::vector<std::int64_t> totals(nodes, 0);
+    const bool small = fits(kLen * static_cast<std::int64_t>(nodes));
+    const Payload pl{Payload::Mode::place, Datatype::uint8,  Op::sum,       &bytes,
+                     lme * kLen,           small ? kLen : 0, totals.data(), small ? kLen * nodes : 0};
+    d = agree(c.st->leaders, c.me, says(part_plan(p, OpKind::gatherv, 0, p.root), v1), pl);
+    if (d.route == Route::osmp && !small) {
+      int rc = PMPI_Allgather(&bytes, 1, MPI_INT64_T, totals.data(), 1, MPI_INT64_T, c.st->leaders);
+      if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Allgather", rc);
+    }
+    std::vector<int> ic, id;
+    if (d.route == Route::osmp && !int_layout(totals, ic, id)) d = too_large(p);
+    if (d.route == Route::osmp) {
+      if (lme == root_node) others.resize(static_cast<std::size_t>(id.back() + ic.back()));
+      int rc = PMPI_Gatherv(rows.data(), static_cast<int>(bytes), MPI_BYTE, others.data(), ic.data(), id.data(),
+                            MPI_BYTE, at.lroot, c.st->leaders);
+      if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Gatherv", rc);
+    }
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  if (!at.mine || (!at.me && !lead)) return lead ? outcome_of(d) : Outcome{};
+  if (!at.me) {  // the root's leader
+    send_decision(c, d, others.data(), static_cast<std::int64_t>(others.size()), at.local);
+    return outcome_of(d);
+  }
+  if (!lead) d = recv_decision(c, 0, others);
+  if (d.route != Route::osmp) return outcome_of(d);
+  // The root: every length against my count for that rank, then the blocks.
+  std::vector<std::int64_t> totals(nodes, 0), lens, from;
+  if (!node_totals(l, root_node, others, totals))
+    return Outcome::of(Status(Errc::internal, "gatherv across nodes: the node leaders' rows do not add up"));
+  std::size_t base = 0;
+  for (int pass = 0; pass < 2; ++pass, base = 0) {
+    for (std::size_t k = 0; k < nodes; ++k) {
+      if (k == root_node) continue;
+      row_layout(others.data() + base, l.members[k].size(), lens, from);
+      for (std::size_t i = 0; i < lens.size(); ++i) {
+        const int r = l.members[k][i];
+        if (pass == 0 && lens[i] != counts[r])
+          return Outcome::of(Status(Errc::invalid_argument, cat("gatherv across nodes: rank ", r, " sends ", lens[i],
+                                                                " bytes, the root's count for it is ", counts[r])));
+        if (pass == 1 && lens[i])
+          std::memcpy(static_cast<unsigned char*>(recv) + displs[r], others.data() + base + from[i],
+                      static_cast<std::size_t>(lens[i]));
+      }
+      base += static_cast<std::size_t>(totals[k]);
+    }
+  }
+  return {};
+}
+
+// scatterv: the root scatters its node's blocks (its counts) and puts every
+// other node's ranks' lengths and blocks in rows, which it hands to its
+// leader (unless it is the leader); the leaders agree, each node's bytes
+// riding along from the root's leader (else MPI_Bcast of them), and the
+// root's leader scatters the rows (MPI_Scatterv); each other node's leader
+// scatters its ranks' blocks, each rank checking its own count against the
+// length it gets (osmp's scatterv). As with scatter, the root's node returns
+// without hearing what the others found. `counts`, `displs`: the root's, in
+// bytes.
+Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
+                       const std::int64_t* displs) {
+  Team& team = c.team();
+  const RootAt at = root_at(c, p.root);
+  const bool lead = leader(c), go = p.why == Errc::ok;
+  const Layout l = layout(*c.st, 0);
+  const std::size_t nodes = l.members.size(), root_node = static_cast<std::size_t>(at.lroot);
+  std::vector<unsigned char> others;  // the root, then its leader: the other nodes' rows, in the leaders' order
+  Status v1;
+  if (at.mine) {
+    std::vector<std::int64_t> nc, nd;
+    if (at.me && go) {
+      for (std::size_t k = 0; k < nodes; ++k) {
+        if (k == root_node) continue;
+        for (int r : l.members[k]) {
+          const auto* len = reinterpret_cast<const unsigned char*>(&counts[r]);
+          others.insert(others.end(), len, len + kLen);
+        }
+        for (int r : l.members[k]) {
+          const auto* b = static_cast<const unsigned char*>(send) + displs[r];
+          others.insert(others.end(), b, b + counts[r]);
+        }
+      }
+      for (int r : l.members[root_node]) {
+        nc.push_back(counts[r]);
+        nd.push_back(displs[r]);
+      }
+    }
+    v1 = join(team, part_plan(p, OpKind::scatterv, p.count, at.local), [&] {
+      return team.scatterv(at.me ? send : nullptr, nc.data(), nd.data(), recv, p.count, Datatype::uint8, at.local);
+    });
+    if (v1.ok() && at.me && !lead)
+      send_decision(c, Decision{}, others.data(), static_cast<std::int64_t>(others.size()), 0);
+    if (v1.ok() && lead && !at.me) (void)recv_decision(c, at.local, others);
+  }
+  Decision d;
+  std::vector<unsigned char> rows;  // a leader of another node: its ranks' lengths and blocks
+  if (lead) {
+    const std::size_t lme = node_rank(c);
+    std::vector<std::int64_t> totals(nodes, 0);
+    const bool has = at.mine && v1.ok();  // the root's leader, with the rows
+    if (has && !node_totals(l, root_node, others, totals)) v1 = Status(Errc::internal, "scatterv rows do not add up");
+    const bool small = fits(kLen * static_cast<std::int64_t>(nodes));
+    const std::size_t all = kLen * nodes;
+    const Payload pl{Payload::Mode::place,   Datatype::uint8, Op::sum,        totals.data(), 0,
+                     small && has ? all : 0, totals.data(),   small ? all : 0};
+    d = agree(c.st->leaders, c.me, says(part_plan(p, OpKind::scatterv, 0, p.root), at.mine ? v1 : own(p)), pl);
+    if (d.route == Route::osmp && !small) {
+      int rc = PMPI_Bcast(totals.data(), static_cast<int>(nodes), MPI_INT64_T, at.lroot, c.st->leaders);
+      if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Bcast", rc);
+    }
+    std::vector<int> ic, id;
+    if (d.route == Route::osmp && !int_layout(totals, ic, id)) d = too_large(p);
+    if (d.route == Route::osmp) {
+      rows.resize(static_cast<std::size_t>(totals[lme]));
+      int rc = PMPI_Scatterv(others.data(), ic.data(), id.data(), MPI_BYTE, rows.data(), ic[lme], MPI_BYTE, at.lroot,
+                             c.st->leaders);
+      if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Scatterv", rc);
+    }
+  }
+  if (at.mine ? v1.code() == Errc::unsupported : p.refuses()) return tell_node(c, d);
+  if (at.mine) return !v1.ok() ? Outcome::of(v1) : lead ? outcome_of(d) : Outcome{};
+  std::vector<std::int64_t> nc, nd;
+  if (lead && d.route == Route::osmp) row_layout(rows.data(), static_cast<std::size_t>(team.size()), nc, nd);
+  return last_part(c, d, part_plan(p, OpKind::scatterv, p.count, 0),
+                   [&] { return team.scatterv(rows.data(), nc.data(), nd.data(), recv, p.count, Datatype::uint8, 0); });
 }
 
 }  // namespace osmp::pmpi

@@ -101,6 +101,15 @@ Decision recv_decision(const Call& c, int from, void* into, std::int64_t expect)
   return {Route::error, Errc::internal, cat("the leader sent ", w.len, " bytes, ", expect, " expected")};
 }
 
+Decision recv_decision(const Call& c, int from, std::vector<unsigned char>& into) {
+  Word w;
+  PMPI_Recv(&w, sizeof w, MPI_BYTE, from, kTag, c.st->node, MPI_STATUS_IGNORE);
+  if (w.route != static_cast<int>(Route::osmp)) return decision_of(w);
+  into.resize(static_cast<std::size_t>(w.len));
+  take(c, into.data(), w.len, from);
+  return {};
+}
+
 Layout layout(const CommState& st, std::int64_t b, const std::int64_t* bytes) {
   Layout l;
   l.members.resize(st.leader_rank_of_node.size());

@@ -56,6 +56,8 @@ void hand(const Call& c, const void* data, std::int64_t len, int to);
 void take(const Call& c, void* data, std::int64_t len, int from);
 void send_decision(const Call& c, const Decision& d, const void* data, std::int64_t len, int to);
 Decision recv_decision(const Call& c, int from, void* into, std::int64_t expect);
+// The same, for as many bytes as were sent (into is resized to them).
+Decision recv_decision(const Call& c, int from, std::vector<unsigned char>& into);
 
 // Blocks of b bytes per rank (or bytes[r] for comm rank r: the
 // v-variants) grouped by node, in the leaders' order. The callers keep

@@ -334,18 +334,24 @@ void varied(const char* name) {
     }
     const std::vector<T> in = own(g_rank);
     const int mine_count = counts[me];
-    for (int root : {0, n - 1}) {
+    for (int root : {0, n - 1, n / 2}) {
       std::vector<T> all(static_cast<std::size_t>(extent), gap);
+      long long before = osmp_calls();
       MPI_Gatherv(in.data(), mine_count, t, all.data(), counts.data(), displs.data(), t, root, MPI_COMM_WORLD);
       if (g_rank == root) check_equal(all, want, "gatherv root " + std::to_string(root) + " " + at);
+      // On osmp on one node and across nodes (osmp in each, the MPI among
+      // leaders), where the interposer counts it; scatterv too.
+      if (before >= 0 && osmp_calls() != before + 1) fail("gatherv did not run on osmp " + at);
       std::fill(all.begin(), all.end(), gap);
       if (g_rank == root) std::copy(in.begin(), in.end(), all.begin() + displs[me]);
       MPI_Gatherv(g_rank == root ? MPI_IN_PLACE : in.data(), mine_count, t, all.data(), counts.data(), displs.data(), t,
                   root, MPI_COMM_WORLD);
       if (g_rank == root) check_equal(all, want, "gatherv in place " + at);
       std::vector<T> part(in.size(), T(0));
+      before = osmp_calls();
       MPI_Scatterv(want.data(), counts.data(), displs.data(), t, part.data(), mine_count, t, root, MPI_COMM_WORLD);
       check_equal(part, in, "scatterv root " + std::to_string(root) + " " + at);
+      if (before >= 0 && osmp_calls() != before + 1) fail("scatterv did not run on osmp " + at);
       MPI_Scatterv(want.data(), counts.data(), displs.data(), t, g_rank == root ? MPI_IN_PLACE : part.data(),
                    mine_count, t, root, MPI_COMM_WORLD);
       check_equal(part, in, "scatterv in place " + at);
@@ -519,7 +525,8 @@ void declined_cases() {
 // scan and exscan on communicators whose rank order is not the world's:
 // reversed (each node's ranks still follow one another: on osmp across nodes
 // too) and interleaved (evens, then odds: across nodes the MPI's own, since
-// osmp in each node would lose rank order; on one node osmp).
+// osmp in each node would lose rank order; on one node osmp); gatherv and
+// scatterv on both, on osmp.
 void scan_orders() {
   for (int interleaved = 0; interleaved < 2; ++interleaved) {
     MPI_Comm c;
@@ -546,6 +553,28 @@ void scan_orders() {
       if (before >= 0 && osmp_calls() - before != want_osmp)
         fail("scan and exscan on a " + at + " communicator: " + std::to_string(osmp_calls() - before) +
              " on osmp, expected " + std::to_string(want_osmp));
+      // gatherv and scatterv keep every rank's place whatever the order
+      // (rank r's block of r + 1 elements at r * (size + 1)), on osmp.
+      int size = 0;
+      MPI_Comm_size(c, &size);
+      const int root = size - 2, mine_n = me + 1;
+      std::vector<std::int64_t> all(static_cast<std::size_t>(size * (size + 1)), -1), want(all), back(all.size(), -1);
+      std::vector<int> counts(static_cast<std::size_t>(size)), displs(counts.size());
+      for (int r = 0; r < size; ++r) {
+        counts[static_cast<std::size_t>(r)] = r + 1;
+        displs[static_cast<std::size_t>(r)] = r * (size + 1);
+        for (int i = 0; i <= r; ++i)
+          want[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + i)] = r * 1000 + i;
+      }
+      std::vector<std::int64_t> own(static_cast<std::size_t>(mine_n));
+      for (int i = 0; i < mine_n; ++i) own[static_cast<std::size_t>(i)] = me * 1000 + i;
+      const long long ran = osmp_calls();
+      MPI_Gatherv(own.data(), mine_n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, root, c);
+      if (me == root) check_equal(all, want, "gatherv on a " + at + " communicator");
+      MPI_Scatterv(want.data(), counts.data(), displs.data(), MPI_INT64_T, back.data(), mine_n, MPI_INT64_T, root, c);
+      back.resize(own.size());
+      check_equal(back, own, "scatterv on a " + at + " communicator");
+      if (ran >= 0 && osmp_calls() - ran != 2) fail("gatherv and scatterv on a " + at + " communicator not on osmp");
     }
     MPI_Comm_free(&c);
   }

@@ -30,11 +30,15 @@ bool one_node() {
 
 // Every rank runs `call`; rank `odd` passes the odd arguments. `all` says
 // whether every rank must fail, `also` another rank that must (-1: none).
-void expect_errors(const std::string& what, int odd, bool all, int also, const std::function<int(bool)>& call) {
+// `odd_fails`: whether the odd rank itself must fail (a gatherv sender
+// across nodes may not learn that the root's count for it differs, as with
+// the MPI).
+void expect_errors(const std::string& what, int odd, bool all, int also, const std::function<int(bool)>& call,
+                   bool odd_fails = true) {
   const int rc = call(g_rank == odd);
   int cls = MPI_SUCCESS;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  const bool must = g_rank == odd || all || g_rank == also;
+  const bool must = (g_rank == odd && odd_fails) || all || g_rank == also;
   if (must && rc == MPI_SUCCESS) fail(what + ": returned MPI_SUCCESS");
   if (rc != MPI_SUCCESS && (cls == MPI_SUCCESS || cls > MPI_ERR_LASTCODE)) fail(what + ": not an MPI error class");
   if (rc != MPI_SUCCESS && g_rank == odd) {
@@ -94,22 +98,36 @@ void run(int odd) {
     expect_errors("exscan op" + at, odd, single, -1, [&](bool me) {
       return MPI_Exscan(a.data(), b.data(), n, MPI_DOUBLE, me ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
     });
-    // The v-variants run on osmp on one node (across nodes the MPI's own,
-    // where a sender with too much data may not learn of it): a rank whose
-    // own count differs from the root's entry for it, or whose counts differ
-    // (allgatherv), is an error on every rank.
+    // gatherv and scatterv run on osmp on one node and across nodes: a rank
+    // whose own count differs from the root's entry for it is an error on
+    // every rank of one node; across nodes gatherv's root finds it (the
+    // sender's node, if not the root's, returns first, as with the MPI) and
+    // scatterv's rank and its node do (the root's node returns first).
+    {
+      const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
+      const int per_node = single || !rpn ? g_size : std::atoi(rpn);
+      const bool odd_at_root = odd / per_node == root / per_node;
+      std::vector<int> counts(static_cast<std::size_t>(g_size), n), displs(counts.size());
+      for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<int>(r) * (n + 8);
+      expect_errors(
+          "gatherv count" + at, odd, single, root,
+          [&](bool me) {
+            return MPI_Gatherv(a.data(), me ? n + 1 : n, MPI_DOUBLE, b.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                               root, MPI_COMM_WORLD);
+          },
+          single || odd_at_root);
+      expect_errors("scatterv count" + at, odd, single, single || odd_at_root ? root : -1, [&](bool me) {
+        return MPI_Scatterv(a.data(), counts.data(), displs.data(), MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE,
+                            root, MPI_COMM_WORLD);
+      });
+    }
+    // The other v-variants run on osmp on one node (across nodes the MPI's
+    // own, where a sender with too much data may not learn of it): a rank
+    // whose counts differ is an error on every rank.
     if (single) {
       std::vector<int> counts(static_cast<std::size_t>(g_size), n), displs(counts.size()), other(counts);
       for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<int>(r) * (n + 8);
       other[0] = n + 1;
-      expect_errors("gatherv count" + at, odd, true, root, [&](bool me) {
-        return MPI_Gatherv(a.data(), me ? n + 1 : n, MPI_DOUBLE, b.data(), counts.data(), displs.data(), MPI_DOUBLE,
-                           root, MPI_COMM_WORLD);
-      });
-      expect_errors("scatterv count" + at, odd, true, root, [&](bool me) {
-        return MPI_Scatterv(a.data(), counts.data(), displs.data(), MPI_DOUBLE, b.data(), me ? n + 1 : n, MPI_DOUBLE,
-                            root, MPI_COMM_WORLD);
-      });
       // alltoallv: the odd rank expects one element more from the next rank.
       const int next = (odd + 1) % g_size;
       expect_errors("alltoallv counts" + at, odd, true, -1, [&](bool me) {
