@@ -132,6 +132,8 @@ Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv
 Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
                        const std::int64_t* displs);
 Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
+// reduce_scatter: `counts` in elements of p.dtype per comm rank.
+Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts);
 Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
 Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv);
 // scan and exscan (p.kind), where every node's ranks follow one another

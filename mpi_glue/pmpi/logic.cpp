@@ -629,10 +629,11 @@ int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Dataty
 int osmp_pmpi_reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   Call c(comm, OpKind::reduce_scatter, "MPI_Reduce_scatter");
   auto mpi = [&] { return PMPI_Reduce_scatter(s, r, rc, t, op, comm); };
-  if (!c.take || node_only(c)) return mpi();
+  if (!c.take) return mpi();
   Prepared x = prepare_reduce_scatter(c, s, r, rc, t, op);
+  const bool go = x.p.why == Errc::ok;
   return blocking(
-      c, x, [&] { return Outcome::of(Status(Errc::internal, "reduce_scatter across nodes")); }, mpi);
+      c, x, [&] { return nodes_reduce_scatter(c, x.p, x.send, x.recv, go ? x.counts.data() : nullptr); }, mpi);
 }
 
 int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,

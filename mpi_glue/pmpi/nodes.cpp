@@ -731,4 +731,73 @@ Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* rec
                    [&] { return team.scatterv(rows.data(), nc.data(), nd.data(), recv, p.count, Datatype::uint8, 0); });
 }
 
+// reduce_scatter (per-rank counts, the same everywhere): every node reduces
+// the whole input to its leader; the leaders, whose headers carry a digest
+// of the counts (nodes whose counts differ fail), reduce-scatter it by node
+// (each node's ranks' shares, in the leaders' order: in the agreement when
+// it fits, else MPI_Reduce_scatter); each leader scatters its node's shares,
+// every rank checking its own count against its leader's. `counts`:
+// elements of p.dtype per comm rank (null where this rank's arguments failed).
+Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts) {
+  Team& team = c.team();
+  const bool lead = leader(c), go = p.why == Errc::ok && counts;
+  const auto es = static_cast<std::int64_t>(size_of(p.dtype));
+  std::vector<std::int64_t> bytes(static_cast<std::size_t>(c.n), 0);
+  std::int64_t total = 0;  // elements
+  for (int r = 0; go && r < c.n; ++r) {
+    bytes[static_cast<std::size_t>(r)] = counts[r] * es;
+    total += counts[r];
+  }
+  // Masked: the header's bytes are the digest times the element's size.
+  const std::int64_t digest = go ? counts_digest(counts, c.n) & ((std::int64_t{1} << 40) - 1) : 0;
+  const Layout l = layout(*c.st, 0, bytes.data());
+  const std::size_t lme = node_rank(c);
+  const std::vector<int>& mine = l.members[lme];
+  const auto all = static_cast<std::size_t>(total * es);
+  std::vector<unsigned char> partial(lead ? all : 0), grouped(partial.size());
+  std::vector<unsigned char> node(lead ? static_cast<std::size_t>(l.counts[lme]) : 0);
+  const void* in = send == kInPlace ? recv : send;  // in place: the input is recv (every share)
+  Status v1 = join(team, part_plan(p, OpKind::reduce, total, 0),
+                   [&] { return team.reduce(in, lead ? partial.data() : nullptr, total, p.dtype, p.op, 0); });
+  Decision d;
+  if (lead) {
+    if (v1.ok()) {  // the shares from rank order into the leaders' order
+      std::vector<std::int64_t> from(static_cast<std::size_t>(c.n), 0);
+      for (int r = 1; r < c.n; ++r)
+        from[static_cast<std::size_t>(r)] =
+            from[static_cast<std::size_t>(r - 1)] + bytes[static_cast<std::size_t>(r - 1)];
+      std::size_t at = 0;
+      for (const auto& m : l.members)
+        for (int r : m) {
+          const auto b = static_cast<std::size_t>(bytes[static_cast<std::size_t>(r)]);
+          if (b) std::memcpy(grouped.data() + at, partial.data() + from[static_cast<std::size_t>(r)], b);
+          at += b;
+        }
+    }
+    const bool small = fits(static_cast<std::int64_t>(all));
+    const std::size_t len = small ? all : 0;
+    std::vector<int> elems(l.counts);
+    for (int& e : elems) e = static_cast<int>(e / es);
+    d = leaders_part(c, says(part_plan(p, OpKind::reduce_scatter, digest, -1), v1),
+                     {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len}, !small, [&] {
+                       return PMPI_Reduce_scatter(grouped.data(), node.data(), elems.data(), mpi_type_of(p.dtype),
+                                                  mpi_op_of(p.op), c.st->leaders);
+                     });
+    if (small && d.route == Route::osmp && !node.empty())
+      std::memcpy(node.data(), grouped.data() + l.displs[lme], node.size());
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  std::vector<std::int64_t> nc, nd;
+  std::int64_t at = 0;
+  if (lead && go)
+    for (int r : mine) {
+      nc.push_back(counts[r]);
+      nd.push_back(at);
+      at += counts[r];
+    }
+  return last_part(c, d, part_plan(p, OpKind::scatterv, p.count, 0),
+                   [&] { return team.scatterv(node.data(), nc.data(), nd.data(), recv, p.count, p.dtype, 0); });
+}
+
 }  // namespace osmp::pmpi

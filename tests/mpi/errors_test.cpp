@@ -121,14 +121,12 @@ void run(int odd) {
                             root, MPI_COMM_WORLD);
       });
     }
-    // The other v-variants run on osmp on one node (across nodes the MPI's
-    // own, where a sender with too much data may not learn of it): a rank
-    // whose counts differ is an error on every rank.
+    // alltoallv runs on osmp on one node (across nodes the MPI's own, where
+    // a sender with too much data may not learn of it): the odd rank expects
+    // one element more from the next rank, an error on every rank.
     if (single) {
-      std::vector<int> counts(static_cast<std::size_t>(g_size), n), displs(counts.size()), other(counts);
+      std::vector<int> counts(static_cast<std::size_t>(g_size), n), displs(counts.size());
       for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<int>(r) * (n + 8);
-      other[0] = n + 1;
-      // alltoallv: the odd rank expects one element more from the next rank.
       const int next = (odd + 1) % g_size;
       expect_errors("alltoallv counts" + at, odd, true, -1, [&](bool me) {
         std::vector<int> rcounts(counts);
@@ -136,10 +134,24 @@ void run(int odd) {
         return MPI_Alltoallv(a.data(), counts.data(), displs.data(), MPI_DOUBLE, b.data(), rcounts.data(),
                              displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
       });
-      expect_errors("reduce_scatter counts" + at, odd, true, -1, [&](bool me) {
-        return MPI_Reduce_scatter(a.data(), b.data(), (me ? other : counts).data(), MPI_DOUBLE, MPI_SUM,
-                                  MPI_COMM_WORLD);
-      });
+    }
+    // reduce_scatter runs on osmp across nodes too: counts that differ on
+    // one rank, or on every rank of the odd rank's node (the leaders compare
+    // a digest of them), are an error on every rank.
+    {
+      std::vector<int> counts(static_cast<std::size_t>(g_size), n), other(counts);
+      other[0] = n + 1;
+      const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
+      const int per_node = single || !rpn ? g_size : std::atoi(rpn);
+      for (bool whole_node : {false, true}) {
+        if (whole_node && single) continue;
+        const bool differs = whole_node ? g_rank / per_node == odd / per_node : g_rank == odd;
+        expect_errors(std::string("reduce_scatter counts") + (whole_node ? " on a node" : "") + at, odd, true, -1,
+                      [&](bool) {
+                        return MPI_Reduce_scatter(a.data(), b.data(), (differs ? other : counts).data(), MPI_DOUBLE,
+                                                  MPI_SUM, MPI_COMM_WORLD);
+                      });
+      }
     }
     // allgatherv runs on osmp across nodes too (osmp in each node, the MPI
     // among leaders): counts that differ on one rank, or on every rank of
