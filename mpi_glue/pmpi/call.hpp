@@ -132,6 +132,9 @@ Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv
 Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
                        const std::int64_t* displs);
 Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
+// alltoallv: the send and receive counts and displacements in bytes.
+Outcome nodes_alltoallv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* sc,
+                        const std::int64_t* sd, const std::int64_t* rc, const std::int64_t* rd);
 // reduce_scatter: `counts` in elements of p.dtype per comm rank.
 Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts);
 Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);

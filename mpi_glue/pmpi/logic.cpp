@@ -612,10 +612,17 @@ int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatyp
                         const int* rd, MPI_Datatype rt, MPI_Comm comm) {
   Call c(comm, OpKind::alltoallv, "MPI_Alltoallv");
   auto mpi = [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); };
-  if (!c.take || node_only(c)) return mpi();
+  if (!c.take) return mpi();
   Prepared x = prepare_alltoallv(c, s, sc, sd, st, r, rc, rd, rt);
+  const bool go = x.p.why == Errc::ok, in_place = x.send == kInPlace;
   return blocking(
-      c, x, [&] { return Outcome::of(Status(Errc::internal, "alltoallv across nodes")); }, mpi);
+      c, x,
+      [&] {
+        return nodes_alltoallv(c, x.p, x.send, x.recv, go && !in_place ? x.send_blocks.counts() : nullptr,
+                               go && !in_place ? x.send_blocks.displs() : nullptr, go ? x.blocks.counts() : nullptr,
+                               go ? x.blocks.displs() : nullptr);
+      },
+      mpi);
 }
 
 int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,

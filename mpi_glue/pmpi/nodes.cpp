@@ -21,6 +21,7 @@
 // with the MPI itself, and nothing waits for them.
 #include <climits>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "collectives/kernels.hpp"
@@ -798,6 +799,177 @@ Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, voi
     }
   return last_part(c, d, part_plan(p, OpKind::scatterv, p.count, 0),
                    [&] { return team.scatterv(node.data(), nc.data(), nd.data(), recv, p.count, p.dtype, 0); });
+}
+
+// alltoallv: every rank's row (its send counts, then its blocks in
+// destination order) goes to its leader (a node gather of the rows'
+// lengths, then a node gatherv); for every pair of nodes the leaders
+// exchange what one node's ranks send the other's, lengths then blocks
+// (every pair's bytes in the agreement when they fit, else MPI_Allgather of
+// them; the blocks with MPI_Alltoallv); each leader scatters to each of its
+// ranks what every source sends it, lengths then blocks in source rank
+// order, whose whole length the rank checks against its receive counts (on
+// osmp) and each length against its count before it places any block.
+// `sc`, `sd`, `rc`, `rd`: bytes per comm rank (null where this rank's own
+// arguments failed); send kInPlace: the blocks to send are in recv (rc, rd).
+Outcome nodes_alltoallv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* sc,
+                        const std::int64_t* sd, const std::int64_t* rc, const std::int64_t* rd) {
+  Team& team = c.team();
+  const bool lead = leader(c), go = p.why == Errc::ok && rc;
+  const auto un = static_cast<std::size_t>(c.n);
+  const Layout l = layout(*c.st, 0);
+  const std::size_t nodes = l.members.size(), lme = node_rank(c);
+  const std::vector<int>& mine = l.members[lme];
+  std::vector<unsigned char> row;  // mine: my send counts, then my blocks by destination
+  if (go) {
+    const bool in_place = send == kInPlace;
+    const std::int64_t* cnt = in_place ? rc : sc;
+    const std::int64_t* dsp = in_place ? rd : sd;
+    const auto* base = static_cast<const unsigned char*>(in_place ? recv : send);
+    row.resize(kLen * un);
+    std::memcpy(row.data(), cnt, row.size());
+    for (std::size_t q = 0; q < un; ++q) row.insert(row.end(), base + dsp[q], base + dsp[q] + cnt[q]);
+  }
+  const auto own = static_cast<std::int64_t>(row.size());
+  std::vector<std::int64_t> lens(lead ? mine.size() : 0), at(lens.size());
+  Status v1 = join(team, part_plan(p, OpKind::gather, kLen, 0),
+                   [&] { return team.gather(&own, lens.data(), kLen, Datatype::uint8, 0); });
+  std::vector<unsigned char> rows;  // the leader: its ranks' rows, back to back
+  if (v1.ok()) {
+    std::int64_t next = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+      at[i] = next;
+      next += lens[i];
+    }
+    rows.resize(static_cast<std::size_t>(next));
+    v1 = join(team, part_plan(p, OpKind::gatherv, own, 0),
+              [&] { return team.gatherv(row.data(), own, rows.data(), lens.data(), at.data(), Datatype::uint8, 0); });
+  }
+  Decision d;
+  std::vector<unsigned char> out;  // the leader: each of its ranks' incoming row, back to back
+  std::vector<std::int64_t> out_len(lead ? mine.size() : 0), out_at(out_len.size());
+  if (lead) {
+    // Where each of my ranks' blocks for each destination is in `rows`.
+    std::vector<std::int64_t> off(v1.ok() ? mine.size() * un : 0), len(off.size());
+    for (std::size_t i = 0; i < mine.size() && v1.ok(); ++i) {
+      const unsigned char* r = rows.data() + at[i];
+      std::memcpy(len.data() + i * un, r, kLen * un);
+      std::int64_t o = at[i] + static_cast<std::int64_t>(kLen * un);
+      for (std::size_t q = 0; q < un; ++q) {
+        off[i * un + q] = o;
+        o += len[i * un + q];
+      }
+    }
+    // To node k: for my ranks s, its ranks t, the length s sends t; then the blocks in that order.
+    std::vector<unsigned char> to;
+    std::vector<std::int64_t> size_to(nodes, 0);
+    for (std::size_t k = 0; k < nodes && v1.ok(); ++k) {
+      const std::size_t start = to.size();
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        for (int t : l.members[k]) {
+          const auto* b = reinterpret_cast<const unsigned char*>(&len[i * un + static_cast<std::size_t>(t)]);
+          to.insert(to.end(), b, b + kLen);
+        }
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        for (int t : l.members[k]) {
+          const std::size_t j = i * un + static_cast<std::size_t>(t);
+          to.insert(to.end(), rows.data() + off[j], rows.data() + off[j] + len[j]);
+        }
+      size_to[k] = static_cast<std::int64_t>(to.size() - start);
+    }
+    // Every pair's bytes: [from node][to node].
+    std::vector<std::int64_t> sizes(nodes * nodes, 0);
+    const bool small = fits(static_cast<std::int64_t>(kLen * nodes * nodes));
+    const Payload pl{Payload::Mode::place, Datatype::uint8,          Op::sum,      size_to.data(),
+                     lme * nodes * kLen,   small ? kLen * nodes : 0, sizes.data(), small ? kLen * nodes * nodes : 0};
+    d = agree(c.st->leaders, c.me, says(part_plan(p, OpKind::alltoallv, 0, -1), v1), pl);
+    if (d.route == Route::osmp && !small) {
+      int e = PMPI_Allgather(size_to.data(), static_cast<int>(nodes), MPI_INT64_T, sizes.data(),
+                             static_cast<int>(nodes), MPI_INT64_T, c.st->leaders);
+      if (e != MPI_SUCCESS) d = failure("the node leaders' MPI_Allgather", e);
+    }
+    // Every leader's sends and receives within ints (all decide alike: all know every pair).
+    std::vector<int> ic, id, jc, jd;
+    bool fit = true;
+    for (std::size_t k = 0; k < nodes && d.route == Route::osmp && fit; ++k) {
+      std::vector<std::int64_t> row_k(sizes.begin() + static_cast<std::ptrdiff_t>(k * nodes),
+                                      sizes.begin() + static_cast<std::ptrdiff_t>((k + 1) * nodes)),
+          col_k(nodes);
+      for (std::size_t j = 0; j < nodes; ++j) col_k[j] = sizes[j * nodes + k];
+      std::vector<int> a, b, e, f;
+      fit = int_layout(row_k, a, b) && int_layout(col_k, e, f);
+      if (k == lme) {
+        ic = std::move(a);
+        id = std::move(b);
+        jc = std::move(e);
+        jd = std::move(f);
+      }
+    }
+    if (d.route == Route::osmp && !fit) d = too_large(p);
+    std::vector<unsigned char> from;
+    if (d.route == Route::osmp) {
+      from.resize(static_cast<std::size_t>(jd.back() + jc.back()));
+      int e = PMPI_Alltoallv(to.data(), ic.data(), id.data(), MPI_BYTE, from.data(), jc.data(), jd.data(), MPI_BYTE,
+                             c.st->leaders);
+      if (e != MPI_SUCCESS) d = failure("the node leaders' MPI_Alltoallv", e);
+    }
+    if (d.route == Route::osmp) {
+      // What each source q sends my rank j: its length and where its block is in `from`.
+      std::vector<std::int64_t> got(mine.size() * un, 0), where(got.size(), 0);
+      for (std::size_t k = 0; k < nodes; ++k) {
+        const std::size_t ns = l.members[k].size();
+        const unsigned char* head = from.data() + jd[k];
+        std::int64_t o = jd[k] + static_cast<std::int64_t>(kLen * ns * mine.size());
+        for (std::size_t s = 0; s < ns; ++s)
+          for (std::size_t j = 0; j < mine.size(); ++j) {
+            const std::size_t x = j * un + static_cast<std::size_t>(l.members[k][s]);
+            std::memcpy(&got[x], head + (s * mine.size() + j) * kLen, kLen);
+            where[x] = o;
+            o += got[x];
+          }
+      }
+      std::int64_t next = 0;
+      for (std::size_t j = 0; j < mine.size(); ++j) {
+        out_at[j] = next;
+        out_len[j] = static_cast<std::int64_t>(kLen * un);
+        for (std::size_t q = 0; q < un; ++q) out_len[j] += got[j * un + q];
+        next += out_len[j];
+      }
+      out.resize(static_cast<std::size_t>(next));
+      for (std::size_t j = 0; j < mine.size(); ++j) {
+        unsigned char* o = out.data() + out_at[j];
+        std::memcpy(o, got.data() + j * un, kLen * un);
+        o += kLen * un;
+        for (std::size_t q = 0; q < un; ++q) {
+          const auto g = static_cast<std::size_t>(got[j * un + q]);
+          if (g) std::memcpy(o, from.data() + where[j * un + q], g);
+          o += g;
+        }
+      }
+    }
+  }
+  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (!v1.ok()) return Outcome::of(v1);
+  std::int64_t expect = go ? static_cast<std::int64_t>(kLen * un) : 0;
+  for (std::size_t q = 0; go && q < un; ++q) expect += rc[q];
+  std::vector<unsigned char> in(static_cast<std::size_t>(expect));
+  Outcome o = last_part(c, d, part_plan(p, OpKind::scatterv, expect, 0), [&] {
+    return team.scatterv(out.data(), out_len.data(), out_at.data(), in.data(), expect, Datatype::uint8, 0);
+  });
+  if (o.route != Outcome::Route::osmp || !go) return o;
+  std::vector<std::int64_t> from_len(un);
+  std::memcpy(from_len.data(), in.data(), kLen * un);
+  for (std::size_t q = 0; q < un; ++q)
+    if (from_len[q] != rc[q])
+      return Outcome::of(Status(Errc::invalid_argument,
+                                cat("alltoallv across nodes: rank ", q, " sends ", from_len[q], " bytes to rank ", c.me,
+                                    ", whose receive count for it is ", rc[q], " bytes")));
+  const unsigned char* b = in.data() + kLen * un;
+  for (std::size_t q = 0; q < un; ++q) {
+    if (rc[q]) std::memcpy(static_cast<unsigned char*>(recv) + rd[q], b, static_cast<std::size_t>(rc[q]));
+    b += rc[q];
+  }
+  return o;
 }
 
 }  // namespace osmp::pmpi

@@ -287,9 +287,12 @@ void alltoallv(int base, const std::string& at) {
             value<T>(p, static_cast<std::size_t>(from + i));
     }
     std::vector<T> io = got;
+    const long long before = osmp_calls();
     MPI_Alltoallv(in_place ? MPI_IN_PLACE : out.data(), sc.data(), sd.data(), t, io.data(), rc.data(), rd.data(), t,
                   MPI_COMM_WORLD);
     check_equal(io, want, std::string("alltoallv") + (in_place ? " in place " : " ") + at);
+    // On osmp on one node and across nodes (osmp in each, the MPI among leaders).
+    if (before >= 0 && osmp_calls() != before + 1) fail("alltoallv did not run on osmp " + at);
     // Across (simulated) nodes a non-blocking call is the MPI's own, and
     // in place both MPIs here get MPI_Ialltoallv wrong (Open MPI 4.1's
     // libnbc, MPICH 4.0's as its in-place Ialltoallw, pmodels/mpich#6404):
