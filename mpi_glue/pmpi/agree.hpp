@@ -21,7 +21,12 @@
 
 namespace osmp::pmpi {
 
-inline constexpr std::size_t kBlock = 1024;
+// Small: every call across nodes pays this allreduce, and its cost grows
+// with the block (2 simulated nodes, Open MPI 4.1: a barrier 1.18 us with
+// 256 bytes, 1.97 us with 1024; calls with more data than the payload holds
+// move it in the MPI's own collective after, which costs about what riding
+// a larger block did).
+inline constexpr std::size_t kBlock = 256;
 inline constexpr std::size_t kHeader = 96;
 inline constexpr std::size_t kPayload = kBlock - kHeader;
 
