@@ -16,9 +16,10 @@
 // tells the others in 2). A node whose verdict is "to the MPI" waits for
 // the leaders' decision (tell_node): to the MPI only when every node said
 // so, else an error. Ranks whose part ends in 1 (the non-root nodes of
-// reduce and gather, the root's node of bcast and scatter) return without
-// hearing of errors found later elsewhere: data flows away from them, as
-// with the MPI itself, and nothing waits for them.
+// reduce, gather and gatherv, the root's node of bcast, scatter and
+// scatterv, the first node of scan and exscan) return without hearing of
+// errors found later elsewhere: data flows away from them, as with the MPI
+// itself, and nothing waits for them.
 #include <climits>
 #include <cstring>
 #include <utility>
@@ -69,7 +70,7 @@ bool int_layout(const std::vector<std::int64_t>& totals, std::vector<int>& count
 
 Decision too_large(const Plan& p) {
   return {
-      Route::error, Errc::unsupported,
+      Route::error, Errc::no_space,
       cat(to_string(p.kind), " across nodes: more than 2 GiB between the node leaders (their MPI counts are ints)")};
 }
 
@@ -695,9 +696,17 @@ Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* rec
     v1 = join(team, part_plan(p, OpKind::scatterv, p.count, at.local), [&] {
       return team.scatterv(at.me ? send : nullptr, nc.data(), nd.data(), recv, p.count, Datatype::uint8, at.local);
     });
-    if (v1.ok() && at.me && !lead)
-      send_decision(c, Decision{}, others.data(), static_cast<std::int64_t>(others.size()), 0);
-    if (v1.ok() && lead && !at.me) (void)recv_decision(c, at.local, others);
+    // The rows go to the leader in one message (an int count): more is the
+    // error the leaders would find (too_large), which the leader then says.
+    if (v1.ok() && at.me && !lead) {
+      const bool fit = others.size() <= INT_MAX;
+      send_decision(c, fit ? Decision{} : too_large(p), others.data(), static_cast<std::int64_t>(others.size()), 0);
+      if (!fit) return outcome_of(too_large(p));
+    }
+    if (v1.ok() && lead && !at.me) {
+      const Decision got = recv_decision(c, at.local, others);
+      if (got.route != Route::osmp) v1 = Status(got.error, got.message);
+    }
   }
   Decision d;
   std::vector<unsigned char> rows;  // a leader of another node: its ranks' lengths and blocks
@@ -758,8 +767,20 @@ Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, voi
   std::vector<unsigned char> partial(lead ? all : 0), grouped(partial.size());
   std::vector<unsigned char> node(lead ? static_cast<std::size_t>(l.counts[lme]) : 0);
   const void* in = send == kInPlace ? recv : send;  // in place: the input is recv (every share)
-  Status v1 = join(team, part_plan(p, OpKind::reduce, total, 0),
-                   [&] { return team.reduce(in, lead ? partial.data() : nullptr, total, p.dtype, p.op, 0); });
+  // Every rank's digest to the leader first: counts that differ within a
+  // node (even with the same total) fail there, as the leaders' digests do
+  // across nodes.
+  std::vector<std::int64_t> digests(lead ? mine.size() : 0);
+  Status v1 = join(team, part_plan(p, OpKind::gather, kLen, 0),
+                   [&] { return team.gather(&digest, digests.data(), kLen, Datatype::uint8, 0); });
+  if (v1.ok())
+    v1 = join(team, part_plan(p, OpKind::reduce, total, 0),
+              [&] { return team.reduce(in, lead ? partial.data() : nullptr, total, p.dtype, p.op, 0); });
+  Status node_ok = v1;  // the leader: the node's verdict, then its ranks' digests against mine
+  for (std::size_t i = 0; lead && node_ok.ok() && i < digests.size(); ++i)
+    if (digests[i] != digest)
+      node_ok = Status(Errc::invalid_argument,
+                       cat("reduce_scatter: rank ", mine[i], "'s counts differ from rank ", c.me, "'s (on one node)"));
   Decision d;
   if (lead) {
     if (v1.ok()) {  // the shares from rank order into the leaders' order
@@ -779,7 +800,7 @@ Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, voi
     const std::size_t len = small ? all : 0;
     std::vector<int> elems(l.counts);
     for (int& e : elems) e = static_cast<int>(e / es);
-    d = leaders_part(c, says(part_plan(p, OpKind::reduce_scatter, digest, -1), v1),
+    d = leaders_part(c, says(part_plan(p, OpKind::reduce_scatter, digest, -1), node_ok),
                      {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len}, !small, [&] {
                        return PMPI_Reduce_scatter(grouped.data(), node.data(), elems.data(), mpi_type_of(p.dtype),
                                                   mpi_op_of(p.op), c.st->leaders);
@@ -797,8 +818,9 @@ Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, voi
       nd.push_back(at);
       at += counts[r];
     }
-  return last_part(c, d, part_plan(p, OpKind::scatterv, p.count, 0),
-                   [&] { return team.scatterv(node.data(), nc.data(), nd.data(), recv, p.count, p.dtype, 0); });
+  Outcome o = last_part(c, d, part_plan(p, OpKind::scatterv, p.count, 0),
+                        [&] { return team.scatterv(node.data(), nc.data(), nd.data(), recv, p.count, p.dtype, 0); });
+  return node_ok.ok() ? o : Outcome::of(node_ok);  // the leader that found the counts differ says which
 }
 
 // alltoallv: every rank's row (its send counts, then its blocks in

@@ -51,7 +51,8 @@ Outcome last_part(const Call& c, const Decision& d, const Plan& p, F&& run) {
 }
 
 // Root <-> its node's leader on the node's communicator, once the node's
-// osmp part agreed on the root: bytes, or a decision and bytes after it.
+// osmp part agreed on the root (or another rank the flow names, as scan's
+// last rank with the node's total): bytes, or a decision and bytes after it.
 void hand(const Call& c, const void* data, std::int64_t len, int to);
 void take(const Call& c, void* data, std::int64_t len, int from);
 void send_decision(const Call& c, const Decision& d, const void* data, std::int64_t len, int to);

@@ -186,6 +186,17 @@ void build(CommState& st, MPI_Comm comm) {
   }
   int node_id = 0;
   MPI_Comm node = node_comm(comm, node_id);
+  // One process on every node (node leaders' communicators, one rank per
+  // node): nothing is shared in a node, and every call would be the
+  // leaders' agreement on top of the MPI's own collective.
+  int node_size = 0, widest = 0;
+  PMPI_Comm_size(node, &node_size);
+  PMPI_Allreduce(&node_size, &widest, 1, MPI_INT, MPI_MAX, comm);
+  if (widest == 1) {
+    PMPI_Comm_free(&node);
+    st.declined_because = "one process on every node (nothing to share in a node: the MPI's own collectives)";
+    return;
+  }
   Result<Team> team = node_team(node);  // agreed across the node by team creation
   int local = 0;
   PMPI_Comm_rank(node, &local);

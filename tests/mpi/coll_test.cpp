@@ -447,6 +447,22 @@ void derived_alltoall() {
 }
 
 // Cases osmp declines: the MPI must still give the right answers.
+// A communicator with one rank on every node (ranks of one local rank):
+// nothing for osmp to share, so the MPI's own, and right.
+void one_per_node() {
+  const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
+  if (one_node() || !rpn) return;
+  MPI_Comm c;
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank % std::atoi(rpn), g_rank, &c);
+  int size = 0, one = 1, n = 0;
+  MPI_Comm_size(c, &size);
+  const long long before = osmp_calls();
+  MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, c);
+  if (n != size) fail("allreduce on a communicator with one rank per node");
+  if (before >= 0 && osmp_calls() != before) fail("a communicator with one rank per node ran on osmp");
+  MPI_Comm_free(&c);
+}
+
 void declined_cases() {
   MPI_Op op;
   MPI_Op_create(user_op, 1, &op);
@@ -605,6 +621,7 @@ int main(int argc, char** argv) {
   varied<double>("double");
   derived_varied();
   scan_orders();
+  one_per_node();
   declined_cases();
   auto calls = reinterpret_cast<long long (*)(int)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_calls"));
   const bool want_osmp = !std::getenv("COLL_TEST_NO_OSMP");

@@ -137,18 +137,21 @@ void run(int odd) {
       });
     }
     // reduce_scatter runs on osmp across nodes too: counts that differ on
-    // one rank, or on every rank of the odd rank's node (the leaders compare
-    // a digest of them), are an error on every rank.
-    {
+    // one rank (with the same total too: each node's leader compares every
+    // rank's digest of them), or on every rank of the odd rank's node (the
+    // leaders compare theirs), are an error on every rank.
+    for (bool same_total : {false, true}) {
       std::vector<int> counts(static_cast<std::size_t>(g_size), n), other(counts);
       other[0] = n + 1;
+      if (same_total) other[1] = n - 1;
       const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
       const int per_node = single || !rpn ? g_size : std::atoi(rpn);
       for (bool whole_node : {false, true}) {
         if (whole_node && single) continue;
         const bool differs = whole_node ? g_rank / per_node == odd / per_node : g_rank == odd;
-        expect_errors(std::string("reduce_scatter counts") + (whole_node ? " on a node" : "") + at, odd, true, -1,
-                      [&](bool) {
+        expect_errors(std::string("reduce_scatter counts") + (whole_node ? " on a node" : "") +
+                          (same_total ? ", same total" : "") + at,
+                      odd, true, -1, [&](bool) {
                         return MPI_Reduce_scatter(a.data(), b.data(), (differs ? other : counts).data(), MPI_DOUBLE,
                                                   MPI_SUM, MPI_COMM_WORLD);
                       });
