@@ -1,5 +1,7 @@
 #include "mpi_glue/pmpi/state.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -100,8 +102,26 @@ MPI_Comm node_comm(MPI_Comm comm, int& node_id) {
   return node;
 }
 
-Result<Team> make_team(MPI_Comm node) {
+// Simulated nodes on one machine: more of comm's processes share this
+// machine than it has CPUs, which a node's team, seeing only its own
+// processes, cannot tell (collective over comm).
+bool machine_crowded(MPI_Comm comm) {
+  auto rpn = env_int("OSMP_SIM_RANKS_PER_NODE", 0, 0, 1 << 24);
+  if (!rpn.ok() || *rpn <= 0) return false;
+  MPI_Comm here;
+  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &here);
+  int size = 0;
+  PMPI_Comm_size(here, &size);
+  PMPI_Comm_free(&here);
+  return size > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+// `crowded`: waits yield at once (OSMP_WAIT=yield unless it is set), as an
+// oversubscribed team's do: a node's part waiting for its leader's MPI part
+// must leave the CPU to the processes of the other simulated nodes.
+Result<Team> make_team(MPI_Comm node, bool crowded) {
   OSMP_ASSIGN_OR_RETURN(Options options, Options::from_env());
+  if (crowded && !options.settings.contains("OSMP_WAIT")) options.settings["OSMP_WAIT"] = "yield";
   options.settings["OSMP_TOPOLOGY"] = "native";  // simulated nodes are only about grouping
   options.settings.erase("OSMP_PLACE");
   // Every call agrees first (OSMP_CHECK=strict, whatever the environment
@@ -122,8 +142,8 @@ unsigned agreed_ops(MPI_Comm comm) {
 }
 
 // This node's team, unless creating it failed or would pass OSMP_PMPI_SHM_MAX.
-Result<Team> node_team(MPI_Comm node) {
-  Result<Team> team = make_team(node);
+Result<Team> node_team(MPI_Comm node, bool crowded) {
+  Result<Team> team = make_team(node, crowded);
   if (!team.ok()) return team;
   const std::uint64_t bytes = core_of(*team).shm_bytes(), max = settings().shm_max;
   if (max && shm_use().bytes + bytes > max)
@@ -197,7 +217,7 @@ void build(CommState& st, MPI_Comm comm) {
     st.declined_because = "one process on every node (nothing to share in a node: the MPI's own collectives)";
     return;
   }
-  Result<Team> team = node_team(node);  // agreed across the node by team creation
+  Result<Team> team = node_team(node, machine_crowded(comm));  // agreed across the node by team creation
   int local = 0;
   PMPI_Comm_rank(node, &local);
   int failed = team.ok() ? 0 : 1, any = 0;
