@@ -112,6 +112,50 @@ void row_layout(const unsigned char* rows, std::size_t size, std::vector<std::in
   }
 }
 
+// The leaders' part of reduce_scatter(_block): `grouped` (every node's
+// ranks' shares, in the leaders' order: l) reduced by node into `node`
+// (this leader's, at l.displs[lme]), in the agreement when it fits, else
+// MPI_Reduce_scatter after it.
+Decision leaders_reduce_scatter(const Call& c, const Plan& p, const NodeSays& s, const Layout& l, std::size_t lme,
+                                std::vector<unsigned char>& grouped, std::vector<unsigned char>& node) {
+  const bool small = fits(static_cast<std::int64_t>(grouped.size()));
+  const std::size_t len = small ? grouped.size() : 0;
+  std::vector<int> elems(l.counts);
+  for (int& e : elems) e = static_cast<int>(e / static_cast<int>(size_of(p.dtype)));
+  Decision d = leaders_part(c, s, {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len},
+                            !small, [&] {
+                              return PMPI_Reduce_scatter(grouped.data(), node.data(), elems.data(),
+                                                         mpi_type_of(p.dtype), mpi_op_of(p.op), c.st->leaders);
+                            });
+  if (small && d.route == Route::osmp && !node.empty())
+    std::memcpy(node.data(), grouped.data() + l.displs[lme], node.size());
+  return d;
+}
+
+// A node's ranks' bytes of every length to its leader: each rank's length
+// (a node gather), then the bytes (a node gatherv) into `rows`, each rank's
+// at at[i]; `with_lengths`: after the lengths themselves (the rows of
+// gatherv and scatterv). On the leader, lens and at per node rank.
+Status gather_rows(const Call& c, const Plan& p, const void* data, std::int64_t len, bool with_lengths,
+                   std::vector<unsigned char>& rows, std::vector<std::int64_t>& lens, std::vector<std::int64_t>& at) {
+  Team& team = c.team();
+  const auto size = leader(c) ? static_cast<std::size_t>(team.size()) : 0;
+  lens.assign(size, 0);
+  at.assign(size, 0);
+  Status v = join(team, part_plan(p, OpKind::gather, kLen, 0),
+                  [&] { return team.gather(&len, lens.data(), kLen, Datatype::uint8, 0); });
+  if (!v.ok()) return v;
+  auto next = static_cast<std::int64_t>(with_lengths ? kLen * size : 0);
+  for (std::size_t i = 0; i < size; ++i) {
+    at[i] = next;
+    next += lens[i];
+  }
+  rows.assign(static_cast<std::size_t>(next), 0);
+  if (with_lengths && size) std::memcpy(rows.data(), lens.data(), kLen * size);
+  return join(team, part_plan(p, OpKind::gatherv, len, 0),
+              [&] { return team.gatherv(data, len, rows.data(), lens.data(), at.data(), Datatype::uint8, 0); });
+}
+
 std::size_t node_rank(const Call& c) {
   return static_cast<std::size_t>(c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)]);
 }
@@ -155,7 +199,6 @@ Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* sen
   Team& team = c.team();
   const bool lead = leader(c);
   const std::int64_t b = p.bytes(), all = b * c.n;  // b: one rank's block
-  const bool small = fits(all);
   const void* in = send == kInPlace ? recv : send;  // in place: the input is recv (all blocks)
   std::vector<unsigned char> partial(lead ? static_cast<std::size_t>(all) : 0), grouped(partial.size());
   std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b * team.size()) : 0);
@@ -166,16 +209,7 @@ Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* sen
     const Layout l = layout(*c.st, b);
     const auto lme = static_cast<std::size_t>(leaders_rank(c));
     if (v1.ok()) to_grouped(l, b, partial.data(), grouped.data());
-    const auto len = static_cast<std::size_t>(small ? all : 0);
-    std::vector<int> counts(l.counts);
-    for (int& n : counts) n = static_cast<int>(n / static_cast<int>(size_of(p.dtype)));
-    d = leaders_part(c, says(p, v1),
-                     {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len}, !small, [&] {
-                       return PMPI_Reduce_scatter(grouped.data(), node.data(), counts.data(), mpi_type_of(p.dtype),
-                                                  mpi_op_of(p.op), c.st->leaders);
-                     });
-    if (small && d.route == Route::osmp && !node.empty())
-      std::memcpy(node.data(), grouped.data() + l.displs[lme], node.size());
+    d = leaders_reduce_scatter(c, p, says(p, v1), l, lme, grouped, node);
   }
   if (v1.code() == Errc::unsupported) return tell_node(c, d);
   if (!v1.ok()) return Outcome::of(v1);
@@ -585,20 +619,7 @@ Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv
       return team.gatherv(send, p.count, at.me ? recv : nullptr, nc.data(), nd.data(), Datatype::uint8, at.local);
     });
   } else {
-    const std::int64_t own = p.count;
-    std::vector<std::int64_t> lens(lead ? mine.size() : 0);
-    v1 = join(team, part_plan(p, OpKind::gather, kLen, 0),
-              [&] { return team.gather(&own, lens.data(), kLen, Datatype::uint8, 0); });
-    if (v1.ok()) {
-      if (lead) {
-        rows.resize(kLen * mine.size());
-        if (!mine.empty()) std::memcpy(rows.data(), lens.data(), rows.size());
-        row_layout(rows.data(), mine.size(), nc, nd);
-        rows.resize(static_cast<std::size_t>(nd.empty() ? 0 : nd.back() + nc.back()));
-      }
-      v1 = join(team, part_plan(p, OpKind::gatherv, p.count, 0),
-                [&] { return team.gatherv(send, p.count, rows.data(), nc.data(), nd.data(), Datatype::uint8, 0); });
-    }
+    v1 = gather_rows(c, p, send, p.count, true, rows, nc, nd);
   }
   Decision d;
   std::vector<unsigned char> others;  // at the root's leader: the other nodes' rows, in the leaders' order
@@ -796,17 +817,8 @@ Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, voi
           at += b;
         }
     }
-    const bool small = fits(static_cast<std::int64_t>(all));
-    const std::size_t len = small ? all : 0;
-    std::vector<int> elems(l.counts);
-    for (int& e : elems) e = static_cast<int>(e / es);
-    d = leaders_part(c, says(part_plan(p, OpKind::reduce_scatter, digest, -1), node_ok),
-                     {Payload::Mode::combine, p.dtype, p.op, grouped.data(), 0, len, grouped.data(), len}, !small, [&] {
-                       return PMPI_Reduce_scatter(grouped.data(), node.data(), elems.data(), mpi_type_of(p.dtype),
-                                                  mpi_op_of(p.op), c.st->leaders);
-                     });
-    if (small && d.route == Route::osmp && !node.empty())
-      std::memcpy(node.data(), grouped.data() + l.displs[lme], node.size());
+    d = leaders_reduce_scatter(c, p, says(part_plan(p, OpKind::reduce_scatter, digest, -1), node_ok), l, lme, grouped,
+                               node);
   }
   if (v1.code() == Errc::unsupported) return tell_node(c, d);
   if (!v1.ok()) return Outcome::of(v1);
@@ -852,21 +864,9 @@ Outcome nodes_alltoallv(const Call& c, const Plan& p, const void* send, void* re
     std::memcpy(row.data(), cnt, row.size());
     for (std::size_t q = 0; q < un; ++q) row.insert(row.end(), base + dsp[q], base + dsp[q] + cnt[q]);
   }
-  const auto own = static_cast<std::int64_t>(row.size());
-  std::vector<std::int64_t> lens(lead ? mine.size() : 0), at(lens.size());
-  Status v1 = join(team, part_plan(p, OpKind::gather, kLen, 0),
-                   [&] { return team.gather(&own, lens.data(), kLen, Datatype::uint8, 0); });
   std::vector<unsigned char> rows;  // the leader: its ranks' rows, back to back
-  if (v1.ok()) {
-    std::int64_t next = 0;
-    for (std::size_t i = 0; i < lens.size(); ++i) {
-      at[i] = next;
-      next += lens[i];
-    }
-    rows.resize(static_cast<std::size_t>(next));
-    v1 = join(team, part_plan(p, OpKind::gatherv, own, 0),
-              [&] { return team.gatherv(row.data(), own, rows.data(), lens.data(), at.data(), Datatype::uint8, 0); });
-  }
+  std::vector<std::int64_t> lens, at;
+  Status v1 = gather_rows(c, p, row.data(), static_cast<std::int64_t>(row.size()), false, rows, lens, at);
   Decision d;
   std::vector<unsigned char> out;  // the leader: each of its ranks' incoming row, back to back
   std::vector<std::int64_t> out_len(lead ? mine.size() : 0), out_at(out_len.size());
