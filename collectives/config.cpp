@@ -123,10 +123,10 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
     return Status(Errc::invalid_argument, cat(what, ": '", value, "' is not a check mode (lazy or strict)"));
   }
   if (name == "OSMP_CMA_MIN") {
-    if (iequals(trim(value), "auto")) return cma_min = kAuto, Status{};
-    return size(cma_min);
+    if (iequals(trim(value), "auto")) return cma_range.min = CmaRange::kAuto, Status{};
+    return size(cma_range.min);
   }
-  if (name == "OSMP_CMA_MAX") return size(cma_max);
+  if (name == "OSMP_CMA_MAX") return size(cma_range.max);
   auto boolean = [&](bool& out) -> Status {
     std::string_view v = trim(value);
     if (v == "1" || iequals(v, "on") || iequals(v, "yes") || iequals(v, "true")) return out = true, Status{};
@@ -167,7 +167,7 @@ BaseCase CollectiveConfig::choose(const std::string& level, int members) const {
 std::string CollectiveConfig::fingerprint() const {
   auto bc = [](const BaseCase& b) { return cat(static_cast<int>(b.kind), ":", b.radix); };
   std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
-                      ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_min, ";cma_max=", cma_max,
+                      ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_range.min, ";cma_max=", cma_range.max,
                       ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max, ";direct=", direct,
                       ";stage=", stage, ";stage_min=", stage_min);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));

@@ -16,18 +16,22 @@
 //                    whose data fits a slot symmetrically: each puts its data
 //                    in its slot, reads the others' and combines them itself
 //                    (one hand-off and one copy less than the tree: 1.8-2.5x
-//                    faster at 1-64 KiB on 2 processes here; default 2, 0 off);
+//                    faster at 1-64 KiB on 2 processes here; default 2, 0 off),
+//                    alltoall, allgather and allgatherv (over single ranks
+//                    each copies every other's block from its slot straight
+//                    to its place: allgather 2.9 us against 7.8 at 8 KiB);
 //                    and the first step of gatherv, scatterv and alltoallv
 //                    with each rank's row and its small blocks in its slot
 //   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv /
 //                    process_vm_writev between the ranks' own buffers when the
 //                    kernel allows (probed at team creation)
 //   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where it is used (default
-//                    auto .. 64M). auto (cma_from(), cma_until()), where it won
+//                    auto .. 64M). auto (CmaRange), where it won
 //                    here, interleaved: bcast from 128K (the root writes 1/n of
 //                    each receiver's buffer while the receivers read the rest:
-//                    0.45-0.64x the areas' time at 128-512K), allgather from 64K
-//                    (0.8-0.9x), allreduce 64K-1M (0.8-0.9x) and
+//                    0.45-0.64x the areas' time at 128-512K), allgather and
+//                    allgatherv from 32K (also before a one-step call whose
+//                    data would fit the areas: 0.75x at 32K), allreduce 64K-1M (0.8-0.9x) and
 //                    reduce_scatter_block 64-512K (0.7-0.75x) as slice-parallel
 //                    reductions, gather (the senders write into the root's
 //                    buffer) and scatter from 1M (below, the areas: gather of
@@ -72,6 +76,35 @@
 
 namespace osmp {
 
+// Where operations copy with CMA (collectives/ops/cma.cpp): [from(k),
+// until(k)) bytes per rank, and no more than `max`. Set OSMP_CMA_MIN, every
+// operation from there.
+struct CmaRange {
+  static constexpr std::size_t kAuto = ~std::size_t{0};
+  std::size_t min = kAuto;                  // OSMP_CMA_MIN
+  std::size_t max = std::size_t{64} << 20;  // OSMP_CMA_MAX
+  std::size_t from(OpKind k) const {
+    if (min != kAuto) return min;
+    switch (k) {
+      case OpKind::bcast: return std::size_t{128} << 10;
+      case OpKind::gather:
+      case OpKind::scatter: return std::size_t{1} << 20;
+      // Below, the one step's symmetric top through the slots (2 processes,
+      // per rank: 9.4 us against 7.1 at 32 KiB, 4.9 / 5.3 at 16 KiB).
+      case OpKind::allgather:
+      case OpKind::allgatherv: return std::size_t{32} << 10;
+      default: return std::size_t{64} << 10;
+    }
+  }
+  std::size_t until(OpKind k) const {
+    if (min != kAuto) return kAuto;
+    if (k == OpKind::allreduce) return std::size_t{1} << 20;
+    if (k == OpKind::reduce_scatter_block) return std::size_t{512} << 10;
+    return kAuto;
+  }
+  bool covers(OpKind k, std::size_t bytes) const { return bytes >= from(k) && bytes < until(k) && bytes <= max; }
+};
+
 struct BaseCase {
   enum class Kind { automatic, flat, knomial };
   Kind kind = Kind::automatic;
@@ -101,26 +134,7 @@ struct CollectiveConfig {
     if (with_cma) return kAuto;  // never: CMA's single copy without the local one won everywhere
     return k == OpKind::allreduce ? std::size_t{128} << 10 : std::size_t{1} << 20;
   }
-  std::size_t cma_min = kAuto;
-  // [cma_from(k), cma_until(k)) bytes per rank (and no more than cma_max):
-  // where operation `k` copies with CMA (collectives/ops/cma.cpp). Set
-  // OSMP_CMA_MIN, every operation from there.
-  std::size_t cma_from(OpKind k) const {
-    if (cma_min != kAuto) return cma_min;
-    switch (k) {
-      case OpKind::bcast: return std::size_t{128} << 10;
-      case OpKind::gather:
-      case OpKind::scatter: return std::size_t{1} << 20;
-      default: return std::size_t{64} << 10;
-    }
-  }
-  std::size_t cma_until(OpKind k) const {
-    if (cma_min != kAuto) return kAuto;
-    if (k == OpKind::allreduce) return std::size_t{1} << 20;
-    if (k == OpKind::reduce_scatter_block) return std::size_t{512} << 10;
-    return kAuto;
-  }
-  std::size_t cma_max = std::size_t{64} << 20;
+  CmaRange cma_range;          // OSMP_CMA_MIN, OSMP_CMA_MAX
   bool lazy = kLazyByDefault;  // OSMP_CHECK
   int one_pass_max = 16;
   static constexpr bool kLazyByDefault = true;

@@ -223,10 +223,8 @@ class Engine {
   bool cma() const { return cma_; }
   // Single copy with CMA for operation `k` of `bytes` per rank: allowed by
   // the kernel (probed at team creation), enabled, and in the operation's
-  // range (CollectiveConfig::cma_from, cma_until, OSMP_CMA_MAX).
-  bool use_cma(OpKind k, std::size_t bytes) const {
-    return cma_usable() && bytes >= config_.cma_from(k) && bytes < config_.cma_until(k) && bytes <= config_.cma_max;
-  }
+  // range (CmaRange).
+  bool use_cma(OpKind k, std::size_t bytes) const { return cma_usable() && config_.cma_range.covers(k, bytes); }
   // The team may copy with CMA at all (probed, and OSMP_CMA).
   bool cma_usable() const { return cma_ && config_.cma; }
   // Team creation decides, collectively, whether every rank may read every

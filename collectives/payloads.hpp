@@ -48,6 +48,16 @@ void concatenate(LaneWork& w, const int* units, int count, std::byte* out, LenOf
   }
 }
 
+// Whether every unit of lane `l` is a single rank: at a symmetric top, then,
+// nobody below waits for a result, and each rank may take what it needs
+// straight from every unit's line or slot (w.src) into its own buffers.
+inline bool single_ranks(const Lane& l) { return l.packed.size() == static_cast<std::size_t>(l.n()); }
+
+// Copies `len` bytes to `dst` unless they are there already (in place).
+inline void place_block(std::byte* dst, const std::byte* src, std::size_t len) {
+  if (dst != src) std::memcpy(dst, src, len);
+}
+
 // At a symmetric top whose units are single ranks (every rank reads every
 // unit's data where it lies: w.src, by unit, unit u being rank packed[u]):
 // each rank's data by rank, through a table only where the units are not

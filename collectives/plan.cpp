@@ -23,6 +23,12 @@ struct Fit {
 
 bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set);
 
+// Whether the single copy (CMA) carries a call of `bytes` per rank in place
+// of a step through the areas (PlanSettings::cma_range).
+bool single_copy(OpKind op, std::size_t bytes, const PlanSettings& set) {
+  return set.cma && set.cma_range.covers(op, bytes);
+}
+
 Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   const std::size_t one = in.count * in.esize, all = one * static_cast<std::size_t>(s.ranks);
   const std::size_t scratch = s.scratch_bytes();
@@ -32,7 +38,8 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
     case OpKind::reduce: return {one, one <= s.slot_bytes};
     case OpKind::allreduce: return {one, one <= std::min(s.slot_bytes, s.bcast_bytes)};
     case OpKind::gather: return {one, all <= std::min(s.slot_bytes, scratch)};
-    case OpKind::allgather: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+    case OpKind::allgather:
+      return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch}) && !single_copy(in.op, one, set)};
     case OpKind::scatter: return {one, all <= std::min(s.bcast_bytes, scratch)};
     case OpKind::reduce_scatter_block: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     case OpKind::scan:
@@ -52,7 +59,8 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
     }
     case OpKind::allgatherv: {  // as allgather, every rank's block together
       const std::size_t every = in.total * in.esize;
-      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
+      const std::size_t mean = every / static_cast<std::size_t>(s.ranks);  // the same on every rank
+      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch}) && !single_copy(in.op, mean, set)};
     }
     case OpKind::reduce_scatter: {  // as reduce_scatter_block, the shares together
       const std::size_t every = in.total * in.esize;
@@ -67,19 +75,23 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
 
 // Whether a first step that carries the data runs the symmetric top: a top
 // group of at most OSMP_SYMMETRIC_MAX members and what its largest unit
-// publishes in the flag's line; allreduce, alltoall and alltoallv's rows
-// also through the slots, at a top of at most OSMP_SYMMETRIC_SLOT_MAX (and
+// publishes in the flag's line; the slot_symmetric() operations' data also
+// through the slots, at a top of at most OSMP_SYMMETRIC_SLOT_MAX (and
 // gatherv's and scatterv's packed rows: make_plan). Scatter never (each
 // unit needs a different part, which only the root's unit has).
 bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
   const std::size_t most = symmetric_bytes(in, s);
   if (most <= kInlineBytes) return true;
-  return (in.op == OpKind::allreduce || in.op == OpKind::alltoall || in.op == OpKind::alltoallv) &&
-         s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
+  return slot_symmetric(in.op) && s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
 }
 
 }  // namespace
+
+bool slot_symmetric(OpKind op) {
+  return op == OpKind::allreduce || op == OpKind::alltoall || op == OpKind::alltoallv || op == OpKind::allgather ||
+         op == OpKind::allgatherv || op == OpKind::reduce_scatter_block || op == OpKind::reduce_scatter;
+}
 
 std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
   if (!in.carries) return 0;

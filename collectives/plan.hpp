@@ -133,9 +133,19 @@ struct PlanSettings {
   bool one_pass = false;
   // The team may copy with CMA (Engine::cma_usable): a one-pass gatherv's
   // or scatterv's blocks beyond its rows go that way (rows_in_first).
+  // Allgather and allgatherv: where the range covers the blocks and the
+  // team may copy with CMA, the single copy carries the call, even when the
+  // blocks would fit the areas in one step.
   bool cma = false;
-  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max, false, false}; }
+  CmaRange cma_range;
+  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max, false, false, c.cma_range}; }
 };
+
+// The operations whose one step may run the symmetric top with data beyond
+// the line, through the slots (allreduce, alltoall, alltoallv's rows,
+// allgather, allgatherv, reduce_scatter_block, reduce_scatter): each member reads every other's slot, at a top of
+// at most OSMP_SYMMETRIC_SLOT_MAX members.
+bool slot_symmetric(OpKind op);
 
 Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& settings);
 

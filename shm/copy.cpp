@@ -14,8 +14,8 @@ namespace osmp {
 
 std::size_t nt_threshold() {
   static const std::size_t t = [] {
-    auto v = env_size("OSMP_NT_MIN", 16 * 1024);
-    return v.ok() ? static_cast<std::size_t>(*v) : std::size_t{16 * 1024};
+    auto v = env_size("OSMP_NT_MIN", std::size_t{1} << 20);
+    return v.ok() ? static_cast<std::size_t>(*v) : std::size_t{1} << 20;
   }();
   return t;
 }

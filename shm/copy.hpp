@@ -1,11 +1,19 @@
 // Copying into memory that other processes read.
 //
 // Overwriting lines that another core still holds (it read the last step's
-// data) costs an invalidation per line, and stores do not overlap them well:
-// measured here, 64 KiB took 40 us with memcpy and 5 us with non-temporal
-// stores, which skip the cache (bench_shm ntcopy). Below ~16 KiB the cache
-// path wins. Non-temporal stores are weakly ordered: copy_to_shared() ends
-// with a store fence, so a release store of a flag afterwards publishes them.
+// data) costs an invalidation per line; non-temporal stores skip the cache
+// and those reads, but the reader then takes every line from memory. Which
+// wins depends on the host: on an early one 64 KiB took 40 us with memcpy
+// and 5 us streamed; on a later one (2026-11-27, 2 processes, osmp-bench,
+// the same binary with OSMP_NT_MIN 16K and 1M) the cache path won at 16-64
+// KiB for every operation (bcast 0.81-0.89x the streamed time, allreduce
+// 0.85-0.87x, reduce_scatter 0.56-0.59x at 16-32 KiB, scan 0.7x; 4
+// processes on 2 cores: bcast 0.57-0.71x, allreduce 0.48-0.57x), and was
+// even from 128 KiB. Areas' copies are at most a slot or a chunk (64 KiB
+// by default), so from 1 MiB (OSMP_NT_MIN) only staged buffers stream,
+// which come from memory anyway (as copy_direct's). Non-temporal stores are
+// weakly ordered: copy_to_shared() ends with a store fence, so a release
+// store of a flag afterwards publishes them.
 #pragma once
 
 #include <cstddef>

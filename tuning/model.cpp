@@ -369,7 +369,7 @@ Result<std::vector<LevelTerm>> alltoallv_rest(const Ctx& x, std::size_t m, const
     return exchange;
   }
   const bool rides =
-      pairs_blocks_at(n) + others <= x.opt.slot_bytes && (!x.cfg.cma || m < x.cfg.cma_from(OpKind::alltoallv));
+      pairs_blocks_at(n) + others <= x.opt.slot_bytes && (!x.cfg.cma || m < x.cfg.cma_range.from(OpKind::alltoallv));
   const double rounds = n > kPairsAllRowsMax ? 2.0 : 1.0;
   path = rides ? "header step + counts step (the blocks with it)" : "header step + counts step + flat over the team";
   // Riding, the exchange's one step is the counts step: only a findings

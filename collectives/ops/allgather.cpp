@@ -14,6 +14,24 @@ class AllgatherPayload : public GatherPayload {
   const std::byte* own_up() { return mine_; }
   std::byte* top_up_out(std::byte* down_area) { return down_area; }
   std::size_t down_len(const Lane&) const { return block_ * e_.top_packed().size(); }
+  // The symmetric top: where every unit of the top group is one rank, each
+  // rank copies every other's block from its line or slot straight to its
+  // place in the receive buffer (one copy, no concatenation at a top).
+  const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte* scratch) {
+    if (single_ranks(l)) {
+      if (block_) {
+        for (std::size_t u = 0; u < l.packed.size(); ++u) {
+          place_block(recv_ + static_cast<std::size_t>(l.packed[u]) * block_,
+                      u == static_cast<std::size_t>(l.g->me) ? mine_ : w.src[u], block_);
+        }
+      }
+      delivered_ = true;
+      return scratch;
+    }
+    w.all_units(l.n());
+    combine(l, w, w.order.data(), l.n(), scratch);
+    return scratch;
+  }
   void deliver(int, const Lane*, const std::byte* data) {
     if (!delivered_ && block_) unpack_blocks(e_.top_packed(), block_, data, recv_);
     delivered_ = true;
@@ -27,6 +45,7 @@ class AllgatherPayload : public GatherPayload {
 };
 
 static_assert(PayloadHooks<AllgatherPayload>);
+static_assert(HasSymDown<AllgatherPayload>);
 
 }  // namespace
 

@@ -33,6 +33,24 @@ class AllgathervPayload : public Payload {
   }
   std::byte* top_up_out(std::byte* down_area) { return down_area; }
   std::size_t down_len(const Lane&) const { return total_; }
+  // The symmetric top: where every unit of the top group is one rank, each
+  // rank copies every other's block from its line or slot straight to its
+  // displacement (one copy, no concatenation at a top).
+  const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte* scratch) {
+    if (single_ranks(l)) {
+      for (std::size_t u = 0; blocks_.counts && u < l.packed.size(); ++u) {
+        const int r = l.packed[u];
+        if (const std::size_t len = blocks_.len(r)) {
+          place_block(recv_ + blocks_.at(r), u == static_cast<std::size_t>(l.g->me) ? mine_ : w.src[u], len);
+        }
+      }
+      delivered_ = true;
+      return scratch;
+    }
+    w.all_units(l.n());
+    combine(l, w, w.order.data(), l.n(), scratch);
+    return scratch;
+  }
   void deliver(int, const Lane*, const std::byte* data) {
     if (delivered_ || !blocks_.counts) return;
     delivered_ = true;
@@ -54,6 +72,7 @@ class AllgathervPayload : public Payload {
 };
 
 static_assert(PayloadHooks<AllgathervPayload>);
+static_assert(HasSymDown<AllgathervPayload>);
 
 struct Allgatherv {
   static constexpr OpKind kKind = OpKind::allgatherv;

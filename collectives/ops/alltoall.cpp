@@ -51,7 +51,7 @@ class AlltoallPayload : public GatherPayload {
   // the copies in the lines and slots). Else every result, as a local root's.
   const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte* scratch) {
     const std::size_t n = l.packed.size();
-    if (n == static_cast<std::size_t>(l.n()) && recv_ && block_) {
+    if (single_ranks(l) && recv_ && block_) {
       const std::size_t b = block_ / n, mine = static_cast<std::size_t>(e_.team().rank()) * b;
       for (std::size_t u = 0; u < n; ++u) {
         std::memcpy(recv_ + static_cast<std::size_t>(l.packed[u]) * b, w.src[u] + mine, b);

@@ -445,7 +445,7 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
   x.first = s1;
   auto row = [&](int q) { return f.t.outbox(q, f.parity(s1)); };
   // My blocks ride in my outbox where CMA would not carry them.
-  const std::size_t cma_from = e.cma_usable() ? e.config().cma_from(OpKind::alltoallv) : ~std::size_t{0};
+  const std::size_t cma_from = e.cma_usable() ? e.config().cma_range.from(OpKind::alltoallv) : ~std::size_t{0};
   write_pairs_row(row(me), x, me, n, send, f.chunk() - pairs_blocks_at(n), cma_from);
   publish(f.t.rank_line(me).arrive, s1, f.sleepy());  // release: after my row; pairs with arrived()
   at.assign(un, 0);

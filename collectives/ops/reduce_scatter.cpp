@@ -40,13 +40,35 @@ class ReduceScatterPayload : public ReducePayload {
     }
     return out;
   }
+  // The symmetric top: where every unit of the top group is one rank, each
+  // rank reduces only its own share of every unit's input (in the unit's
+  // line or slot), in unit order as a local root would, straight into its
+  // result (in place too: it reads the copy in its own slot).
+  const std::byte* sym_down(const Lane& l, LaneWork& w, std::byte* scratch) {
+    if (!single_ranks(l)) {
+      std::byte* out = e_.scratch(2);
+      w.all_units(l.n());
+      combine(l, w, w.order.data(), l.n(), out);
+      return top_down(out);
+    }
+    const int me = e_.team().rank();
+    if (const std::size_t len = shares_.len(me)) {
+      std::size_t at = 0;  // my share's place in the input: the shares before it, in rank order
+      for (int r = 0; r < me; ++r) at += shares_.len(r);
+      const void** in = w.ptrs.data();
+      for (int u = 0; u < l.n(); ++u) in[u] = w.src[static_cast<std::size_t>(u)] + at;
+      kernel_.all(out_, in, l.n(), len / kernel_.esize);
+    }
+    delivered_ = true;
+    return scratch;
+  }
   void forward(const Lane* parent, const Lane& child, const std::byte* from, std::byte* out) {
     const std::size_t off = parent ? span(*parent, parent->unit_off[static_cast<std::size_t>(parent->g->me)]) : 0;
     if (const std::size_t len = down_len(child)) copy_to_shared(out, from + off, len);
   }
   void deliver(int lane, const Lane* l, const std::byte* data) {
     const std::size_t mine = shares_.len(e_.team().rank());
-    if (lane != 0 || !mine) return;
+    if (lane != 0 || !mine || delivered_) return;
     const std::size_t off = l ? span(*l, l->unit_off[static_cast<std::size_t>(l->g->me)]) : 0;
     std::memcpy(out_, data + off, mine);
   }
@@ -57,9 +79,11 @@ class ReduceScatterPayload : public ReducePayload {
   Blocks shares_;
   const std::byte* in_;
   std::byte* out_;
+  bool delivered_ = false;  // sym_down wrote this rank's result
 };
 
 static_assert(PayloadHooks<ReduceScatterPayload>);
+static_assert(HasSymDown<ReduceScatterPayload>);
 
 }  // namespace
 

@@ -28,7 +28,7 @@ Settings defaults() {
           {"OSMP_SYMMETRIC_SLOT_MAX", cat(c.sym_slot_max)},
           {"OSMP_CMA", "1"},
           {"OSMP_CMA_MIN", "auto"},
-          {"OSMP_CMA_MAX", cat(c.cma_max)}};
+          {"OSMP_CMA_MAX", cat(c.cma_range.max)}};
 }
 
 std::vector<std::size_t> sizes_of(const Plan& p, OpKind op) {

@@ -129,8 +129,8 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
               EXPECT_EQ(p.rest, Rest::none) << at;
               EXPECT_NE(op, OpKind::scatter) << at;
               EXPECT_LE(shape.top_units, set.sym_max) << at;
-              EXPECT_TRUE(most <= kInlineBytes || ((op == OpKind::allreduce || op == OpKind::alltoall) &&
-                                                   shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
+              EXPECT_TRUE(most <= kInlineBytes ||
+                          (slot_symmetric(op) && shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
                   << at;
             }
             EXPECT_NE(p.first.top, TopCase::slices) << at;
@@ -165,9 +165,42 @@ TEST(Plan, SmallDataRidesInTheFirstStepLargeDataFollows) {
   EXPECT_EQ(make_plan({OpKind::bcast, 64, 1, true}, s, set).first.top, TopCase::tree);
   EXPECT_EQ(make_plan({OpKind::bcast, 64, 1, false}, s, set).first.top, TopCase::symmetric);
   // OSMP_SYMMETRIC_MAX=0 turns the symmetric top and slices off.
-  const Plan off = make_plan({OpKind::allreduce, 1 << 20, 4, true}, s, PlanSettings{0, 0, false});
+  PlanSettings none{};
+  none.sym_max = none.sym_slot_max = 0;
+  const Plan off = make_plan({OpKind::allreduce, 1 << 20, 4, true}, s, none);
   EXPECT_EQ(off.chunk.top, TopCase::tree);
-  EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, PlanSettings{0, 0, false}).first.top, TopCase::tree);
+  EXPECT_EQ(make_plan({OpKind::barrier, 0, 1, true}, s, none).first.top, TopCase::tree);
+}
+
+// Allgather and allgatherv over two single ranks: one step through the
+// slots at the symmetric top (each rank reads the other's slot) while the
+// blocks fit, unless CMA's single copy covers them (CmaRange), where the
+// team may use it; then the header step and the single copy.
+TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
+  Tree tree = tree_of({"Core:2 PU:1", 2, MapBy::core, ""});
+  const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+  for (OpKind op : {OpKind::allgather, OpKind::allgatherv}) {
+    auto plan = [&](std::size_t bytes, const PlanSettings& set) {
+      PlanInput in{op, bytes, 1, true};
+      if (op == OpKind::allgatherv) in.total = 2 * bytes;
+      return make_plan(in, s, set);
+    };
+    PlanSettings with{}, without{};
+    with.cma = true;
+    const std::size_t from = with.cma_range.from(op);
+    ASSERT_LE(2 * (from - 1), s.slot_bytes) << to_string(op);  // below it, the blocks fit one step
+    for (std::size_t bytes : {std::size_t{64}, std::size_t{4096}, from - 1}) {
+      const Plan p = plan(bytes, with);
+      EXPECT_EQ(p.rest, Rest::none) << to_string(op) << " " << bytes;
+      EXPECT_EQ(p.first.top, TopCase::symmetric) << to_string(op) << " " << bytes;
+    }
+    EXPECT_EQ(plan(from, with).rest, Rest::flat) << to_string(op);
+    EXPECT_EQ(plan(from, without).rest, Rest::none) << to_string(op);  // no CMA: the slots
+    PlanSettings low = with;
+    low.cma_range.min = 1024;  // OSMP_CMA_MIN
+    EXPECT_EQ(plan(1024, low).rest, Rest::flat) << to_string(op);
+    EXPECT_EQ(plan(1023, low).rest, Rest::none) << to_string(op);
+  }
 }
 
 // Gatherv and scatterv make one pass with rows at every size where the team
@@ -273,7 +306,7 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
             const bool in_first = pairs_in_first(op, p);
             const bool rides = in_first ? others <= pairs_first_cap(mc.ranks)
                                         : pairs_blocks_at(mc.ranks) + others <= kDefaultSlotBytes &&
-                                              bytes < cfg.cma_from(OpKind::alltoallv);
+                                              bytes < cfg.cma_range.from(OpKind::alltoallv);
             const char* pairs =
                 in_first ? (rides ? "counts rows (the blocks with them)" : "counts rows + flat over the team")
                 : rides  ? "header step + counts step (the blocks with it)"
