@@ -17,7 +17,8 @@
 //                    in its slot, reads the others' and combines them itself
 //                    (one hand-off and one copy less than the tree: 1.8-2.5x
 //                    faster at 1-64 KiB on 2 processes here; default 2, 0 off),
-//                    alltoall, allgather and allgatherv (over single ranks
+//                    alltoall, allgather, allgatherv, reduce_scatter_block
+//                    and reduce_scatter (over single ranks
 //                    each copies every other's block from its slot straight
 //                    to its place: allgather 2.9 us against 7.8 at 8 KiB);
 //                    and the first step of gatherv, scatterv and alltoallv

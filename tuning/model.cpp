@@ -420,6 +420,12 @@ Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& ca
                                      " or any level above it in the calibration (", cal.source, ")"));
 }
 
+PlanSettings model_settings(const CollectiveConfig& config) {
+  PlanSettings s = PlanSettings::of(config);
+  s.cma = config.cma;
+  return s;
+}
+
 Result<Prediction> predict(const Tree& tree, const Calibration& cal, const CollectiveConfig& config, OpKind op,
                            std::size_t bytes, const ModelOptions& options) {
   Prediction p;
@@ -436,7 +442,7 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
   // allgatherv, reduce_scatter: as if every rank passed (had) `bytes`.
   const bool every = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
   const std::size_t total = every ? bytes * static_cast<std::size_t>(tree.size()) : 0;
-  const Plan plan = make_plan(PlanInput{op, bytes, 1, true, total}, x.shape, PlanSettings::of(config));
+  const Plan plan = make_plan(PlanInput{op, bytes, 1, true, total}, x.shape, model_settings(config));
   if (plan.rest == Rest::none) {
     p.path = "one step";
     p.terms = step_rows(x, moves(x, op, dbl(bytes), plan.first), "");

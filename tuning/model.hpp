@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "collectives/config.hpp"
+#include "collectives/plan.hpp"
 #include "collectives/types.hpp"
 #include "core/status.hpp"
 #include "shm/layout.hpp"
@@ -106,6 +107,11 @@ struct Prediction {
 // the parent domain's levels, and so on up to the root. Errc::not_found when
 // nothing on the way up is listed.
 Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& cal);
+
+// The plan settings the model predicts with: the configuration's, on a team
+// that may copy with CMA where the configuration allows it (OSMP_CMA) and
+// checks strictly (no one-pass calls).
+PlanSettings model_settings(const CollectiveConfig& config);
 
 // The predicted latency of one call of `op` with `bytes` per rank (for
 // gather, allgather, scatter and reduce_scatter_block: the block of one

@@ -1,7 +1,7 @@
 // The symmetric base case, for small top groups in steps the plan marks
 // (small one-step calls): no local root. Every top member publishes its line
-// (or, for larger data, its slot: allreduce, alltoall, the v-variants'
-// rows), reads every other member's, and
+// (or, for larger data, its slot: the slot_symmetric() operations, plan.hpp,
+// and the v-variants' rows), reads every other member's, and
 // works out the same verdict and result as every other member: one hop
 // instead of up and down.
 //

@@ -1,9 +1,12 @@
-// allgatherv = as allgather when every rank's block together fits the areas:
-// the blocks gathered up the tree in packed order and broadcast down, each
-// rank unpacking them to its displacements; the header carries the counts'
-// digest (every rank passes the same counts). Larger: the header step, then
-// every rank's block to where each rank's displacements put it: the flat
-// path, or CMA where Engine::use_cma says for the longest block.
+// allgatherv = as allgather when every rank's block together fits the areas
+// and CMA does not take the call (the mean block in CmaRange): the blocks
+// gathered up the tree in packed order and broadcast down, each rank
+// unpacking them to its displacements (over single ranks at a symmetric
+// top, each copies every other's block from its slot straight to its
+// place); the header carries the counts' digest (every rank passes the same
+// counts). Else: the header step, then every rank's block to where each
+// rank's displacements put it: the flat path, or CMA where Engine::use_cma
+// says for the longest block.
 #include <algorithm>
 #include <cstring>
 

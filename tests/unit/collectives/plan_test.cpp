@@ -57,99 +57,103 @@ Tree tree_of(const Machine& m) {
 }
 
 TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
-  const PlanSettings set{};
-  for (const Machine& mc : machines()) {
-    Tree tree = tree_of(mc);
-    const PlanShape shape = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
-    ASSERT_GE(shape.top_units, 2) << mc.source;
-    ASSERT_GE(shape.top_max_unit, 1);
-    for (OpKind op : kAllOps)
-      for (std::size_t esize : {std::size_t{1}, std::size_t{4}, std::size_t{8}})
-        for (std::size_t bytes : sizes()) {
-          const std::size_t count = bytes / esize;
-          const std::string at = cat(mc.source, " n=", mc.ranks, " ", to_string(op), " count ", count, " x ", esize);
-          // allgatherv: every rank passing `count`.
-          const bool totals = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
-          const std::size_t every = totals ? count * static_cast<std::size_t>(mc.ranks) : 0;
-          for (bool carries : {true, false}) {
-            const Plan p = make_plan(PlanInput{op, count, esize, carries, every}, shape, set);
-            // The first step always carries the headers both ways.
-            EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
-            // Whether and how data follows is the same on every rank of a
-            // count, whatever its own arguments (a rank without data runs
-            // the same steps).
-            EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries, every}, shape, set).rest) << at;
-            // Only a step carrying concatenated data is flat everywhere:
-            // the data of one-step calls, gatherv's and scatterv's lengths;
-            // alltoallv's counts rows where every rank is a unit of a
-            // symmetric top (pairs_in_first).
-            const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv ||
-                                      op == OpKind::alltoall || op == OpKind::scan || op == OpKind::exscan;
-            const bool pairs = op == OpKind::alltoallv && shape.top_max_unit == 1 &&
-                               shape.top_units <= std::min(set.sym_max, set.sym_slot_max) &&
-                               pairs_row_bytes(shape.ranks) <= shape.slot_bytes;
-            EXPECT_EQ(pairs_in_first(op, p), pairs) << at;
-            EXPECT_EQ(p.first.flat, (p.rest == Rest::none && concatenates) || lengths_step(op) || pairs) << at;
-            const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape);
-            if (lengths_step(op)) {
-              // Their data always follows; the lengths step through the
-              // symmetric top where its rows fit the lines.
-              EXPECT_EQ(p.rest, Rest::flat) << at;
-              // (in fixed rows over single ranks: and gatherv's blocks' first
-              // bytes)
-              const bool single = shape.top_max_unit == 1;
-              EXPECT_EQ(most, !carries ? 0
-                              : single && op == OpKind::gatherv
-                                  ? kLengthsRowBytes + kLengthsDataBytes
-                                  : kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit))
+  PlanSettings with_cma{};
+  with_cma.cma = true;
+  for (const PlanSettings& set : {PlanSettings{}, with_cma})
+    for (const Machine& mc : machines()) {
+      Tree tree = tree_of(mc);
+      const PlanShape shape = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+      ASSERT_GE(shape.top_units, 2) << mc.source;
+      ASSERT_GE(shape.top_max_unit, 1);
+      for (OpKind op : kAllOps)
+        for (std::size_t esize : {std::size_t{1}, std::size_t{4}, std::size_t{8}})
+          for (std::size_t bytes : sizes()) {
+            const std::size_t count = bytes / esize;
+            const std::string at = cat(mc.source, " n=", mc.ranks, " ", to_string(op), " count ", count, " x ", esize,
+                                       set.cma ? " cma" : "");
+            // allgatherv: every rank passing `count`.
+            const bool totals = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
+            const std::size_t every = totals ? count * static_cast<std::size_t>(mc.ranks) : 0;
+            for (bool carries : {true, false}) {
+              const Plan p = make_plan(PlanInput{op, count, esize, carries, every}, shape, set);
+              // The first step always carries the headers both ways.
+              EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
+              // Whether and how data follows is the same on every rank of a
+              // count, whatever its own arguments (a rank without data runs
+              // the same steps).
+              EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries, every}, shape, set).rest) << at;
+              // Only a step carrying concatenated data is flat everywhere:
+              // the data of one-step calls, gatherv's and scatterv's lengths;
+              // alltoallv's counts rows where every rank is a unit of a
+              // symmetric top (pairs_in_first).
+              const bool concatenates = op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv ||
+                                        op == OpKind::alltoall || op == OpKind::scan || op == OpKind::exscan;
+              const bool pairs = op == OpKind::alltoallv && shape.top_max_unit == 1 &&
+                                 shape.top_units <= std::min(set.sym_max, set.sym_slot_max) &&
+                                 pairs_row_bytes(shape.ranks) <= shape.slot_bytes;
+              EXPECT_EQ(pairs_in_first(op, p), pairs) << at;
+              EXPECT_EQ(p.first.flat, (p.rest == Rest::none && concatenates) || lengths_step(op) || pairs) << at;
+              const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape);
+              if (lengths_step(op)) {
+                // Their data always follows; the lengths step through the
+                // symmetric top where its rows fit the lines.
+                EXPECT_EQ(p.rest, Rest::flat) << at;
+                // (in fixed rows over single ranks: and gatherv's blocks' first
+                // bytes)
+                const bool single = shape.top_max_unit == 1;
+                EXPECT_EQ(most, !carries ? 0
+                                : single && op == OpKind::gatherv
+                                    ? kLengthsRowBytes + kLengthsDataBytes
+                                    : kLengthsRowBytes * static_cast<std::size_t>(shape.top_max_unit))
+                    << at;
+                // Over single ranks at a top small enough for the slots the
+                // rows are packed, each with up to kLengthsSlotDataBytes per
+                // block; else the symmetric top where the rows fit the lines,
+                // over single ranks with kLengthsDataBytes per block.
+                const bool packed = single && shape.top_units <= std::min(set.sym_max, set.sym_slot_max) &&
+                                    lengths_packed_bytes(op, shape.ranks) <= shape.slot_bytes;
+                EXPECT_EQ(p.lengths_packed, packed) << at;
+                const bool lines = shape.top_units <= set.sym_max && most <= kInlineBytes;
+                EXPECT_EQ(p.first.top == TopCase::symmetric, packed || lines) << at;
+                EXPECT_EQ(lengths_data_bytes(p), packed                                     ? kLengthsSlotDataBytes
+                                                 : single && lines && op == OpKind::gatherv ? kLengthsDataBytes
+                                                                                            : 0)
+                    << at;
+              } else if (op == OpKind::alltoallv) {
+                // The counts rows in the first step over single ranks (each
+                // through its slot), whatever this rank's own arguments; else
+                // its header step (headers only, as a barrier's) wherever the
+                // top is small. Data may follow either way.
+                EXPECT_EQ(p.rest, Rest::flat) << at;
+                EXPECT_EQ(most, carries && shape.top_max_unit == 1 ? pairs_row_bytes(shape.ranks) : 0) << at;
+                EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max) << at;
+              } else if (p.first.top == TopCase::symmetric) {
+                // The symmetric top only where its conditions hold.
+                EXPECT_EQ(p.rest, Rest::none) << at;
+                EXPECT_NE(op, OpKind::scatter) << at;
+                EXPECT_LE(shape.top_units, set.sym_max) << at;
+                EXPECT_TRUE(most <= kInlineBytes ||
+                            (slot_symmetric(op) && shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
+                    << at;
+              }
+              EXPECT_NE(p.first.top, TopCase::slices) << at;
+              if (p.rest != Rest::chunks) continue;
+              // Chunks: whole elements, covering the bytes exactly once.
+              const std::size_t total = count * esize;
+              EXPECT_FALSE(p.chunk.header) << at;
+              EXPECT_EQ(p.chunk_bytes % esize, 0u) << at;
+              ASSERT_GT(p.chunks, 0u) << at;
+              EXPECT_LT((p.chunks - 1) * p.chunk_bytes, total) << at;
+              EXPECT_GE(p.chunks * p.chunk_bytes, total) << at;
+              EXPECT_TRUE(p.chunk.up || p.chunk.down) << at;
+              EXPECT_EQ(p.chunk.top == TopCase::slices, op == OpKind::allreduce && shape.top_units <= set.sym_max)
                   << at;
-              // Over single ranks at a top small enough for the slots the
-              // rows are packed, each with up to kLengthsSlotDataBytes per
-              // block; else the symmetric top where the rows fit the lines,
-              // over single ranks with kLengthsDataBytes per block.
-              const bool packed = single && shape.top_units <= std::min(set.sym_max, set.sym_slot_max) &&
-                                  lengths_packed_bytes(op, shape.ranks) <= shape.slot_bytes;
-              EXPECT_EQ(p.lengths_packed, packed) << at;
-              const bool lines = shape.top_units <= set.sym_max && most <= kInlineBytes;
-              EXPECT_EQ(p.first.top == TopCase::symmetric, packed || lines) << at;
-              EXPECT_EQ(lengths_data_bytes(p), packed                                     ? kLengthsSlotDataBytes
-                                               : single && lines && op == OpKind::gatherv ? kLengthsDataBytes
-                                                                                          : 0)
-                  << at;
-            } else if (op == OpKind::alltoallv) {
-              // The counts rows in the first step over single ranks (each
-              // through its slot), whatever this rank's own arguments; else
-              // its header step (headers only, as a barrier's) wherever the
-              // top is small. Data may follow either way.
-              EXPECT_EQ(p.rest, Rest::flat) << at;
-              EXPECT_EQ(most, carries && shape.top_max_unit == 1 ? pairs_row_bytes(shape.ranks) : 0) << at;
-              EXPECT_EQ(p.first.top == TopCase::symmetric, shape.top_units <= set.sym_max) << at;
-            } else if (p.first.top == TopCase::symmetric) {
-              // The symmetric top only where its conditions hold.
-              EXPECT_EQ(p.rest, Rest::none) << at;
-              EXPECT_NE(op, OpKind::scatter) << at;
-              EXPECT_LE(shape.top_units, set.sym_max) << at;
-              EXPECT_TRUE(most <= kInlineBytes ||
-                          (slot_symmetric(op) && shape.top_units <= set.sym_slot_max && most <= shape.slot_bytes))
-                  << at;
+              // Which way chunks go: bcast down, reduce up, allreduce both.
+              EXPECT_EQ(p.chunk.up, op != OpKind::bcast) << at;
+              EXPECT_EQ(p.chunk.down, op != OpKind::reduce) << at;
             }
-            EXPECT_NE(p.first.top, TopCase::slices) << at;
-            if (p.rest != Rest::chunks) continue;
-            // Chunks: whole elements, covering the bytes exactly once.
-            const std::size_t total = count * esize;
-            EXPECT_FALSE(p.chunk.header) << at;
-            EXPECT_EQ(p.chunk_bytes % esize, 0u) << at;
-            ASSERT_GT(p.chunks, 0u) << at;
-            EXPECT_LT((p.chunks - 1) * p.chunk_bytes, total) << at;
-            EXPECT_GE(p.chunks * p.chunk_bytes, total) << at;
-            EXPECT_TRUE(p.chunk.up || p.chunk.down) << at;
-            EXPECT_EQ(p.chunk.top == TopCase::slices, op == OpKind::allreduce && shape.top_units <= set.sym_max) << at;
-            // Which way chunks go: bcast down, reduce up, allreduce both.
-            EXPECT_EQ(p.chunk.up, op != OpKind::bcast) << at;
-            EXPECT_EQ(p.chunk.down, op != OpKind::reduce) << at;
           }
-        }
-  }
+    }
 }
 
 TEST(Plan, SmallDataRidesInTheFirstStepLargeDataFollows) {
@@ -291,7 +295,7 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
         ASSERT_TRUE(pr.ok()) << pr.status().to_string();
         const bool totals = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
         const std::size_t every = totals ? bytes * static_cast<std::size_t>(mc.ranks) : 0;
-        const Plan p = make_plan(PlanInput{op, bytes, 1, true, every}, shape, PlanSettings::of(cfg));
+        const Plan p = make_plan(PlanInput{op, bytes, 1, true, every}, shape, model_settings(cfg));
         const std::string at = cat(mc.source, " ", to_string(op), " ", bytes, ": ", pr->path);
         switch (p.rest) {
           case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
