@@ -205,6 +205,22 @@ Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, Blocks blo
   co_return first_of(std::move(st), std::move(theirs));
 }
 
+// Rank `to` reads `bytes` of rank `from`'s buffer `src` into its `dst`; the
+// other ranks only take the step (exscan of two ranks: rank 1's result is
+// rank 0's input).
+Task cma_pair(Engine& e, const std::byte* src, std::byte* dst, std::size_t bytes, int from, int to) {
+  Cma c(e);
+  const int me = c.t.rank();
+  if (me == from) {
+    c.offer(src, bytes);
+    co_return co_await c.wait_done(to);  // my buffer stays put until it has read it
+  }
+  if (me != to) co_return Status{};
+  Status st = co_await c.read(from, dst, 0, bytes);
+  c.done(st);
+  co_return st;
+}
+
 // Every receiver reads its block from the root's buffer. Scatterv: only the
 // root knows where each block is, so it writes them into the receivers'.
 Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root) {

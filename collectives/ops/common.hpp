@@ -377,6 +377,7 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
 Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
 Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root);
 Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, Blocks blocks);
+Task cma_pair(Engine& e, const std::byte* src, std::byte* dst, std::size_t bytes, int from, int to);
 Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root);
 Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, const Exchange& x);
 Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);

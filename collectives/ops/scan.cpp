@@ -10,7 +10,9 @@
 // top (base/prefix.hpp), where each rank folds the inputs of the ranks up to
 // it and rank 0 waits for nobody. Larger ones along the chain of ranks, in outbox chunks: rank r
 // takes rank r-1's running result of a chunk, combines its own input into
-// it and hands it to rank r+1; the chunks pipeline down the chain.
+// it and hands it to rank r+1; the chunks pipeline down the chain. An
+// exscan of two ranks where CMA covers it is one single copy: rank 1 reads
+// rank 0's input.
 #include <cstring>
 #include <vector>
 
@@ -187,6 +189,11 @@ struct Scan {
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
+    const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
+    if (kExclusive && e.team().size() == 2 && e.use_cma(kKind, bytes)) {
+      // Two ranks: rank 1's result is rank 0's input, one single copy.
+      co_return co_await cma_pair(e, input(a), static_cast<std::byte*>(a.recv), bytes, 0, 1);
+    }
     co_return co_await flat_scan(e, input(a), static_cast<std::byte*>(a.recv), static_cast<std::size_t>(a.count),
                                  a.dtype, a.op, kExclusive);
   }
