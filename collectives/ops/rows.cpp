@@ -20,6 +20,7 @@
 // is copied into its buffer then.
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -249,27 +250,18 @@ class RowsDown : public RowsCall {
   // goes (null: none, or in place).
   RowsDown(Engine& e, const CollArgs& a, const Plan& plan, std::uint64_t step, bool holder, std::size_t mine,
            const Blocks& blocks, const std::byte* send, std::byte* recv)
-      : RowsCall(e, a, step, holder, mine, blocks, send, recv), declined_(a.abstain != Errc::ok) {
-    const int n = e.team().size();
+      : RowsCall(e, a, step, holder, mine, blocks, send, recv),
+        declined_(a.abstain != Errc::ok),
+        n_(e.team().size()),
+        room_(e.bcast_bytes()),
+        cap_(lengths_data_bytes(plan)) {
     if (!holder) return;
-    const std::size_t room = e.bcast_bytes(), cap = lengths_data_bytes(plan);
-    at_.assign(static_cast<std::size_t>(n), kByCma);
-    std::size_t off = static_cast<std::size_t>(n) * sizeof(Entry);
-    for (int q = 0; q < n; ++q) {
-      const std::size_t len = blocks.len(q);
-      if (q == me_ || len == 0) continue;
-      if (len <= cap && off + len <= room) {
-        at_[static_cast<std::size_t>(q)] = off;
-        off += len;
-      } else {
-        readers_.push_back(q);
-      }
-    }
-    rows_len_ = off;
-    // Short: every length and block in the release line itself.
-    std::size_t bytes = kShortAt + 2 * static_cast<std::size_t>(n);
-    for (int q = 0; q < n; ++q) bytes += q == me_ ? 0 : blocks.len(q);
+    // Short: every length and block in the release line itself (nothing
+    // placed, nobody reads by CMA: no per-call work beyond this sum).
+    std::size_t bytes = kShortAt + 2 * static_cast<std::size_t>(n_);
+    for (int q = 0; q < n_ && bytes <= kInlineBytes; ++q) bytes += q == me_ ? 0 : blocks.len(q);
     short_ = bytes <= kInlineBytes;
+    if (!short_) rows_len_ = place([](int, std::uint64_t) {}, [](int) {});
   }
 
   // Where the rows are: the release line when short, else the area (the
@@ -284,8 +276,8 @@ class RowsDown : public RowsCall {
     released_ = true;
     if (short_) {
       out[0] = std::byte{1};
-      std::size_t off = kShortAt + 2 * at_.size();
-      for (std::size_t q = 0; q < at_.size(); ++q) {
+      std::size_t off = kShortAt + 2 * static_cast<std::size_t>(n_);
+      for (std::size_t q = 0; q < static_cast<std::size_t>(n_); ++q) {
         const int r = static_cast<int>(q);
         put_short_len(out, q, blocks_.len(r));
         if (r == me_ || blocks_.len(r) == 0) continue;
@@ -295,13 +287,18 @@ class RowsDown : public RowsCall {
       return;
     }
     inline_of(rel_line(child, step_))[0] = std::byte{0};  // the rows are in the area
-    for (std::size_t q = 0; q < at_.size(); ++q) {
-      const int r = static_cast<int>(q);
+    // Every entry by CMA, then place() puts the blocks that ride.
+    for (int r = 0; r < n_; ++r) {
       const std::size_t len = blocks_.len(r);  // (a buffer may be null where every count is 0)
-      const Entry en{len, at_[q], len ? reinterpret_cast<std::uint64_t>(send_ + blocks_.at(r)) : 0};
-      std::memcpy(out + q * sizeof(Entry), &en, sizeof en);
-      if (at_[q] != kByCma) copy_to_shared(out + at_[q], send_ + blocks_.at(r), en.len);
+      const Entry en{len, kByCma, len ? reinterpret_cast<std::uint64_t>(send_ + blocks_.at(r)) : 0};
+      std::memcpy(out + static_cast<std::size_t>(r) * sizeof(Entry), &en, sizeof en);
     }
+    place(
+        [&](int r, std::uint64_t at) {
+          std::memcpy(out + static_cast<std::size_t>(r) * sizeof(Entry) + offsetof(Entry, at), &at, sizeof at);
+          copy_to_shared(out + at, send_ + blocks_.at(r), blocks_.len(r));
+        },
+        [](int) {});
   }
   void deliver(int lane, const Lane* l, const std::byte* data) {
     if (lane != 0 || !l || declined_) return;  // (a call every rank declined moves nothing)
@@ -337,7 +334,12 @@ class RowsDown : public RowsCall {
   }
   // After the step, on the root that released the rows: the ranks that read
   // their blocks from its buffer, which it waits for.
-  std::vector<int> readers() const { return released_ ? readers_ : std::vector<int>{}; }
+  std::vector<int> readers() const {
+    std::vector<int> by_cma;
+    if (!released_ || short_) return by_cma;
+    place([](int, std::uint64_t) {}, [&](int q) { by_cma.push_back(q); });
+    return by_cma;
+  }
   Status explain(const Status& st) const {
     if (!error_.ok()) return error_;
     return st.ok() ? skipped_ : st;
@@ -346,9 +348,30 @@ class RowsDown : public RowsCall {
  private:
   void found(Status st) { RowsCall::found(std::move(st), me_); }
 
+  // The root, rows not short: where the blocks that ride go in the area,
+  // in rank order after the entries (each at most the plan's lengths_data
+  // bytes, while they fit), each handed to ride(rank, offset); the others
+  // (read from the root's buffer by CMA) to by_cma(rank). Returns the rows'
+  // bytes. The one rule for forward() and readers().
+  template <class Ride, class ByCma>
+  std::size_t place(Ride&& ride, ByCma&& by_cma) const {
+    std::size_t off = static_cast<std::size_t>(n_) * sizeof(Entry);
+    for (int q = 0; q < n_; ++q) {
+      const std::size_t len = blocks_.len(q);
+      if (q == me_ || len == 0) continue;
+      if (len <= cap_ && off + len <= room_) {
+        ride(q, off);
+        off += len;
+      } else {
+        by_cma(q);
+      }
+    }
+    return off;
+  }
+
   bool declined_;
-  std::vector<std::uint64_t> at_;  // the root: where each rank's block goes in the area
-  std::vector<int> readers_;
+  int n_;
+  std::size_t room_, cap_;
   std::size_t rows_len_ = 0;
   bool short_ = false;  // the root: every row in the release line
   bool released_ = false;
