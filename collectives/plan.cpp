@@ -58,9 +58,10 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
       return {one, cheap && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
     }
     case OpKind::allgatherv: {  // as allgather, every rank's block together
+      // Single copy weighs the longest block, as flat_allgather does.
       const std::size_t every = in.total * in.esize;
-      const std::size_t mean = every / static_cast<std::size_t>(s.ranks);  // the same on every rank
-      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch}) && !single_copy(in.op, mean, set)};
+      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch}) &&
+                         !single_copy(in.op, in.longest * in.esize, set)};
     }
     case OpKind::reduce_scatter: {  // as reduce_scatter_block, the shares together
       const std::size_t every = in.total * in.esize;

@@ -92,8 +92,20 @@ struct PlanInput {
   // every rank that passes the same counts; 0 on a rank without counts,
   // whose header then differs anyway); the other operations: 0.
   std::size_t total = 0;
+  // allgatherv: the longest block's elements (counts_longest), which decides
+  // single copy here and in the flat path alike; the others: 0.
+  std::size_t longest = 0;
   bool operator==(const PlanInput&) const = default;
 };
+
+// A call of `count` elements of `esize` bytes per rank where each of
+// `ranks` ranks passes the same (the model's input, and the plan's tests').
+inline PlanInput uniform_input(OpKind op, std::size_t count, std::size_t esize, int ranks, bool carries = true) {
+  PlanInput in{op, count, esize, carries};
+  if (op == OpKind::allgatherv || op == OpKind::reduce_scatter) in.total = count * static_cast<std::size_t>(ranks);
+  if (op == OpKind::allgatherv) in.longest = count;
+  return in;
+}
 
 // Alltoall goes through the tree in one step (every rank's n blocks
 // gathered up, transposed at the top, scattered down) while the whole

@@ -59,6 +59,14 @@ inline std::size_t counts_total(const std::int64_t* counts, int n) {
     total = std::min(kMost, total + std::min(kMost, static_cast<std::uint64_t>(std::max<std::int64_t>(0, counts[r]))));
   return static_cast<std::size_t>(total);
 }
+// The longest block of those counts (allgatherv's single-copy choice, the
+// same on every rank that passes the same counts), as counts_total reads them.
+inline std::size_t counts_longest(const std::int64_t* counts, int n) {
+  constexpr std::int64_t kMost = std::int64_t{1} << 56;
+  std::int64_t most = 0;
+  for (int r = 0; counts && r < n; ++r) most = std::max(most, std::min(kMost, counts[r]));
+  return static_cast<std::size_t>(most);
+}
 
 // The operation's name in capitals, as variables end: "REDUCE_SCATTER_BLOCK"
 // (OSMP_VH_REDUCE_SCATTER_BLOCK).

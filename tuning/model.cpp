@@ -440,9 +440,7 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
     return Status(Errc::internal, "predict: the root domain of a tree of two or more ranks has no group");
   }
   // allgatherv, reduce_scatter: as if every rank passed (had) `bytes`.
-  const bool every = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
-  const std::size_t total = every ? bytes * static_cast<std::size_t>(tree.size()) : 0;
-  const Plan plan = make_plan(PlanInput{op, bytes, 1, true, total}, x.shape, model_settings(config));
+  const Plan plan = make_plan(uniform_input(op, bytes, 1, tree.size()), x.shape, model_settings(config));
   if (plan.rest == Rest::none) {
     p.path = "one step";
     p.terms = step_rows(x, moves(x, op, dbl(bytes), plan.first), "");

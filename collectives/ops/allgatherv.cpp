@@ -1,5 +1,5 @@
 // allgatherv = as allgather when every rank's block together fits the areas
-// and CMA does not take the call (the mean block in CmaRange): the blocks
+// and CMA does not take the call (the longest block in CmaRange): the blocks
 // gathered up the tree in packed order and broadcast down, each rank
 // unpacking them to its displacements (over single ranks at a symmetric
 // top, each copies every other's block from its slot straight to its
@@ -93,8 +93,8 @@ struct Allgatherv {
     if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
     const int n = e.team().size();
     const Blocks blocks = Blocks::of(a, true);
-    std::size_t most = 0;
-    for (int r = 0; r < n; ++r) most = std::max(most, blocks.len(r));
+    // The longest block, as the plan weighed it (PlanInput::longest).
+    const std::size_t most = counts_longest(a.counts, n) * size_of(a.dtype);
     co_return co_await flat_allgather(e, kKind, mine(e, a, blocks), static_cast<std::byte*>(a.recv), blocks, most);
   }
 };

@@ -48,6 +48,7 @@ inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
   PlanInput in{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
   if (a.kind == OpKind::allgatherv || a.kind == OpKind::reduce_scatter)
     in.total = counts_total(a.counts, e.shape().ranks);
+  if (a.kind == OpKind::allgatherv) in.longest = counts_longest(a.counts, e.shape().ranks);
   return e.plan(in);
 }
 

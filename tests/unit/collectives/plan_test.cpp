@@ -71,17 +71,16 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
             const std::size_t count = bytes / esize;
             const std::string at = cat(mc.source, " n=", mc.ranks, " ", to_string(op), " count ", count, " x ", esize,
                                        set.cma ? " cma" : "");
-            // allgatherv: every rank passing `count`.
-            const bool totals = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
-            const std::size_t every = totals ? count * static_cast<std::size_t>(mc.ranks) : 0;
+            // allgatherv, reduce_scatter: every rank passing `count`.
+            auto input = [&](bool carries) { return uniform_input(op, count, esize, mc.ranks, carries); };
             for (bool carries : {true, false}) {
-              const Plan p = make_plan(PlanInput{op, count, esize, carries, every}, shape, set);
+              const Plan p = make_plan(input(carries), shape, set);
               // The first step always carries the headers both ways.
               EXPECT_TRUE(p.first.header && p.first.up && p.first.down) << at;
               // Whether and how data follows is the same on every rank of a
               // count, whatever its own arguments (a rank without data runs
               // the same steps).
-              EXPECT_EQ(p.rest, make_plan(PlanInput{op, count, esize, !carries, every}, shape, set).rest) << at;
+              EXPECT_EQ(p.rest, make_plan(input(!carries), shape, set).rest) << at;
               // Only a step carrying concatenated data is flat everywhere:
               // the data of one-step calls, gatherv's and scatterv's lengths;
               // alltoallv's counts rows where every rank is a unit of a
@@ -93,7 +92,7 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
                                  pairs_row_bytes(shape.ranks) <= shape.slot_bytes;
               EXPECT_EQ(pairs_in_first(op, p), pairs) << at;
               EXPECT_EQ(p.first.flat, (p.rest == Rest::none && concatenates) || lengths_step(op) || pairs) << at;
-              const std::size_t most = symmetric_bytes(PlanInput{op, count, esize, carries, every}, shape);
+              const std::size_t most = symmetric_bytes(input(carries), shape);
               if (lengths_step(op)) {
                 // Their data always follows; the lengths step through the
                 // symmetric top where its rows fit the lines.
@@ -186,7 +185,10 @@ TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
   for (OpKind op : {OpKind::allgather, OpKind::allgatherv}) {
     auto plan = [&](std::size_t bytes, const PlanSettings& set) {
       PlanInput in{op, bytes, 1, true};
-      if (op == OpKind::allgatherv) in.total = 2 * bytes;
+      if (op == OpKind::allgatherv) {
+        in.total = 2 * bytes;
+        in.longest = bytes;
+      }
       return make_plan(in, s, set);
     };
     PlanSettings with{}, without{};
@@ -205,6 +207,20 @@ TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
     EXPECT_EQ(plan(1024, low).rest, Rest::flat) << to_string(op);
     EXPECT_EQ(plan(1023, low).rest, Rest::none) << to_string(op);
   }
+  // Allgatherv weighs its longest block, as its flat path does: uneven
+  // blocks whose mean is below the range but whose longest is in it take
+  // the single copy; past OSMP_CMA_MAX, the one step where they fit.
+  PlanSettings with{};
+  with.cma = true;
+  const std::size_t from = with.cma_range.from(OpKind::allgatherv);
+  PlanInput uneven{OpKind::allgatherv, from / 2, 1, true, from + 64, from};  // blocks of from and 64 bytes
+  EXPECT_EQ(make_plan(uneven, s, with).rest, Rest::flat);
+  uneven.longest = from - 1;
+  EXPECT_EQ(make_plan(uneven, s, with).rest, Rest::none);
+  PlanSettings narrow = with;
+  narrow.cma_range.max = from + 1;  // OSMP_CMA_MAX: the longest block past it
+  uneven = PlanInput{OpKind::allgatherv, from / 2, 1, true, from + 2 + 64, from + 2};
+  EXPECT_EQ(make_plan(uneven, s, narrow).rest, Rest::none);
 }
 
 // Gatherv and scatterv make one pass with rows at every size where the team
@@ -293,9 +309,7 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
       for (std::size_t bytes : sizes()) {
         auto pr = predict(tree, cal, cfg, op, bytes);
         ASSERT_TRUE(pr.ok()) << pr.status().to_string();
-        const bool totals = op == OpKind::allgatherv || op == OpKind::reduce_scatter;
-        const std::size_t every = totals ? bytes * static_cast<std::size_t>(mc.ranks) : 0;
-        const Plan p = make_plan(PlanInput{op, bytes, 1, true, every}, shape, model_settings(cfg));
+        const Plan p = make_plan(uniform_input(op, bytes, 1, mc.ranks), shape, model_settings(cfg));
         const std::string at = cat(mc.source, " ", to_string(op), " ", bytes, ": ", pr->path);
         switch (p.rest) {
           case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
