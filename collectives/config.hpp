@@ -35,8 +35,12 @@
 //                    data would fit the areas: 0.75x at 32K), allreduce 64K-1M (0.8-0.9x) and
 //                    reduce_scatter_block 64-512K (0.7-0.75x) as slice-parallel
 //                    reductions, gather (the senders write into the root's
-//                    buffer) and scatter from 1M (below, the areas: gather of
-//                    512K took 57-117 us with it, 49-71 us without)
+//                    buffer) and scatter (the receivers read from it) from
+//                    64K, the root copying its own block meanwhile: 0.55-0.92x
+//                    the areas' time at 64-512K (2 processes; 4 and 8 on 2
+//                    cores 0.76-0.95x); at 1M 0.6x the time of the root
+//                    copying first (an earlier host, that serial version:
+//                    gather of 512K 57-117 us with it, 49-71 us without)
 //   OSMP_DIRECT      1 (default) / 0: single copy through the shared heap
 //                    (team/heaps.hpp) and the shared regions (shm/regions.hpp:
 //                    MPI shared windows) for calls too large for the areas
@@ -88,8 +92,6 @@ struct CmaRange {
     if (min != kAuto) return min;
     switch (k) {
       case OpKind::bcast: return std::size_t{128} << 10;
-      case OpKind::gather:
-      case OpKind::scatter: return std::size_t{1} << 20;
       // allgather(v): below, the one step's symmetric top through the slots
       // (2 processes, per rank: 9.4 us against 7.1 at 32 KiB, 4.9 / 5.3 at
       // 16 KiB). Exscan of two ranks (rank 1 reads rank 0's input) against

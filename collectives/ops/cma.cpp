@@ -155,8 +155,9 @@ Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root) {
 }
 
 // The senders write their blocks into the root's buffer, in parallel with
-// each other and with the root's copy of its own. Gatherv: only the root
-// knows where each block goes, so it reads them from the senders' buffers.
+// each other and with the root's copy of its own (offered first: they need
+// not wait for that copy). Gatherv: only the root knows where each block
+// goes, so it reads them from the senders' buffers.
 Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
@@ -171,11 +172,13 @@ Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* r
     co_return st;
   }
   std::byte* dst = recv + blocks.at(me);
-  if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
   if (!reads) {
     c.offer(recv, blocks.at(n - 1) + blocks.len(n - 1));
+    // My own block while the senders write theirs: disjoint parts of recv.
+    if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
     co_return co_await c.wait_done();
   }
+  if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
   Status st;
   for (int q = 0; q < n && st.ok(); ++q) {
     if (q != me && blocks.len(q)) st = co_await c.read(q, recv + blocks.at(q), 0, blocks.len(q));
@@ -221,18 +224,22 @@ Task cma_pair(Engine& e, const std::byte* src, std::byte* dst, std::size_t bytes
   co_return st;
 }
 
-// Every receiver reads its block from the root's buffer. Scatterv: only the
-// root knows where each block is, so it writes them into the receivers'.
+// Every receiver reads its block from the root's buffer, in parallel with
+// the root's copy of its own (offered first: they need not wait for that
+// copy). Scatterv: only the root knows where each block is, so it writes
+// them into the receivers'.
 Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
   const bool writes = blocks.varied;
   if (me == root) {
-    if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
     if (!writes) {
       c.offer(send, blocks.at(n - 1) + blocks.len(n - 1));
+      // Readers only read send; my block goes to my own recv (null in place).
+      if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
       co_return co_await c.wait_done();
     }
+    if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
     Status st;
     for (int q = 0; q < n && st.ok(); ++q) {
       if (q != me && blocks.len(q)) st = co_await c.write(q, 0, send + blocks.at(q), blocks.len(q));

@@ -34,8 +34,8 @@ TEST_P(CmaMatrix, EveryOperationItCarries) {
   const test::Config& c = GetParam();
   auto tt = test::make_teams(c, no_heap);
   ASSERT_TRUE(tt.ok()) << tt.first_error();
-  // 192 KiB: CMA by default for bcast, allgather, allreduce, reduce_scatter;
-  // with OSMP_CMA_MIN=64K for gather and scatter too.
+  // 192 KiB: CMA by default for bcast, allgather, allreduce, reduce_scatter,
+  // gather and scatter; then with OSMP_CMA_MIN=64K.
   auto cases = cma_cases(c.n, 192 * 1024);
   EXPECT_EQ(test::run_cases(tt, cases, 31), "") << c.name;
   test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA_MIN", "64K"}}).ok()); });
