@@ -92,8 +92,9 @@ struct PlanInput {
   // every rank that passes the same counts; 0 on a rank without counts,
   // whose header then differs anyway); the other operations: 0.
   std::size_t total = 0;
-  // allgatherv: the longest block's elements (counts_longest), which decides
-  // single copy here and in the flat path alike; the others: 0.
+  // allgatherv: the longest block's elements (counts_longest; 0 on a rank
+  // without counts), which decides single copy in the plan and in the flat
+  // path alike; the other operations: 0.
   std::size_t longest = 0;
   bool operator==(const PlanInput&) const = default;
 };

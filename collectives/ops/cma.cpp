@@ -171,14 +171,15 @@ Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* r
     c.done(st);
     co_return st;
   }
-  std::byte* dst = recv + blocks.at(me);
+  auto own = [&, dst = recv + blocks.at(me)] {
+    if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
+  };
   if (!reads) {
     c.offer(recv, blocks.at(n - 1) + blocks.len(n - 1));
-    // My own block while the senders write theirs: disjoint parts of recv.
-    if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
+    own();  // while the senders write theirs: disjoint parts of recv
     co_return co_await c.wait_done();
   }
-  if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
+  own();
   Status st;
   for (int q = 0; q < n && st.ok(); ++q) {
     if (q != me && blocks.len(q)) st = co_await c.read(q, recv + blocks.at(q), 0, blocks.len(q));
@@ -233,13 +234,15 @@ Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* rec
   const int me = c.t.rank(), n = c.t.size();
   const bool writes = blocks.varied;
   if (me == root) {
+    auto own = [&] {  // my block to my own recv (null in place)
+      if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
+    };
     if (!writes) {
       c.offer(send, blocks.at(n - 1) + blocks.len(n - 1));
-      // Readers only read send; my block goes to my own recv (null in place).
-      if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
+      own();  // while the receivers read theirs from send
       co_return co_await c.wait_done();
     }
-    if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
+    own();
     Status st;
     for (int q = 0; q < n && st.ok(); ++q) {
       if (q != me && blocks.len(q)) st = co_await c.write(q, 0, send + blocks.at(q), blocks.len(q));

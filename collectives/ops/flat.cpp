@@ -48,7 +48,7 @@ struct Flat {
 
 Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
                  std::size_t most, int root) {
-  if (e.use_cma(uniform_of(k), most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);
+  if (e.use_cma(k, most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);  // gatherv: its own range
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
@@ -112,7 +112,7 @@ Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv,
 
 Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
                   std::size_t most, int root) {
-  if (e.use_cma(uniform_of(k), most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);
+  if (e.use_cma(k, most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);  // scatterv: its own range
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());

@@ -309,7 +309,7 @@ class RowsDown : public RowsCall {
     if (short_row(data)) {  // my block after those of the ranks before me (but the root)
       if (const std::size_t len = short_len(data, static_cast<std::size_t>(me_)); len != mine_)
         return found(counts_error(a_, me_, mine_, len));
-      std::size_t off = kShortAt + 2 * static_cast<std::size_t>(e_.team().size());
+      std::size_t off = kShortAt + 2 * static_cast<std::size_t>(n_);
       for (int q = 0; q < me_; ++q) off += q == a_.root ? 0 : short_len(data, static_cast<std::size_t>(q));
       if (mine_ && recv_) std::memcpy(recv_, data + off, mine_);
       return;
@@ -320,8 +320,8 @@ class RowsDown : public RowsCall {
     if (en.len != mine_) return found(counts_error(a_, me_, mine_, en.len));
     if (mine_ == 0 || !recv_) return;
     if (en.at != kByCma) {
-      const std::size_t room = e_.bcast_bytes(), entries = static_cast<std::size_t>(e_.team().size()) * sizeof(Entry);
-      if (en.at < entries || en.at > room || en.len > room - en.at) {
+      const std::size_t entries = static_cast<std::size_t>(n_) * sizeof(Entry);
+      if (en.at < entries || en.at > room_ || en.len > room_ - en.at) {
         return found(Status(Errc::internal, cat("scatterv: rank ", a_.root, "'s rows put my block outside the area")));
       }
       std::memcpy(recv_, data + en.at, mine_);

@@ -43,14 +43,17 @@ TEST_P(NbMatrix, EveryOpThroughWait) {
 class NbLarge : public ::testing::TestWithParam<Config> {};
 
 TEST_P(NbLarge, CallsThroughTest) {
-  // Chunked steps (bcast, reduce, allreduce) and the flat paths (gather,
-  // allgather, scatter, reduce_scatter_block), moved on by test() alone.
+  // Chunked steps (bcast, reduce, allreduce), the CMA paths (gather,
+  // allgather, scatter, reduce_scatter_block, alltoall), then with
+  // OSMP_CMA=0 the flat paths, moved on by test() alone.
   auto tt = test::make_teams(GetParam());
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   std::vector<test::CollCase> cases;
   for (auto& c : test::matrix(GetParam().n, {}, false, {300000}))
     if (c.type == Datatype::float64 || c.type == Datatype::uint8) cases.push_back(c);
   EXPECT_EQ(test::run_cases(tt, cases, 12, Mode::test_loop), "");
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "0"}}).ok()); });
+  EXPECT_EQ(test::run_cases(tt, cases, 13, Mode::test_loop), "") << "OSMP_CMA=0";
 }
 
 const Config kNbConfigs[] = {
@@ -89,14 +92,14 @@ TEST_P(Outstanding, SixteenWaitedInRandomOrder) {
       {OpKind::reduce_scatter_block, Datatype::int32, Op::sum, 2},
       {OpKind::allreduce, Datatype::int32, Op::bxor, 40000},  // chunked
       {OpKind::bcast, Datatype::uint8, Op::sum, 200000, 1},   // chunked
-      {OpKind::gather, Datatype::int32, Op::sum, 30000, 0},   // flat
+      {OpKind::gather, Datatype::int32, Op::sum, 30000, 0},   // CMA (flat without)
       {OpKind::allreduce, Datatype::uint16, Op::min, 1, -1, true},
       {OpKind::barrier},
-      {OpKind::allgather, Datatype::float64, Op::sum, 20000},  // flat
+      {OpKind::allgather, Datatype::float64, Op::sum, 20000},  // CMA (flat without)
       {OpKind::reduce, Datatype::float32, Op::sum, 33, 0, true},
-      {OpKind::scatter, Datatype::int64, Op::sum, 9000, n - 1},  // flat
+      {OpKind::scatter, Datatype::int64, Op::sum, 9000, n - 1},  // CMA (flat without)
       {OpKind::alltoall, Datatype::int32, Op::sum, 3},
-      {OpKind::alltoall, Datatype::float64, Op::sum, 9000},  // flat
+      {OpKind::alltoall, Datatype::float64, Op::sum, 9000},  // CMA (flat without)
       {OpKind::alltoall, Datatype::uint8, Op::sum, 70, -1, true},
   };
   FirstError err;

@@ -317,6 +317,78 @@ TEST(VariedAlone, AlltoallvOwnPairThatDiffersIsAnError) {
   });
 }
 
+// The lazy scatterv's rows when its area fills (RowsDown::place): blocks of
+// at most kRowsDataBytes ride in rank order while they fit the area (32 KiB
+// here); one that no longer fits and one past kRowsDataBytes are read by
+// CMA; a short one after them still rides. At every root, each rank gets
+// its own block and nothing past it.
+TEST(VariedRows, ScattervBlocksRideWhileTheAreaHoldsThemThenByCma) {
+  constexpr int kN = 5;
+  auto tt = test::make_teams(Config{"here_5_lazy", "", kN, MapBy::core, "", "", "lazy"},
+                             [](Options& o) { o.settings["OSMP_BCAST_SIZE"] = "32K"; });
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  const auto k = static_cast<std::int64_t>(kRowsDataBytes);
+  const std::vector<std::int64_t> counts = {k, k, k, 100, k + 1};
+  std::vector<std::int64_t> displs(counts.size());
+  std::int64_t at = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    displs[r] = at;
+    at += counts[r] + 5;
+  }
+  auto value = [](std::size_t r, std::int64_t i) {
+    return static_cast<std::uint8_t>(r * 37 + static_cast<std::size_t>(i) % 251 + 1);
+  };
+  for (int root = 0; root < kN; ++root) {
+    test::on_all(tt, [&](Team& t) {
+      const std::size_t me = static_cast<std::size_t>(t.rank());
+      std::vector<std::uint8_t> all(static_cast<std::size_t>(at), 0xee);
+      if (t.rank() == root)
+        for (std::size_t r = 0; r < counts.size(); ++r)
+          for (std::int64_t i = 0; i < counts[r]; ++i) all[static_cast<std::size_t>(displs[r] + i)] = value(r, i);
+      std::vector<std::uint8_t> mine(static_cast<std::size_t>(counts[me]) + 3, 0xdd), want(mine.size(), 0xdd);
+      for (std::int64_t i = 0; i < counts[me]; ++i) want[static_cast<std::size_t>(i)] = value(me, i);
+      const Status st =
+          t.scatterv(all.data(), counts.data(), displs.data(), mine.data(), counts[me], Datatype::uint8, root);
+      EXPECT_TRUE(st.ok()) << st.to_string();
+      EXPECT_EQ(mine, want) << "rank " << me << ", root " << root;
+    });
+  }
+}
+
+// Allgatherv decides single copy on its longest block, in its plan and in
+// its flat path alike (PlanInput::longest): uneven blocks whose mean is
+// below CMA's range and whose longest is in it, and with OSMP_CMA_MAX below
+// the longest block, each in place and not; every block lands where its
+// displacement says.
+TEST(VariedLongest, AllgathervUnevenBlocksAroundTheCmaRange) {
+  constexpr int kN = 3;
+  auto tt = test::make_teams(Config{"here_3", "", kN, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  const std::vector<std::int64_t> counts = {40000, 8, 0};  // bytes: mean 13336, longest 40000
+  std::vector<std::int64_t> displs = {3, 40011, 40030};
+  const std::size_t total = 40040;
+  auto value = [](std::size_t r, std::int64_t i) {
+    return static_cast<std::uint8_t>(r * 71 + static_cast<std::size_t>(i) % 241 + 1);
+  };
+  for (const char* max : {"64M", "32K"}) {
+    test::on_all(tt, [&](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA_MAX", max}}).ok()); });
+    for (bool in_place : {false, true}) {
+      test::on_all(tt, [&](Team& t) {
+        const std::size_t me = static_cast<std::size_t>(t.rank());
+        std::vector<std::uint8_t> mine(static_cast<std::size_t>(counts[me])), all(total, 0xee), want(total, 0xee);
+        for (std::int64_t i = 0; i < counts[me]; ++i) mine[static_cast<std::size_t>(i)] = value(me, i);
+        for (std::size_t r = 0; r < counts.size(); ++r)
+          for (std::int64_t i = 0; i < counts[r]; ++i) want[static_cast<std::size_t>(displs[r] + i)] = value(r, i);
+        if (in_place) std::copy(mine.begin(), mine.end(), all.begin() + displs[me]);
+        const Status st = t.allgatherv(in_place ? kInPlace : mine.data(), counts[me], all.data(), counts.data(),
+                                       displs.data(), Datatype::uint8);
+        EXPECT_TRUE(st.ok()) << st.to_string();
+        EXPECT_EQ(all, want) << "rank " << me << ", OSMP_CMA_MAX=" << max << (in_place ? ", in place" : "");
+      });
+    }
+  }
+}
+
 // Every count 0, and a count of 0 beside large ones: nothing written where
 // nothing is due.
 TEST_P(Varied, ZeroCounts) {

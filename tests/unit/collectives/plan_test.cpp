@@ -184,12 +184,7 @@ TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
   const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
   for (OpKind op : {OpKind::allgather, OpKind::allgatherv}) {
     auto plan = [&](std::size_t bytes, const PlanSettings& set) {
-      PlanInput in{op, bytes, 1, true};
-      if (op == OpKind::allgatherv) {
-        in.total = 2 * bytes;
-        in.longest = bytes;
-      }
-      return make_plan(in, s, set);
+      return make_plan(uniform_input(op, bytes, 1, s.ranks), s, set);
     };
     PlanSettings with{}, without{};
     with.cma = true;
@@ -216,6 +211,7 @@ TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
   PlanInput uneven{OpKind::allgatherv, from / 2, 1, true, from + 64, from};  // blocks of from and 64 bytes
   EXPECT_EQ(make_plan(uneven, s, with).rest, Rest::flat);
   uneven.longest = from - 1;
+  uneven.total = from - 1 + 64;
   EXPECT_EQ(make_plan(uneven, s, with).rest, Rest::none);
   PlanSettings narrow = with;
   narrow.cma_range.max = from + 1;  // OSMP_CMA_MAX: the longest block past it
