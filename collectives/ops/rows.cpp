@@ -3,11 +3,14 @@
 // pass, as gather and scatter do, whatever their size.
 //
 // Gatherv goes up: every rank puts its row in its line (short: its length
-// and block) or slot (the length of its block and where the block is, then
-// the block itself when it is at most the plan's lengths_data bytes), then
-// returns, or, when its block did not ride, waits for the root's ack of the
-// step (the root reads it from its buffer by CMA before it acks). The root
-// compares every length with its counts first.
+// and block) or slot (the length of its block, then the block itself when it
+// is at most the plan's lengths_data bytes), then returns, or, when its block
+// did not ride, waits for the root's ack of the step. The root compares every
+// length with its counts first; then, before its ack, it copies the blocks
+// that rode and writes in the slot of each rank whose block did not ride
+// where that block goes in its buffer. After the ack those ranks write their
+// blocks there by CMA, all at once, while the root copies its own, and
+// publish their line's `part` (with the outcome), which the root waits for.
 //
 // Scatterv goes down: the root's release line (short) or area holds every
 // rank's length and where its block is (in the rows, or in the root's
@@ -31,8 +34,11 @@ namespace osmp {
 namespace {
 
 struct Row {
-  std::uint64_t len = 0;      // the block's bytes
-  std::uint64_t address = 0;  // where the block is in its rank (read by CMA when it does not ride)
+  std::uint64_t len = 0;  // the block's bytes
+  // Where the block goes in the root's buffer, when it did not ride: written
+  // there by the root before its ack (0, as its rank writes the row: nowhere;
+  // the root found an error).
+  std::uint64_t to = 0;
 };
 static_assert(sizeof(Row) == kLengthsRowBytes);
 
@@ -43,14 +49,16 @@ CtrlLine& line_of(Engine& e, int rank, std::uint64_t step) {
   return mline(l, l.lroot(rank), step);
 }
 
-// Single copies of a buffer whose owner returns once its readers ack, when
-// an error is raised meanwhile (the owner's waits end stale): a reader,
-// once it got to its reads, marks its line's ack word with the step, then
-// checks for a raised error (skip_read: it does not read then); the owner,
-// its wait ended stale, looks at that word (settle_reader): marked, the
-// reader reads or skips and acks, with no wait between, so the owner waits
-// on for the ack; unmarked, the reader will see the error (a seq_cst fence
-// on each side: either the owner sees the mark or the reader the error).
+// Single copies from or into a buffer whose owner returns once the copiers
+// are done, when an error is raised meanwhile (the owner's waits end stale):
+// a copier, once it got to its copies, marks its line's ack word with the
+// step, then checks for a raised error (skip_read: it does not copy then);
+// the owner, its wait ended stale, looks at that word (settle_reader):
+// marked, the copier copies or skips and publishes `done` (scatterv's
+// readers: their ack; gatherv's writers: their `part`), with no wait
+// between, so the owner waits on for it; unmarked, the copier will see the
+// error (a seq_cst fence on each side: either the owner sees the mark or the
+// copier the error).
 bool skip_read(Engine& e, std::uint64_t step) {
   std::atomic_ref<std::uint32_t>(line_of(e, e.team().rank(), step).ack.word)
       .store(static_cast<std::uint32_t>(step), std::memory_order_relaxed);
@@ -58,11 +66,11 @@ bool skip_read(Engine& e, std::uint64_t step) {
   return e.error_pending();
 }
 
-// `st`: how the wait for reader `peer`'s ack of `step` ended. Stale (an
-// error raised elsewhere: a mismatch status) after the reader marked its
-// line: waits on without that check (blocking, an error path), so that my
-// buffer outlives its read; the call's error stands.
-Status settle_reader(Engine& e, int peer, std::uint64_t step, Status st) {
+// `st`: how the wait for copier `peer`'s `done` flag (in its line of
+// `step`) ended. Stale (an error raised elsewhere: a mismatch status) after
+// the copier marked its line: waits on without that check (blocking, an
+// error path), so that my buffer outlives its copy; the call's error stands.
+Status settle_reader(Engine& e, int peer, std::uint64_t step, Flag CtrlLine::*done, Status st) {
   if (st.ok() || st.code() != Errc::mismatch) return st;
   std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with skip_read's
   CtrlLine& line = line_of(e, peer, step);
@@ -71,7 +79,7 @@ Status settle_reader(Engine& e, int peer, std::uint64_t step, Status st) {
   Waiter& w = e.team().waiter();
   WaitCheck* calls = w.watching();
   w.watch_calls(nullptr);
-  const WaitStatus ws = w.wait(line.ack, step, peer);
+  const WaitStatus ws = w.wait(line.*done, step, peer);
   w.watch_calls(calls);
   return ws == WaitStatus::ok ? std::move(st) : e.team().fail(ws);
 }
@@ -141,7 +149,6 @@ class RowsUp : public RowsCall {
          const Blocks& blocks, const std::byte* send, std::byte* recv)
       : RowsCall(e, a, step, holder, mine, blocks, send, recv), cap_(lengths_data_bytes(plan)) {
     own_.len = send ? mine : 0;
-    own_.address = reinterpret_cast<std::uint64_t>(send);
   }
 
   // Every row starts in its rank's line: short, whole there; else it says
@@ -168,7 +175,7 @@ class RowsUp : public RowsCall {
     if (!holder_) return;
     auto rank_of = [&](int u) { return l.packed[l.unit_off[static_cast<std::size_t>(u)]]; };
     // Every length first (mine was checked against my counts already):
-    // nothing is copied when one differs.
+    // nothing is copied, and nobody told where to write, when one differs.
     for (int i = 0; i < count; ++i) {
       const int q = rank_of(units[i]);
       if (q == me_) continue;
@@ -178,53 +185,94 @@ class RowsUp : public RowsCall {
         return;
       }
     }
+    writers_.clear();
     for (int i = 0; i < count; ++i) {
       const int u = units[i], q = rank_of(u);
       const std::size_t len = blocks_.len(q);
       std::byte* to = recv_ + blocks_.at(q);
-      if (len == 0 || (q == me_ && to == send_)) continue;  // nothing, or in place
-      const Seen row = q == me_ ? Seen{len, send_, 0} : seen(l, w, u);
-      if (row.data) {
+      if (len == 0 || q == me_) continue;  // nothing, or mine (own_block())
+      if (const Seen row = seen(l, w, u); row.data) {
         std::memcpy(to, row.data, len);
-      } else if (skip_read(e_, step_)) {
-        error_ = e_.team().fail(WaitStatus::stale);  // raised elsewhere: the call fails anyway
-        return;
-      } else if (Status st = cma_read(e_.team().pid_of(q), to, row.address, len); !st.ok() && word_ == 0) {
-        found(Status(st.code(), cat(to_string(a_.kind), ": single copy: rank ", me_, " reading from rank ", q,
-                                    "'s buffer: ", st.message())),
-              me_);
+        continue;
       }
+      // Its rank writes it there after my ack (plain: published with the ack).
+      const auto at = reinterpret_cast<std::uint64_t>(to);
+      std::memcpy(up_ptr(l, kInlineBytes + 1, u, step_) + offsetof(Row, to), &at, sizeof at);
+      writers_.push_back(q);
     }
+    if (writers_.empty()) own_block();  // else after my ack, while they write (finish())
   }
-  // After the step: the ranks that read my buffer, whose acks I wait for
-  // (my block did not ride: the root).
-  std::vector<int> readers() const {
-    if (send_ && !rides_mine() && me_ != a_.root) return {a_.root};
-    return {};
+  // After the step: whether this rank has copies to make or wait for (a
+  // rank whose block did not ride; the root that told ranks to write).
+  bool finishing() const { return writes_mine() || !writers_.empty(); }
+  // After a step that ended with `st`: a rank whose block did not ride, once
+  // the step went well, waits for the root's ack, writes its block where its
+  // row says by CMA, then publishes its `part` with the outcome. The root
+  // copies its own block, then waits for each writer's `part`: all of them,
+  // even after an error (its buffer stays put until they are done).
+  Task finish(Status st) {
+    const int root = a_.root;
+    if (me_ != root) {
+      if (!st.ok()) co_return st;
+      OSMP_CO_RETURN_IF_ERROR(co_await until(e_, line_of(e_, root, step_).ack, step_, root));
+      const Lane& l = e_.lanes().front();
+      Row r;
+      std::memcpy(&r, up_ptr(l, kInlineBytes + 1, l.g->me, step_), sizeof r);
+      if (r.to == 0) co_return Status{};  // the root found an error, which it raised
+      // Marked (skip_read): the root waits for my `part` now, even when I skip.
+      const bool skip = skip_read(e_, step_);
+      Status wrote = skip ? e_.team().fail(WaitStatus::stale) : cma_write(e_.team().pid_of(root), r.to, send_, mine_);
+      Flag& part = line_of(e_, me_, step_).part;
+      std::atomic_ref<std::uint32_t>(part.word).store(wrote.ok() ? 0 : 1, std::memory_order_relaxed);
+      publish(part, step_, e_.team().waiter().may_sleep());  // after my copy and its outcome
+      if (wrote.ok() || skip) co_return wrote;               // skipped: an error raised elsewhere
+      co_return Status(wrote.code(), cat(to_string(a_.kind), ": single copy: rank ", me_, " writing into rank ", root,
+                                         "'s buffer: ", wrote.message()));
+    }
+    if (st.ok()) own_block();
+    Status first = std::move(st);
+    for (int q : writers_) {
+      Flag& part = line_of(e_, q, step_).part;
+      Status got = settle_reader(e_, q, step_, &CtrlLine::part, co_await until(e_, part, step_, q));
+      // The outcome, stored before the release of `part`, read after its
+      // acquire (a later step may rewrite it: relaxed, through atomic_ref).
+      if (got.ok() && std::atomic_ref<std::uint32_t>(part.word).load(std::memory_order_relaxed) != 0) {
+        got = Status(Errc::system,
+                     cat(to_string(a_.kind), ": single copy: rank ", q, " could not write its block (CMA)"));
+      }
+      if (first.ok()) first = std::move(got);
+    }
+    co_return first;
   }
   // The step's error on this rank: what the root found, in full.
   Status explain(const Status& st) const { return error_.ok() ? st : error_; }
 
  private:
   bool rides_mine() const { return mine_ <= cap_; }
+  bool writes_mine() const { return send_ && !rides_mine() && me_ != a_.root; }
+  // The root: my own block into my buffer (in place: it is there).
+  void own_block() {
+    std::byte* to = recv_ + blocks_.at(me_);
+    if (const std::size_t len = blocks_.len(me_); len && to != send_) std::memcpy(to, send_, len);
+  }
   // Unit u's row as the root sees it: its length, and its bytes where they
-  // rode (else null: at `address` in its rank).
+  // rode (else null: its rank writes them).
   struct Seen {
     std::size_t len;
     const std::byte* data;
-    std::uint64_t address;
   };
   Seen seen(const Lane& l, const LaneWork& w, int u) const {
     const std::byte* line = w.src[static_cast<std::size_t>(u)];
-    if (short_row(line)) return {short_len(line, 0), line + kShortAt + 2, 0};
+    if (short_row(line)) return {short_len(line, 0), line + kShortAt + 2};
     const std::byte* slot = up_ptr(l, kInlineBytes + 1, u, step_);
     Row r;
     std::memcpy(&r, slot, sizeof r);
-    return {r.len, r.len <= cap_ ? slot + sizeof r : nullptr, r.address};
+    return {r.len, r.len <= cap_ ? slot + sizeof r : nullptr};
   }
 
   std::size_t cap_;
   Row own_;
+  std::vector<int> writers_;  // the root: the ranks it told where to write
 };
 
 static_assert(PayloadHooks<RowsUp>);
@@ -273,7 +321,6 @@ class RowsDown : public RowsCall {
   // The root: the rows straight into the release line or the area.
   void forward(const Lane* /*parent*/, const Lane& child, const std::byte* /*from*/, std::byte* out) {
     if (!holder_) return;
-    released_ = true;
     if (short_) {
       out[0] = std::byte{1};
       std::size_t off = kShortAt + 2 * static_cast<std::size_t>(n_);
@@ -293,12 +340,13 @@ class RowsDown : public RowsCall {
       const Entry en{len, kByCma, len ? reinterpret_cast<std::uint64_t>(send_ + blocks_.at(r)) : 0};
       std::memcpy(out + static_cast<std::size_t>(r) * sizeof(Entry), &en, sizeof en);
     }
+    by_cma_.clear();
     place(
         [&](int r, std::uint64_t at) {
           std::memcpy(out + static_cast<std::size_t>(r) * sizeof(Entry) + offsetof(Entry, at), &at, sizeof at);
           copy_to_shared(out + at, send_ + blocks_.at(r), blocks_.len(r));
         },
-        [](int) {});
+        [&](int r) { by_cma_.push_back(r); });
   }
   void deliver(int lane, const Lane* l, const std::byte* data) {
     if (lane != 0 || !l || declined_) return;  // (a call every rank declined moves nothing)
@@ -332,13 +380,18 @@ class RowsDown : public RowsCall {
                                   "'s buffer: ", st.message())));
     }
   }
-  // After the step, on the root that released the rows: the ranks that read
-  // their blocks from its buffer, which it waits for.
-  std::vector<int> readers() const {
-    std::vector<int> by_cma;
-    if (!released_ || short_) return by_cma;
-    place([](int, std::uint64_t) {}, [&](int q) { by_cma.push_back(q); });
-    return by_cma;
+  // After the step, on the root that released the rows: whether ranks read
+  // their blocks from its buffer; finish() waits for their acks (all of
+  // them, even after an error: the buffer stays put until they are done).
+  bool finishing() const { return !by_cma_.empty(); }
+  Task finish(Status st) {
+    Status first = std::move(st);
+    for (int q : by_cma_) {
+      Status got = co_await until(e_, line_of(e_, q, step_).ack, step_, q);
+      got = settle_reader(e_, q, step_, &CtrlLine::ack, std::move(got));
+      if (first.ok()) first = std::move(got);
+    }
+    co_return first;
   }
   Status explain(const Status& st) const {
     if (!error_.ok()) return error_;
@@ -352,7 +405,7 @@ class RowsDown : public RowsCall {
   // in rank order after the entries (each at most the plan's lengths_data
   // bytes, while they fit), each handed to ride(rank, offset); the others
   // (read from the root's buffer by CMA) to by_cma(rank). Returns the rows'
-  // bytes. The one rule for forward() and readers().
+  // bytes. The one rule for the constructor and forward().
   template <class Ride, class ByCma>
   std::size_t place(Ride&& ride, ByCma&& by_cma) const {
     std::size_t off = static_cast<std::size_t>(n_) * sizeof(Entry);
@@ -373,9 +426,9 @@ class RowsDown : public RowsCall {
   int n_;
   std::size_t room_, cap_;
   std::size_t rows_len_ = 0;
-  bool short_ = false;  // the root: every row in the release line
-  bool released_ = false;
-  Status skipped_;  // my block not read: an error was raised meanwhile
+  bool short_ = false;       // the root: every row in the release line
+  std::vector<int> by_cma_;  // the root: the ranks that read their blocks from its buffer (forward())
+  Status skipped_;           // my block not read: an error was raised meanwhile
 };
 
 static_assert(PayloadHooks<RowsDown>);
@@ -397,21 +450,16 @@ bool holds(Engine& e, const CollArgs& a, StatusWord local) {
   return e.team().rank() == a.root && local == 0 && a.abstain == Errc::ok;
 }
 
-// The step, then (once it went well) the waits for the ranks that read my
-// buffer, each settled (settle_reader).
+// The step, then the single copies after it and their waits, each settled
+// (settle_reader): a rank whose buffer others copy from or into waits for
+// them even when its step failed.
 template <class P>
 Task rows_call(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine, const Blocks& blocks,
                const std::byte* send, std::byte* recv) {
   const std::uint64_t step = e.next_step();
   P p(e, a, plan, step, holds(e, a, local), mine, blocks, local ? nullptr : send, local ? nullptr : recv);
   Status st = co_await run_step(e, p, plan.first, step, header_for(a, e.team().size()), local, a.root);
-  if (st.ok()) {
-    for (int q : p.readers()) {
-      Status got = co_await until(e, line_of(e, q, step).ack, step, q);
-      got = settle_reader(e, q, step, std::move(got));
-      if (st.ok()) st = std::move(got);
-    }
-  }
+  if (p.finishing()) st = co_await p.finish(std::move(st));
   co_return p.explain(st);
 }
 
@@ -421,14 +469,7 @@ Status rows_call_blocking(Engine& e, const CollArgs& a, StatusWord local, const 
   const std::uint64_t step = e.next_step();
   P p(e, a, plan, step, holds(e, a, local), mine, blocks, local ? nullptr : send, local ? nullptr : recv);
   Status st = block_on_step(e, p, plan.first, step, header, local, a.root);
-  if (st.ok()) {
-    for (int q : p.readers()) {
-      FlagAwait w(e, line_of(e, q, step).ack, step, q);
-      w.advance(true);
-      Status got = settle_reader(e, q, step, w.await_resume());
-      if (st.ok()) st = std::move(got);
-    }
-  }
+  if (p.finishing()) st = p.finish(std::move(st)).run();  // large calls only: a frame for the copies
   return p.explain(st);
 }
 
