@@ -41,9 +41,10 @@
 //                    cores 0.76-0.95x); at 1M 0.6x the time of the root
 //                    copying first (an earlier host, that serial version:
 //                    gather of 512K 57-117 us with it, 49-71 us without);
-//                    gatherv and scatterv outside their one pass from 1M
-//                    (their root copies every block in turn: strict, 2
-//                    processes, gatherv 128-512K 1.3-1.4x the areas' time)
+//                    gatherv and scatterv outside their one pass too, the
+//                    root's outbox saying where each block goes (strict, 2
+//                    processes, 64-512K: 0.5-0.7x the areas' time; 4 on 2
+//                    cores 0.57-0.7x)
 //   OSMP_DIRECT      1 (default) / 0: single copy through the shared heap
 //                    (team/heaps.hpp) and the shared regions (shm/regions.hpp:
 //                    MPI shared windows) for calls too large for the areas
@@ -95,12 +96,6 @@ struct CmaRange {
     if (min != kAuto) return min;
     switch (k) {
       case OpKind::bcast: return std::size_t{128} << 10;
-      // gatherv and scatterv outside their one pass (strict teams, several
-      // groups): only the root knows where the blocks go, so it reads or
-      // writes every block in turn; gather of 512K that way took 80-85 us,
-      // 49-53 us through the areas (docs/heap.md).
-      case OpKind::gatherv:
-      case OpKind::scatterv: return std::size_t{1} << 20;
       // allgather(v): below, the one step's symmetric top through the slots
       // (2 processes, per rank: 9.4 us against 7.1 at 32 KiB, 4.9 / 5.3 at
       // 16 KiB). Exscan of two ranks (rank 1 reads rank 0's input) against

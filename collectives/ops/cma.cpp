@@ -58,6 +58,26 @@ struct Cma {
     OSMP_CO_RETURN_IF_ERROR(co_await located(q, off, n, at));
     co_return named(cma_write(t.pid_of(q), at, src, n), "writing into", q);
   }
+  FlagAwait arrived(int q) { return until(e, t.rank_line(q).arrive, s, q); }
+  // Gatherv and scatterv: only the root knows where each rank's block lies
+  // in its buffer. It puts the offsets in its outbox, one per rank, before
+  // it offers the buffer (plain stores, published with `arrive`), so that
+  // every rank copies its own block at once. Where the outbox cannot hold
+  // them (the same on every rank), the root copies every block in turn.
+  bool offsets_fit() const { return static_cast<std::size_t>(t.size()) * sizeof(std::uint64_t) <= t.outbox_bytes(); }
+  std::byte* box(int q) const { return t.outbox(q, static_cast<int>(s % kBuffers)); }
+  void put_offsets(const Blocks& b) {
+    for (int q = 0; q < t.size(); ++q) {
+      const std::uint64_t at = b.len(q) ? b.at(q) : 0;
+      std::memcpy(box(t.rank()) + static_cast<std::size_t>(q) * sizeof at, &at, sizeof at);
+    }
+  }
+  // My block's offset in rank q's buffer, once it arrived (arrived()).
+  std::size_t offset_from(int q) const {
+    std::uint64_t at = 0;
+    std::memcpy(&at, box(q) + static_cast<std::size_t>(t.rank()) * sizeof at, sizeof at);
+    return at;
+  }
   // A copy's error, with the ranks on both sides.
   Status named(Status st, const char* how, int q) {
     if (st.ok()) return st;
@@ -161,21 +181,29 @@ Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root) {
 Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
-  const bool reads = blocks.varied;
+  const bool table = blocks.varied && c.offsets_fit(), reads = blocks.varied && !table;
   if (me != root) {
     if (reads) {
       c.offer(send, mine);
       co_return co_await c.wait_done(root);  // the root reads my buffer: it stays put until then
     }
-    Status st = co_await c.write(root, blocks.at(me), send, mine);
+    std::size_t at = blocks.at(me);
+    Status st;
+    if (table) {
+      st = co_await c.arrived(root);
+      if (st.ok()) at = c.offset_from(root);
+    }
+    if (st.ok() && mine) st = co_await c.write(root, at, send, mine);
     c.done(st);
     co_return st;
   }
-  auto own = [&, dst = recv + blocks.at(me)] {
-    if (send != dst && blocks.len(me)) std::memmove(dst, send, blocks.len(me));
+  auto own = [&] {
+    std::byte* dst = recv + blocks.at(me);
+    if (blocks.len(me) && send != dst) std::memmove(dst, send, blocks.len(me));
   };
   if (!reads) {
-    c.offer(recv, blocks.at(n - 1) + blocks.len(n - 1));
+    if (table) c.put_offsets(blocks);
+    c.offer(recv, blocks.extent(n));
     own();  // while the senders write theirs: disjoint parts of recv
     co_return co_await c.wait_done();
   }
@@ -227,18 +255,20 @@ Task cma_pair(Engine& e, const std::byte* src, std::byte* dst, std::size_t bytes
 
 // Every receiver reads its block from the root's buffer, in parallel with
 // the root's copy of its own (offered first: they need not wait for that
-// copy). Scatterv: only the root knows where each block is, so it writes
-// them into the receivers'.
+// copy). Scatterv: the root's outbox says where each block is
+// (Cma::put_offsets); where it cannot, the root writes them into the
+// receivers' buffers in turn.
 Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine, int root) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();
-  const bool writes = blocks.varied;
+  const bool table = blocks.varied && c.offsets_fit(), writes = blocks.varied && !table;
   if (me == root) {
     auto own = [&] {  // my block to my own recv (null in place)
       if (recv && blocks.len(me)) std::memmove(recv, send + blocks.at(me), blocks.len(me));
     };
     if (!writes) {
-      c.offer(send, blocks.at(n - 1) + blocks.len(n - 1));
+      if (table) c.put_offsets(blocks);
+      c.offer(send, blocks.extent(n));
       own();  // while the receivers read theirs from send
       co_return co_await c.wait_done();
     }
@@ -254,7 +284,13 @@ Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* rec
     c.offer(recv, mine);
     co_return co_await c.wait_done(root);  // the root writes into my buffer
   }
-  Status st = co_await c.read(root, recv, blocks.at(me), mine);
+  std::size_t at = blocks.at(me);
+  Status st;
+  if (table) {
+    st = co_await c.arrived(root);
+    if (st.ok()) at = c.offset_from(root);
+  }
+  if (st.ok() && mine) st = co_await c.read(root, recv, at, mine);
   c.done(st);
   co_return st;
 }

@@ -366,9 +366,9 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
 // Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
 // Engine::use_cma says so: bcast (the root writes the first 1/n of each
 // receiver's buffer while the receivers read the rest), gather (the senders
-// write into the root's buffer; gatherv: the root reads, as only it knows
-// where each block goes), allgather and scatter (the readers read; scatterv:
-// the root writes),
+// write into the root's buffer), allgather and scatter (the readers read;
+// gatherv and scatterv learn where their blocks lie from the root's outbox,
+// or where it cannot hold an offset per rank the root copies each in turn),
 // and slice-parallel reductions (each rank combines its share of every
 // input, read from the peers a piece at a time, in rank order): allreduce
 // (then every rank reads the others' shares of the result) and
