@@ -212,11 +212,12 @@ constexpr std::size_t lengths_data_bytes(const Plan& p) { return p.lengths_data;
 
 // A lazy gatherv or scatterv (a team that makes one-pass calls,
 // PlanSettings::one_pass, and may copy with CMA): its first step is one pass
-// with rows. Gatherv's goes up, every rank's row (its block's length and
-// address) in its slot with the block when it is at most
-// Plan::lengths_data bytes (this many, or the slot's room); the root checks
-// each length against its counts, copies the blocks and reads longer ones
-// by CMA while their ranks wait for its ack. Scatterv's goes down, the
+// with rows. Gatherv's goes up, every rank's row (its block's length) in
+// its slot with the block when it is at most Plan::lengths_data bytes (this
+// many, or the slot's room); the root checks each length against its
+// counts, copies the blocks that rode and tells the ranks of longer ones
+// where theirs go; they write them by CMA after its ack, the root waiting
+// for them. Scatterv's goes down, the
 // root's rows (every rank's length and place) with the blocks of at most
 // as many bytes that fit its release's area; each rank checks its own
 // length, copies its block or reads it by CMA, while the root waits for

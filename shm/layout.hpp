@@ -54,7 +54,7 @@ struct alignas(kFalseSharingRange) CtrlLine {
   Flag ready;                 // "I reached step s" (arrival, release, data ready)
   std::byte inline_data[48];  // small payloads, same 64-byte line as `ready`
   Flag ack;                   // "I consumed step s" (buffer may be reused)
-  Flag part;                  // "my part of step s is in place" (slice-parallel reduction)
+  Flag part;                  // "my part of step s is in place" (slice-parallel reduction; lazy gatherv's writers)
   // Unused: `ack` and `part` get a 64-byte line of their own, so that a reader
   // polling them never shares a line with the data beside `ready`.
   std::byte spare[32];

@@ -66,6 +66,10 @@ struct Cma {
   // them (the same on every rank), the root copies every block in turn.
   bool offsets_fit() const { return static_cast<std::size_t>(t.size()) * sizeof(std::uint64_t) <= t.outbox_bytes(); }
   std::byte* box(int q) const { return t.outbox(q, static_cast<int>(s % kBuffers)); }
+  // The outbox of this step's parity is free: in a gatherv or scatterv the
+  // only flat step before this one is agree_counts' (the other parity), and
+  // any before it belong to earlier calls, which the call's first step (a
+  // round trip) saw every rank finish.
   void put_offsets(const Blocks& b) {
     for (int q = 0; q < t.size(); ++q) {
       const std::uint64_t at = b.len(q) ? b.at(q) : 0;
@@ -176,8 +180,9 @@ Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root) {
 
 // The senders write their blocks into the root's buffer, in parallel with
 // each other and with the root's copy of its own (offered first: they need
-// not wait for that copy). Gatherv: only the root knows where each block
-// goes, so it reads them from the senders' buffers.
+// not wait for that copy). Gatherv: the root's outbox says where each block
+// goes (Cma::put_offsets); where it cannot, the root reads each block from
+// its sender's buffer in turn.
 Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root) {
   Cma c(e);
   const int me = c.t.rank(), n = c.t.size();

@@ -301,12 +301,15 @@ Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std
 Status counts_error(const CollArgs& a, int q, std::size_t theirs, std::size_t expected);
 // The lazy gatherv and scatterv (rows_in_first, ops/rows.cpp): the one-pass
 // step with the rows (gatherv: every rank's, up; scatterv: the root's, down),
-// then the waits for the single copies of the blocks that did not ride
-// (gatherv: such a rank for the root's ack; scatterv: the root for theirs);
+// then the single copies of the blocks that did not ride (gatherv: such a
+// rank writes its block into the root's buffer after the root's ack, and the
+// root waits for them; scatterv: such a rank reads its block from the root's
+// buffer, and the root waits for them);
 // `mine`, `blocks`, `send`, `recv` as for share_lengths.
 Task gatherv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
                   const Blocks& blocks, const std::byte* send, std::byte* recv);
-// The same, blocking, without a coroutine frame (HasBlockingSteps).
+// The same, blocking: without a coroutine frame for the step (HasBlockingSteps);
+// the copies after it, in large calls only, in one.
 Status gatherv_rows_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
                              std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv);
 Task scatterv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,

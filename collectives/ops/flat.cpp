@@ -2,8 +2,9 @@
 // tree's areas: each rank's outbox (two buffers) in the team's control
 // segment, which every rank maps, and its arrive/done flags. Data goes
 // through once per hop; the root's memory bandwidth bounds gather and
-// scatter anyway. Where Engine::use_cma says so, gather, allgather, scatter
-// and alltoall copy once between the ranks' own buffers instead (ops/cma.cpp).
+// scatter anyway. Where Engine::use_cma says so, gather(v), allgather(v),
+// scatter(v) and alltoall copy once between the ranks' own buffers instead
+// (ops/cma.cpp).
 //
 // Outbox reuse: a writer fills buffer s % 2 only after its readers published
 // done >= s - 2. Across operations the first step (a full round trip through
@@ -48,7 +49,7 @@ struct Flat {
 
 Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
                  std::size_t most, int root) {
-  if (e.use_cma(k, most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);  // gatherv: its own range
+  if (e.use_cma(k, most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
@@ -112,7 +113,7 @@ Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv,
 
 Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
                   std::size_t most, int root) {
-  if (e.use_cma(k, most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);  // scatterv: its own range
+  if (e.use_cma(k, most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());

@@ -44,7 +44,8 @@ struct Gatherv {
     if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, s.blocks, s.mine, most));
     co_return co_await flat_gather(e, kKind, s.send, s.mine, s.recv, s.blocks, most, a.root);
   }
-  // The lazy gatherv's step without a coroutine frame; the others as steps().
+  // The lazy gatherv's step without a coroutine frame (its copies after the
+  // step, in large calls, in one); the others as steps().
   static Status blocking_steps(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header,
                                const Plan& plan) {
     if (!rows_in_first(kKind, plan)) return steps(e, a, local, plan).run();

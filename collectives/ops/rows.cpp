@@ -52,17 +52,17 @@ CtrlLine& line_of(Engine& e, int rank, std::uint64_t step) {
 // Single copies from or into a buffer whose owner returns once the copiers
 // are done, when an error is raised meanwhile (the owner's waits end stale):
 // a copier, once it got to its copies, marks its line's ack word with the
-// step, then checks for a raised error (skip_read: it does not copy then);
-// the owner, its wait ended stale, looks at that word (settle_reader):
+// step, then checks for a raised error (skip_copy: it does not copy then);
+// the owner, its wait ended stale, looks at that word (settle_copier):
 // marked, the copier copies or skips and publishes `done` (scatterv's
 // readers: their ack; gatherv's writers: their `part`), with no wait
 // between, so the owner waits on for it; unmarked, the copier will see the
 // error (a seq_cst fence on each side: either the owner sees the mark or the
 // copier the error).
-bool skip_read(Engine& e, std::uint64_t step) {
+bool skip_copy(Engine& e, std::uint64_t step) {
   std::atomic_ref<std::uint32_t>(line_of(e, e.team().rank(), step).ack.word)
       .store(static_cast<std::uint32_t>(step), std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with settle_reader's
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with settle_copier's
   return e.error_pending();
 }
 
@@ -70,9 +70,9 @@ bool skip_read(Engine& e, std::uint64_t step) {
 // `step`) ended. Stale (an error raised elsewhere: a mismatch status) after
 // the copier marked its line: waits on without that check (blocking, an
 // error path), so that my buffer outlives its copy; the call's error stands.
-Status settle_reader(Engine& e, int peer, std::uint64_t step, Flag CtrlLine::*done, Status st) {
+Status settle_copier(Engine& e, int peer, std::uint64_t step, Flag CtrlLine::*done, Status st) {
   if (st.ok() || st.code() != Errc::mismatch) return st;
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with skip_read's
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with skip_copy's
   CtrlLine& line = line_of(e, peer, step);
   if (std::atomic_ref<std::uint32_t>(line.ack.word).load(std::memory_order_relaxed) != static_cast<std::uint32_t>(step))
     return st;
@@ -143,6 +143,9 @@ class RowsCall : public Payload {
 
 class RowsUp : public RowsCall {
  public:
+  // A writer's outcome in its `part` word (0: written).
+  static constexpr std::uint32_t kFailed = 1, kSkipped = 2;
+
   // `send`: my block (null: none, or bad arguments); `recv`: the root's
   // buffer with every block.
   RowsUp(Engine& e, const CollArgs& a, const Plan& plan, std::uint64_t step, bool holder, std::size_t mine,
@@ -219,11 +222,12 @@ class RowsUp : public RowsCall {
       Row r;
       std::memcpy(&r, up_ptr(l, kInlineBytes + 1, l.g->me, step_), sizeof r);
       if (r.to == 0) co_return Status{};  // the root found an error, which it raised
-      // Marked (skip_read): the root waits for my `part` now, even when I skip.
-      const bool skip = skip_read(e_, step_);
+      // Marked (skip_copy): the root waits for my `part` now, even when I skip.
+      const bool skip = skip_copy(e_, step_);
       Status wrote = skip ? e_.team().fail(WaitStatus::stale) : cma_write(e_.team().pid_of(root), r.to, send_, mine_);
       Flag& part = line_of(e_, me_, step_).part;
-      std::atomic_ref<std::uint32_t>(part.word).store(wrote.ok() ? 0 : 1, std::memory_order_relaxed);
+      const std::uint32_t outcome = skip ? kSkipped : wrote.ok() ? 0 : kFailed;
+      std::atomic_ref<std::uint32_t>(part.word).store(outcome, std::memory_order_relaxed);
       publish(part, step_, e_.team().waiter().may_sleep());  // after my copy and its outcome
       if (wrote.ok() || skip) co_return wrote;               // skipped: an error raised elsewhere
       co_return Status(wrote.code(), cat(to_string(a_.kind), ": single copy: rank ", me_, " writing into rank ", root,
@@ -233,10 +237,16 @@ class RowsUp : public RowsCall {
     Status first = std::move(st);
     for (int q : writers_) {
       Flag& part = line_of(e_, q, step_).part;
-      Status got = settle_reader(e_, q, step_, &CtrlLine::part, co_await until(e_, part, step_, q));
-      // The outcome, stored before the release of `part`, read after its
-      // acquire (a later step may rewrite it: relaxed, through atomic_ref).
-      if (got.ok() && std::atomic_ref<std::uint32_t>(part.word).load(std::memory_order_relaxed) != 0) {
+      Status got = settle_copier(e_, q, step_, &CtrlLine::part, co_await until(e_, part, step_, q));
+      // The outcome, stored before the release of `part` and read after its
+      // acquire of exactly this step (relaxed, through atomic_ref: a later
+      // step may rewrite the word).
+      const std::uint32_t outcome = got.ok() && part.value.load(std::memory_order_acquire) == step_
+                                        ? std::atomic_ref<std::uint32_t>(part.word).load(std::memory_order_relaxed)
+                                        : 0;
+      if (outcome == kSkipped) {
+        got = e_.team().fail(WaitStatus::stale);  // it saw an error raised elsewhere
+      } else if (outcome != 0) {
         got = Status(Errc::system,
                      cat(to_string(a_.kind), ": single copy: rank ", q, " could not write its block (CMA)"));
       }
@@ -249,7 +259,11 @@ class RowsUp : public RowsCall {
 
  private:
   bool rides_mine() const { return mine_ <= cap_; }
-  bool writes_mine() const { return send_ && !rides_mine() && me_ != a_.root; }
+  // A block that does not ride has a long row, in the slot (the root writes
+  // `to` there): the slots hold far more than a line (kRowsDataBytes).
+  bool writes_mine() const {
+    return send_ && !rides_mine() && own_.len + kShortAt + 2 > kInlineBytes && me_ != a_.root;
+  }
   // The root: my own block into my buffer (in place: it is there).
   void own_block() {
     std::byte* to = recv_ + blocks_.at(me_);
@@ -373,7 +387,7 @@ class RowsDown : public RowsCall {
         return found(Status(Errc::internal, cat("scatterv: rank ", a_.root, "'s rows put my block outside the area")));
       }
       std::memcpy(recv_, data + en.at, mine_);
-    } else if (skip_read(e_, step_)) {
+    } else if (skip_copy(e_, step_)) {
       skipped_ = e_.team().fail(WaitStatus::stale);  // raised elsewhere: the call fails anyway
     } else if (Status st = cma_read(e_.team().pid_of(a_.root), recv_, en.address, mine_); !st.ok()) {
       found(Status(st.code(), cat("scatterv: single copy: rank ", me_, " reading from rank ", a_.root,
@@ -388,7 +402,7 @@ class RowsDown : public RowsCall {
     Status first = std::move(st);
     for (int q : by_cma_) {
       Status got = co_await until(e_, line_of(e_, q, step_).ack, step_, q);
-      got = settle_reader(e_, q, step_, &CtrlLine::ack, std::move(got));
+      got = settle_copier(e_, q, step_, &CtrlLine::ack, std::move(got));
       if (first.ok()) first = std::move(got);
     }
     co_return first;
@@ -451,7 +465,7 @@ bool holds(Engine& e, const CollArgs& a, StatusWord local) {
 }
 
 // The step, then the single copies after it and their waits, each settled
-// (settle_reader): a rank whose buffer others copy from or into waits for
+// (settle_copier): a rank whose buffer others copy from or into waits for
 // them even when its step failed.
 template <class P>
 Task rows_call(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine, const Blocks& blocks,

@@ -324,7 +324,7 @@ TEST_P(LazyCheck, ASenderWithBadArgumentsGetsItsOwnError) {
 // The lazy gatherv and scatterv (ops/rows.cpp): the gatherv's root compares
 // every rank's length with its counts, each scatterv rank its own with the
 // root's entry for it. A rank whose count differs (its block riding in the
-// rows, or, long, to be read by CMA) is the finder's error, naming both
+// rows, or, long, to be copied by CMA) is the finder's error, naming both
 // counts, with nothing written into the finder's buffer; the others return
 // (or learn it in the call already, when they come late); every rank learns
 // it in its next call; at every root.
@@ -449,8 +449,8 @@ TEST_P(LazyCheck, GathervAndScattervWithZeroCountsAndNullBuffersReadNoOldRows) {
 }
 
 // Argument errors in a lazy gatherv: the root's own (null counts), with
-// senders whose blocks ride and one whose block the root would read by CMA
-// (it waits for the root's ack, which comes); a sender's own (in place off
+// senders whose blocks ride and one whose block would go by CMA (it waits
+// for the root's ack, which comes, and writes nothing); a sender's own (in place off
 // the root). Each gets its own error, the root names the sender; every
 // rank's next call works or reports it, the one after works.
 TEST_P(LazyCheck, GathervArgumentErrorsAtTheRootOrASender) {
