@@ -98,9 +98,9 @@ struct CmaRange {
       case OpKind::bcast: return std::size_t{128} << 10;
       // allgather(v): below, the one step's symmetric top through the slots
       // (2 processes, per rank: 9.4 us against 7.1 at 32 KiB, 4.9 / 5.3 at
-      // 16 KiB). Exscan of two ranks (rank 1 reads rank 0's input) against
-      // the chain through the outboxes: 4.5 us against 5.8 at 32 KiB, the
-      // same at 16.
+      // 16 KiB). Exscan of two ranks (rank 1 read rank 0's input then)
+      // against the chain through the outboxes: 4.5 us against 5.8 at 32
+      // KiB, the same at 16.
       case OpKind::allgather:
       case OpKind::allgatherv:
       case OpKind::exscan: return std::size_t{32} << 10;

@@ -99,12 +99,17 @@ struct PlanInput {
   bool operator==(const PlanInput&) const = default;
 };
 
+// The operations whose plan weighs PlanInput::total, and ::longest: the one
+// list for a real call's input (plan_for, ops/common.hpp) and a uniform one's.
+constexpr bool plans_on_total(OpKind op) { return op == OpKind::allgatherv || op == OpKind::reduce_scatter; }
+constexpr bool plans_on_longest(OpKind op) { return op == OpKind::allgatherv; }
+
 // A call of `count` elements of `esize` bytes per rank where each of
 // `ranks` ranks passes the same (the model's input, and the plan's tests').
 inline PlanInput uniform_input(OpKind op, std::size_t count, std::size_t esize, int ranks, bool carries = true) {
   PlanInput in{op, count, esize, carries};
-  if (op == OpKind::allgatherv || op == OpKind::reduce_scatter) in.total = count * static_cast<std::size_t>(ranks);
-  if (op == OpKind::allgatherv) in.longest = count;
+  if (plans_on_total(op)) in.total = count * static_cast<std::size_t>(ranks);
+  if (plans_on_longest(op)) in.longest = count;
   return in;
 }
 

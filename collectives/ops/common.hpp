@@ -46,9 +46,8 @@ inline Status Engine::number(const CollArgs& a, OpHeader& h) {
 // which it takes part without data).
 inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
   PlanInput in{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
-  if (a.kind == OpKind::allgatherv || a.kind == OpKind::reduce_scatter)
-    in.total = counts_total(a.counts, e.shape().ranks);
-  if (a.kind == OpKind::allgatherv) in.longest = counts_longest(a.counts, e.shape().ranks);
+  if (plans_on_total(a.kind)) in.total = counts_total(a.counts, e.shape().ranks);
+  if (plans_on_longest(a.kind)) in.longest = counts_longest(a.counts, e.shape().ranks);
   return e.plan(in);
 }
 
@@ -368,7 +367,8 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
                  std::vector<std::uint64_t>& at, bool& done);
 // Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
 // Engine::use_cma says so: bcast (the root writes the first 1/n of each
-// receiver's buffer while the receivers read the rest), gather (the senders
+// receiver's buffer while the receivers read the rest; cma_pair: the same
+// between two ranks' own buffers, `from`'s `src` into `to`'s `dst`), gather (the senders
 // write into the root's buffer), allgather and scatter (the readers read;
 // gatherv and scatterv learn where their blocks lie from the root's outbox,
 // or where it cannot hold an offset per rank the root copies each in turn),

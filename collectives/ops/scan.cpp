@@ -11,8 +11,9 @@
 // it and rank 0 waits for nobody. Larger ones along the chain of ranks, in outbox chunks: rank r
 // takes rank r-1's running result of a chunk, combines its own input into
 // it and hands it to rank r+1; the chunks pipeline down the chain. An
-// exscan of two ranks where CMA covers it is one single copy: rank 1 reads
-// rank 0's input.
+// exscan of two ranks where CMA covers it is one single copy of rank 0's
+// input into rank 1's result, read by rank 1 (from 128 KiB half of it
+// written by rank 0 meanwhile).
 #include <cstring>
 #include <vector>
 
@@ -191,7 +192,9 @@ struct Scan {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
     if (kExclusive && e.team().size() == 2 && e.use_cma(kKind, bytes)) {
-      // Two ranks: rank 1's result is rank 0's input, one single copy.
+      // Two ranks: rank 1's result is rank 0's input, one single copy (rank
+      // 0 writes half of it while rank 1 reads the other half, from
+      // 128 KiB: ops/cma.cpp).
       co_return co_await cma_pair(e, input(a), static_cast<std::byte*>(a.recv), bytes, 0, 1);
     }
     co_return co_await flat_scan(e, input(a), static_cast<std::byte*>(a.recv), static_cast<std::size_t>(a.count),
