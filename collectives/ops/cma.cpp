@@ -58,7 +58,6 @@ struct Cma {
     OSMP_CO_RETURN_IF_ERROR(co_await located(q, off, n, at));
     co_return named(cma_write(t.pid_of(q), at, src, n), "writing into", q);
   }
-  FlagAwait arrived(int q) { return until(e, t.rank_line(q).arrive, s, q); }
   // Gatherv and scatterv: only the root knows where each rank's block lies
   // in its buffer. It puts the offsets in its outbox, one per rank, before
   // it offers the buffer (plain stores, published with `arrive`), so that
@@ -76,11 +75,17 @@ struct Cma {
       std::memcpy(box(t.rank()) + static_cast<std::size_t>(q) * sizeof at, &at, sizeof at);
     }
   }
-  // My block's offset in rank q's buffer, once it arrived (arrived()).
-  std::size_t offset_from(int q) const {
-    std::uint64_t at = 0;
-    std::memcpy(&at, box(q) + static_cast<std::size_t>(t.rank()) * sizeof at, sizeof at);
-    return at;
+  // Where my block lies in rank q's offered buffer: at b.at(me), or where
+  // q's outbox says (`table`: put_offsets), read once q arrived (its
+  // `arrive` acquired: it published the offsets before it).
+  Task my_offset(int q, bool table, const Blocks& b, std::size_t& at) {
+    at = b.at(t.rank());
+    if (!table) co_return Status{};
+    OSMP_CO_RETURN_IF_ERROR(co_await until(e, t.rank_line(q).arrive, s, q));
+    std::uint64_t v = 0;
+    std::memcpy(&v, box(q) + static_cast<std::size_t>(t.rank()) * sizeof v, sizeof v);
+    at = v;
+    co_return Status{};
   }
   // A copy's error, with the ranks on both sides.
   Status named(Status st, const char* how, int q) {
@@ -216,12 +221,8 @@ Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* r
       c.offer(send, mine);
       co_return co_await c.wait_done(root);  // the root reads my buffer: it stays put until then
     }
-    std::size_t at = blocks.at(me);
-    Status st;
-    if (table) {
-      st = co_await c.arrived(root);
-      if (st.ok()) at = c.offset_from(root);
-    }
+    std::size_t at = 0;
+    Status st = co_await c.my_offset(root, table, blocks, at);
     if (st.ok() && mine) st = co_await c.write(root, at, send, mine);
     c.done(st);
     co_return st;
@@ -304,12 +305,8 @@ Task cma_scatter(Engine& e, const std::byte* send, Blocks blocks, std::byte* rec
     c.offer(recv, mine);
     co_return co_await c.wait_done(root);  // the root writes into my buffer
   }
-  std::size_t at = blocks.at(me);
-  Status st;
-  if (table) {
-    st = co_await c.arrived(root);
-    if (st.ok()) at = c.offset_from(root);
-  }
+  std::size_t at = 0;
+  Status st = co_await c.my_offset(root, table, blocks, at);
   if (st.ok() && mine) st = co_await c.read(root, recv, at, mine);
   c.done(st);
   co_return st;
