@@ -116,7 +116,7 @@ WaitStatus Waiter::wait_slow(const Flag& f, std::uint64_t target, int peer, std:
     }
     const std::uint64_t now = now_ns();
     if (now >= next_abort) {
-      if (abort_.any()) return WaitStatus::aborted;
+      if (hear_aborts_ && abort_.any()) return WaitStatus::aborted;
       if (check_ && check_->stale() && !poll(f, target)) return WaitStatus::stale;
       run_progress_hook();
       next_abort = now + tuning_.abort_check_ns;

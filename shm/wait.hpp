@@ -104,6 +104,20 @@ class Waiter {
     return wait_slow(f, target, peer, timeout_ns);
   }
 
+  // Waits for a live peer that copies into or out of this rank's memory,
+  // after an error ended the wait for it (collectives/ops/common.hpp,
+  // outlive_copier): only the peer's death ends this wait early, not the
+  // abort words nor a stale call, as the copy is under way and ends by itself.
+  WaitStatus outlive(const Flag& f, std::uint64_t target, int peer) {
+    WaitCheck* calls = check_;
+    check_ = nullptr;
+    hear_aborts_ = false;
+    const WaitStatus ws = wait(f, target, peer);
+    hear_aborts_ = true;
+    check_ = calls;
+    return ws;
+  }
+
   // For a non-blocking test of a flag that has not reached its target: the
   // checks wait() makes now and then (the abort words, the WaitCheck, the
   // liveness of `peer`), made here at the same intervals (one clock read per
@@ -123,6 +137,7 @@ class Waiter {
   AbortWords abort_{};
   PeerWatch* peers_ = nullptr;
   WaitCheck* check_ = nullptr;
+  bool hear_aborts_ = true;  // false inside outlive()
   int dead_peer_ = -1;
   std::uint64_t next_abort_ = 0, next_alive_ = 0;  // check()'s schedule
 };

@@ -26,6 +26,10 @@
 namespace osmp {
 namespace {
 
+// A rank's `done` word: its copies' outcome (0, or this: failed or not
+// run), or its mark (may_copy) while it copies in a later step.
+inline constexpr std::uint32_t kCopyFailed = 1;
+
 struct Cma {
   Engine& e;
   TeamCore& t;
@@ -48,14 +52,19 @@ struct Cma {
     at = l.address.load(std::memory_order_relaxed) + off;
     co_return Status{};
   }
+  // Rank q's offered buffer at `off`: read into `dst`, or written from
+  // `src`. Marked first (may_copy, in my `done` word): q, whose wait for my
+  // `done` may end with an error meanwhile, then waits on until I am done.
   Task read(int q, void* dst, std::size_t off, std::size_t n) {
     std::uint64_t at = 0;
     OSMP_CO_RETURN_IF_ERROR(co_await located(q, off, n, at));
+    OSMP_CO_RETURN_IF_ERROR(may_copy(e, t.rank_line(t.rank()).done.word, s));
     co_return named(cma_read(t.pid_of(q), dst, at, n), "reading from", q);
   }
   Task write(int q, std::size_t off, const void* src, std::size_t n) {
     std::uint64_t at = 0;
     OSMP_CO_RETURN_IF_ERROR(co_await located(q, off, n, at));
+    OSMP_CO_RETURN_IF_ERROR(may_copy(e, t.rank_line(t.rank()).done.word, s));
     co_return named(cma_write(t.pid_of(q), at, src, n), "writing into", q);
   }
   // Gatherv and scatterv: only the root knows where each rank's block lies
@@ -97,23 +106,30 @@ struct Cma {
   // (wait_done): relaxed, through atomic_ref, as a later step may rewrite it.
   void done(const Status& st) {
     Flag& f = t.rank_line(t.rank()).done;
-    std::atomic_ref<std::uint32_t>(f.word).store(st.ok() ? 0 : 1, std::memory_order_relaxed);
+    std::atomic_ref<std::uint32_t>(f.word).store(st.ok() ? 0 : kCopyFailed, std::memory_order_relaxed);
     publish(f, s, sleepy());
   }
   // Waits for the `done` of rank `only`, or of every peer: all of them, even
-  // after an error. The first error: a wait that failed (a dead peer), or a
-  // peer whose copies failed (it published exactly this step with word 1;
-  // a rank that failed publishes no later step of the call, and the next
-  // call's header step needs this rank).
+  // after an error, and on past an abort or a stale call for a peer that had
+  // got to its copy (outlive_copier). The first error: a wait that failed (a
+  // dead peer, an abort), or a peer whose copies failed or did not run (it
+  // published exactly this step with word 1; a rank that failed publishes no
+  // later step of the call, and the next call's header step needs this
+  // rank): the stop or the raised error where there is one, as it skipped
+  // its copy for it.
   Task wait_done(int only = -1) {
     Status first;
     for (int q = 0; q < t.size(); ++q) {
       if (q == t.rank() || (only >= 0 && q != only)) continue;
       Flag& f = t.rank_line(q).done;
-      Status st = co_await until(e, f, s, q);
+      Status st = outlive_copier(e, f.word, f, s, q, co_await until(e, f, s, q));
+      // The word is 1 when its copies failed. A peer that got through this
+      // step may be at the next one already, its mark there (may_copy).
       if (st.ok() && f.value.load(std::memory_order_acquire) == s &&
-          std::atomic_ref<std::uint32_t>(f.word).load(std::memory_order_relaxed) != 0) {
-        st = Status(Errc::system, cat("single copy: rank ", q, " could not copy its part (CMA)"));
+          std::atomic_ref<std::uint32_t>(f.word).load(std::memory_order_relaxed) == kCopyFailed) {
+        st = t.stopped() || e.error_pending()
+                 ? copy_stopped(e)
+                 : Status(Errc::system, cat("single copy: rank ", q, " could not copy its part (CMA)"));
       }
       if (!st.ok() && first.ok()) first = std::move(st);
     }
@@ -155,6 +171,24 @@ Task combine_share(Engine& e, Cma& c, const std::byte* in, std::byte* out, Share
 }
 
 }  // namespace
+
+Status copy_stopped(Engine& e) { return e.team().fail(e.team().stopped() ? WaitStatus::aborted : WaitStatus::stale); }
+
+Status may_copy(Engine& e, std::uint32_t& word, std::uint64_t step) {
+  std::atomic_ref<std::uint32_t>(word).store(copy_mark(step), std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with outlive_copier's
+  if (e.team().stopped() || e.error_pending()) return copy_stopped(e);
+  return Status{};
+}
+
+Status outlive_copier(Engine& e, std::uint32_t& word, const Flag& done, std::uint64_t step, int peer, Status st) {
+  if (st.ok()) return st;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with may_copy's
+  if (std::atomic_ref<std::uint32_t>(word).load(std::memory_order_relaxed) != copy_mark(step)) return st;
+  // Marked: the copier copies or skips, then publishes `done`, no wait between.
+  const WaitStatus ws = e.team().waiter().outlive(done, step, peer);
+  return ws == WaitStatus::ok ? std::move(st) : e.team().fail(ws);
+}
 
 std::size_t cma_piece(Engine& e, Datatype t) {
   const std::size_t n = static_cast<std::size_t>(e.team().size()), es = size_of(t);

@@ -387,6 +387,27 @@ Task cma_alltoall(Engine& e, const std::byte* send, std::byte* recv, const Excha
 Task cma_allreduce(Engine& e, const std::byte* in, std::byte* out, std::size_t count, Datatype t, Op op);
 Task cma_reduce_scatter(Engine& e, const std::byte* in, std::byte* out, Blocks blocks, Datatype t, Op op);
 std::size_t cma_piece(Engine& e, Datatype t);
+
+// A single copy into or out of a buffer whose owner waits for its copiers
+// before it returns: also after an error ended that wait (an abort: a rank
+// died or aborted; a stale call: an error raised elsewhere), while a copier
+// may still be copying, so that the buffer outlives every copy into or out
+// of it (ops/cma.cpp, ops/rows.cpp). A copier, once it got to its copy,
+// calls may_copy(): it marks `word` (a word of its line the owner can read)
+// with copy_mark(step), then looks for a raised error or a stopped team,
+// which it returns (it does not copy then); else it copies and publishes its
+// `done` flag with no wait between. The owner, its wait for that flag ended
+// with `st` not ok, calls outlive_copier(): marked, it waits on for the
+// flag, with only the copier's liveness checked (Waiter::outlive); unmarked,
+// the copier will see the error. A seq_cst fence on each side: either the
+// owner sees the mark or the copier the error (the owner read the abort or
+// error word, with which its wait ended, before its fence).
+constexpr std::uint32_t copy_mark(std::uint64_t step) { return 0x80000000u | static_cast<std::uint32_t>(step); }
+Status may_copy(Engine& e, std::uint32_t& word, std::uint64_t step);
+// The error of a copy that did not run (may_copy): the team's stop, or the
+// error raised elsewhere.
+Status copy_stopped(Engine& e);
+Status outlive_copier(Engine& e, std::uint32_t& word, const Flag& done, std::uint64_t step, int peer, Status st);
 inline bool cma_reduces(Engine& e, Datatype t) { return cma_piece(e, t) > 0; }
 
 // Rank r's share of `count` elements: [first, first + len), the shares

@@ -49,40 +49,9 @@ CtrlLine& line_of(Engine& e, int rank, std::uint64_t step) {
   return mline(l, l.lroot(rank), step);
 }
 
-// Single copies from or into a buffer whose owner returns once the copiers
-// are done, when an error is raised meanwhile (the owner's waits end stale):
-// a copier, once it got to its copies, marks its line's ack word with the
-// step, then checks for a raised error (skip_copy: it does not copy then);
-// the owner, its wait ended stale, looks at that word (settle_copier):
-// marked, the copier copies or skips and publishes `done` (scatterv's
-// readers: their ack; gatherv's writers: their `part`), with no wait
-// between, so the owner waits on for it; unmarked, the copier will see the
-// error (a seq_cst fence on each side: either the owner sees the mark or the
-// copier the error).
-bool skip_copy(Engine& e, std::uint64_t step) {
-  std::atomic_ref<std::uint32_t>(line_of(e, e.team().rank(), step).ack.word)
-      .store(static_cast<std::uint32_t>(step), std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with settle_copier's
-  return e.error_pending();
-}
-
-// `st`: how the wait for copier `peer`'s `done` flag (in its line of
-// `step`) ended. Stale (an error raised elsewhere: a mismatch status) after
-// the copier marked its line: waits on without that check (blocking, an
-// error path), so that my buffer outlives its copy; the call's error stands.
-Status settle_copier(Engine& e, int peer, std::uint64_t step, Flag CtrlLine::*done, Status st) {
-  if (st.ok() || st.code() != Errc::mismatch) return st;
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with skip_copy's
-  CtrlLine& line = line_of(e, peer, step);
-  if (std::atomic_ref<std::uint32_t>(line.ack.word).load(std::memory_order_relaxed) != static_cast<std::uint32_t>(step))
-    return st;
-  Waiter& w = e.team().waiter();
-  WaitCheck* calls = w.watching();
-  w.watch_calls(nullptr);
-  const WaitStatus ws = w.wait(line.*done, step, peer);
-  w.watch_calls(calls);
-  return ws == WaitStatus::ok ? std::move(st) : e.team().fail(ws);
-}
+// A rank's mark that it got to its single copy of a step (may_copy,
+// ops/common.hpp): its line's ack word.
+std::uint32_t& copy_word(Engine& e, int rank, std::uint64_t step) { return line_of(e, rank, step).ack.word; }
 
 // A short row, in the line itself (its flag's cache line: one line to move
 // instead of two): a first byte of 1, then at 2 a 16-bit length each
@@ -222,9 +191,10 @@ class RowsUp : public RowsCall {
       Row r;
       std::memcpy(&r, up_ptr(l, kInlineBytes + 1, l.g->me, step_), sizeof r);
       if (r.to == 0) co_return Status{};  // the root found an error, which it raised
-      // Marked (skip_copy): the root waits for my `part` now, even when I skip.
-      const bool skip = skip_copy(e_, step_);
-      Status wrote = skip ? e_.team().fail(WaitStatus::stale) : cma_write(e_.team().pid_of(root), r.to, send_, mine_);
+      // Marked (may_copy): the root waits for my `part` now, even when I skip.
+      Status stop = may_copy(e_, copy_word(e_, me_, step_), step_);
+      const bool skip = !stop.ok();
+      Status wrote = skip ? std::move(stop) : cma_write(e_.team().pid_of(root), r.to, send_, mine_);
       Flag& part = line_of(e_, me_, step_).part;
       const std::uint32_t outcome = skip ? kSkipped : wrote.ok() ? 0 : kFailed;
       std::atomic_ref<std::uint32_t>(part.word).store(outcome, std::memory_order_relaxed);
@@ -237,7 +207,7 @@ class RowsUp : public RowsCall {
     Status first = std::move(st);
     for (int q : writers_) {
       Flag& part = line_of(e_, q, step_).part;
-      Status got = settle_copier(e_, q, step_, &CtrlLine::part, co_await until(e_, part, step_, q));
+      Status got = outlive_copier(e_, copy_word(e_, q, step_), part, step_, q, co_await until(e_, part, step_, q));
       // The outcome, stored before the release of `part` and read after its
       // acquire of exactly this step (relaxed, through atomic_ref: a later
       // step may rewrite the word).
@@ -245,7 +215,7 @@ class RowsUp : public RowsCall {
                                         ? std::atomic_ref<std::uint32_t>(part.word).load(std::memory_order_relaxed)
                                         : 0;
       if (outcome == kSkipped) {
-        got = e_.team().fail(WaitStatus::stale);  // it saw an error raised elsewhere
+        got = copy_stopped(e_);  // it saw an error raised elsewhere, or the team stopped
       } else if (outcome != 0) {
         got = Status(Errc::system,
                      cat(to_string(a_.kind), ": single copy: rank ", q, " could not write its block (CMA)"));
@@ -387,8 +357,8 @@ class RowsDown : public RowsCall {
         return found(Status(Errc::internal, cat("scatterv: rank ", a_.root, "'s rows put my block outside the area")));
       }
       std::memcpy(recv_, data + en.at, mine_);
-    } else if (skip_copy(e_, step_)) {
-      skipped_ = e_.team().fail(WaitStatus::stale);  // raised elsewhere: the call fails anyway
+    } else if (Status stop = may_copy(e_, copy_word(e_, me_, step_), step_); !stop.ok()) {
+      skipped_ = std::move(stop);  // raised elsewhere, or the team stopped: the call fails anyway
     } else if (Status st = cma_read(e_.team().pid_of(a_.root), recv_, en.address, mine_); !st.ok()) {
       found(Status(st.code(), cat("scatterv: single copy: rank ", me_, " reading from rank ", a_.root,
                                   "'s buffer: ", st.message())));
@@ -401,8 +371,8 @@ class RowsDown : public RowsCall {
   Task finish(Status st) {
     Status first = std::move(st);
     for (int q : by_cma_) {
-      Status got = co_await until(e_, line_of(e_, q, step_).ack, step_, q);
-      got = settle_copier(e_, q, step_, &CtrlLine::ack, std::move(got));
+      const Flag& ack = line_of(e_, q, step_).ack;
+      Status got = outlive_copier(e_, copy_word(e_, q, step_), ack, step_, q, co_await until(e_, ack, step_, q));
       if (first.ok()) first = std::move(got);
     }
     co_return first;
@@ -464,8 +434,8 @@ bool holds(Engine& e, const CollArgs& a, StatusWord local) {
   return e.team().rank() == a.root && local == 0 && a.abstain == Errc::ok;
 }
 
-// The step, then the single copies after it and their waits, each settled
-// (settle_copier): a rank whose buffer others copy from or into waits for
+// The step, then the single copies after it and their waits, each outlived
+// (outlive_copier): a rank whose buffer others copy from or into waits for
 // them even when its step failed.
 template <class P>
 Task rows_call(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine, const Blocks& blocks,
