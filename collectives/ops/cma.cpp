@@ -26,10 +26,6 @@
 namespace osmp {
 namespace {
 
-// A rank's `done` word: its copies' outcome (0, or this: failed or not
-// run), or its mark (may_copy) while it copies in a later step.
-inline constexpr std::uint32_t kCopyFailed = 1;
-
 struct Cma {
   Engine& e;
   TeamCore& t;

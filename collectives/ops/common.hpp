@@ -220,10 +220,14 @@ class DirectCall {
   // heap, else in a shared region every rank of the team has mapped; 0: in
   // neither.
   std::uint64_t where(const std::byte* p, std::size_t n);
-  FlagAwait arrived(int q);
-  FlagAwait finished(int q);
+  // Rank q's `arrive` / `done` of this step, settled (outlive_copier) and
+  // checked for copies it did not make.
+  Task arrived(int q);
+  Task finished(int q);
+  Task settled(Flag& f, int q);
   void arrive();
   void done();
+  void publish_with(Flag& f, std::uint32_t outcome);
   Task finished_all(int except = -1);
   Task bcast(DirectMode m);
   Task gather_pull();
@@ -403,6 +407,10 @@ std::size_t cma_piece(Engine& e, Datatype t);
 // owner sees the mark or the copier the error (the owner read the abort or
 // error word, with which its wait ended, before its fence).
 constexpr std::uint32_t copy_mark(std::uint64_t step) { return 0x80000000u | static_cast<std::uint32_t>(step); }
+// A copier's outcome in the word of the flag it publishes after its copies:
+// 0, or this (its copies failed or did not run). A peer that got through a
+// step may have its next step's mark in its `done` word already.
+inline constexpr std::uint32_t kCopyFailed = 1;
 Status may_copy(Engine& e, std::uint32_t& word, std::uint64_t step);
 // The error of a copy that did not run (may_copy): the team's stop, or the
 // error raised elsewhere.

@@ -26,9 +26,14 @@
 //
 // Completion: an owner's buffer must stay put until its readers are done,
 // and a receiver's until its writers are: whoever is read from or written to
-// waits for the `done` of those who did it (flags in the control segment's
-// rank lines, numbered with the flat steps).
+// waits for the `done` (or `arrive`) of those who did it (flags in the
+// control segment's rank lines, numbered with the flat steps), all of them,
+// even after an error; past an abort or a stale call, for every peer that
+// marked that it copies (may_copy, outlive_copier: ops/common.hpp). A rank
+// that finds the team stopped before its copies copies nothing and publishes
+// both flags with kCopyFailed in their word, which its peers take as the stop.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -230,25 +235,54 @@ void combine_shared(Engine& e, std::byte* out, std::vector<const void*>& srcs, s
 }  // namespace
 
 // The data's flags: arrive() and done() publish with release after this
-// rank's copies (copy_direct ends streamed stores with a fence); arrived()
+// rank's copies (copy_direct ends streamed stores with a fence), their word
+// the outcome (0; kCopyFailed: a rank that did not copy, run()); arrived()
 // and finished() acquire the peer's flag before touching what it copied or
-// may reuse.
-FlagAwait DirectCall::arrived(int q) { return until(e_, e_.team().rank_line(q).arrive, step_, q); }
-FlagAwait DirectCall::finished(int q) { return until(e_, e_.team().rank_line(q).done, step_, q); }
-void DirectCall::arrive() {
-  publish(e_.team().rank_line(e_.team().rank()).arrive, step_, e_.team().waiter().may_sleep());
+// may reuse, and wait on past an abort or a stale call for a peer that
+// marked that it copies (outlive_copier): my buffers outlive its copies.
+Task DirectCall::arrived(int q) { return settled(e_.team().rank_line(q).arrive, q); }
+Task DirectCall::finished(int q) { return settled(e_.team().rank_line(q).done, q); }
+Task DirectCall::settled(Flag& f, int q) {
+  Status st = outlive_copier(e_, e_.team().rank_line(q).done.word, f, step_, q, co_await until(e_, f, step_, q));
+  // The word, stored before the release of exactly this step and read after
+  // its acquire (relaxed, through atomic_ref: a later step rewrites it).
+  if (st.ok() && f.value.load(std::memory_order_acquire) == step_ &&
+      std::atomic_ref<std::uint32_t>(f.word).load(std::memory_order_relaxed) == kCopyFailed) {
+    st = copy_stopped(e_);
+  }
+  co_return st;
 }
-void DirectCall::done() { publish(e_.team().rank_line(e_.team().rank()).done, step_, e_.team().waiter().may_sleep()); }
+void DirectCall::arrive() { publish_with(e_.team().rank_line(e_.team().rank()).arrive, 0); }
+void DirectCall::done() { publish_with(e_.team().rank_line(e_.team().rank()).done, 0); }
+void DirectCall::publish_with(Flag& f, std::uint32_t outcome) {
+  std::atomic_ref<std::uint32_t>(f.word).store(outcome, std::memory_order_relaxed);
+  publish(f, step_, e_.team().waiter().may_sleep());  // after the word
+}
 
+// Every rank's `done` but mine and `except`'s: all of them, even after an
+// error (my buffers stay put until they are done). The first error.
 Task DirectCall::finished_all(int except) {
-  for (int q = 0; q < e_.team().size(); ++q)
-    if (q != e_.team().rank() && q != except) OSMP_CO_RETURN_IF_ERROR(co_await finished(q));
-  co_return Status{};
+  Status first;
+  for (int q = 0; q < e_.team().size(); ++q) {
+    if (q == e_.team().rank() || q == except) continue;
+    Status st = co_await finished(q);
+    if (!st.ok() && first.ok()) first = std::move(st);
+  }
+  co_return first;
 }
 
 Task DirectCall::run(DirectMode m) {
   step_ = e_.next_flat_step();
   e_.count_single_copy();
+  // Marked before my first copy (may_copy): a peer whose wait for my flags
+  // ends with an abort or a stale call waits on for them. When the team
+  // stopped or an error was raised, I copy nothing, and my flags say so.
+  RankLine& line = e_.team().rank_line(e_.team().rank());
+  if (Status stop = may_copy(e_, line.done.word, step_); !stop.ok()) {
+    publish_with(line.arrive, kCopyFailed);
+    publish_with(line.done, kCopyFailed);
+    co_return stop;
+  }
   Status st = co_await moves(m);
   // A staged output: every writer is done (the moves waited for them).
   if (st.ok() && staged_out_) std::memcpy(staged_out_, mine_.recv, mine_.recv_len);
@@ -290,9 +324,10 @@ Task DirectCall::bcast(DirectMode m) {
                                 : std::min(len, len / static_cast<std::size_t>(n) / kCacheLine * kCacheLine);
   if (me != root) {
     if (split < len) copy_direct(mine_.recv + split, send_of(root) + split, len - split);
-    if (split > 0) OSMP_CO_RETURN_IF_ERROR(co_await arrived(root));
-    done();
-    co_return Status{};
+    Status st;
+    if (split > 0) st = co_await arrived(root);  // the root's part, written into my buffer
+    done();                                      // my part, read from the root's: whatever happened
+    co_return st;
   }
   if (split > 0) {
     for (int i = 1; i < n; ++i) {
@@ -424,19 +459,22 @@ Task DirectCall::reduce() {
   const Share s = share_of(count, es, me, n);
   for (int q = 0; q < n; ++q) srcs[static_cast<std::size_t>(q)] = send_of(q) + s.first * es;
   combine_shared(e_, out + s.first * es, srcs, s.len, a_.dtype, a_.op);
+  Status st;
   if (all) {
     arrive();
-    for (int i = 1; i < n; ++i) {
+    for (int i = 1; i < n && st.ok(); ++i) {
       const int q = (me + i) % n;
       // Its share is final, and it has read mine from every input (an
       // in-place rank's input is overwritten here only after that).
-      OSMP_CO_RETURN_IF_ERROR(co_await arrived(q));
+      st = co_await arrived(q);
+      if (!st.ok()) break;
       const Share t = share_of(count, es, q, n);
       copy_direct(mine_.recv + t.first * es, recv_of(q) + t.first * es, t.len * es);
     }
   }
-  done();
-  co_return co_await finished_all();  // nobody reads my buffers any more
+  done();                                   // whatever happened: peers wait for it
+  Status theirs = co_await finished_all();  // nobody reads my buffers any more
+  co_return st.ok() ? std::move(theirs) : std::move(st);
 }
 
 // Every rank combines its block of every input into its own buffer.

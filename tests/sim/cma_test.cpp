@@ -209,5 +209,76 @@ TEST(CmaErrors, AnAbortNeverLetsACopyOutliveTheCall) {
   }
 }
 
+// The same through the shared heap (ops/direct.cpp: the buffers in the
+// ranks' heaps, copied where they are; a first call without the abort checks
+// that they take that path): bcast, where the root writes the first half of
+// rank 1's buffer while rank 1 reads the rest of the root's, and gather, the
+// root's in place so that it waits for rank 1's write at once, the abort
+// raised after 0.2-2 ms. With the owner's waits not outliving the copier,
+// the gather cases failed in 3 runs of 3 (rank 1's block written over the
+// pattern after the root returned).
+TEST(HeapErrors, AnAbortNeverLetsACopyOutliveTheCall) {
+  constexpr std::int64_t kBytes = std::int64_t{48} << 20;
+  constexpr std::uint8_t kPattern = 0xEE;
+  for (const auto& [op, delay_us] : std::vector<std::pair<std::string, int>>{
+           {"bcast", 200}, {"bcast", 500}, {"bcast", 1000}, {"gather", 500}, {"gather", 2000}}) {
+    auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""});
+    ASSERT_TRUE(tt.ok()) << tt.first_error();
+    std::vector<Status> got(2);
+    std::vector<std::string> overwritten(2);
+    std::vector<std::uint64_t> copies(2);
+    test::on_all(tt, [&](Team& t) {
+      const int me = t.rank();
+      const std::uint64_t before = t.single_copies();
+      auto send = t.allocate_bytes(static_cast<std::size_t>(kBytes));
+      auto recv = t.allocate_bytes(static_cast<std::size_t>(op == "bcast" ? kBytes : 2 * kBytes));
+      ASSERT_TRUE(send.ok() && recv.ok()) << send.status().to_string() << recv.status().to_string();
+      auto* sbuf = static_cast<std::uint8_t*>(*send);
+      auto* rbuf = static_cast<std::uint8_t*>(*recv);
+      std::memset(sbuf, me + 1, static_cast<std::size_t>(kBytes));
+      auto call = [&] {
+        // The root's gather in place: it waits for rank 1's write at once.
+        return op == "gather" ? t.gather(me == 0 ? kInPlace : sbuf, rbuf, kBytes, Datatype::uint8, 0)
+                              : t.bcast(me == 0 ? sbuf : rbuf, kBytes, Datatype::uint8, 0);
+      };
+      // Once without the abort: these buffers take the heap's single copy.
+      ASSERT_TRUE(call().ok());
+      copies[static_cast<std::size_t>(me)] = t.single_copies() - before;
+      std::thread stopper;
+      if (me == 1) {
+        stopper = std::thread([&t, delay = delay_us] {
+          std::this_thread::sleep_for(std::chrono::microseconds(delay));
+          core_of(t).abort();
+        });
+      }
+      Status st = call();
+      if (stopper.joinable()) stopper.join();
+      std::uint8_t* written = nullptr;
+      std::size_t len = 0;
+      if (op == "gather" && me == 0) written = rbuf + kBytes, len = static_cast<std::size_t>(kBytes);
+      if (op == "bcast" && me == 1) written = rbuf, len = static_cast<std::size_t>(kBytes) / 2;
+      if (written) {
+        std::memset(written, kPattern, len);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (std::size_t i = 0; i < len; ++i) {
+          if (written[i] != kPattern) {
+            overwritten[static_cast<std::size_t>(me)] = cat("byte ", i, " written after the call returned");
+            break;
+          }
+        }
+      }
+      got[static_cast<std::size_t>(me)] = std::move(st);
+    });
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(copies[static_cast<std::size_t>(r)], 1u) << op << ", rank " << r << ": not the heap's single copy";
+      EXPECT_EQ(overwritten[static_cast<std::size_t>(r)], "") << op << ", rank " << r;
+      if (!got[static_cast<std::size_t>(r)].ok()) {
+        EXPECT_NE(got[static_cast<std::size_t>(r)].message().find("abort"), std::string::npos)
+            << op << ", rank " << r << ": " << got[static_cast<std::size_t>(r)].to_string();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace osmp
