@@ -139,6 +139,18 @@ TEST(CmaErrors, AGathervBlockThatCannotBeWrittenIsAnErrorNotAHang) {
   }
 }
 
+// After a call a peer wrote into `len` bytes at `p` of: fills them with a
+// pattern, waits 50 ms, and says which byte was written over it ("": none).
+std::string written_after_return(std::uint8_t* p, std::size_t len) {
+  constexpr std::uint8_t kPattern = 0xEE;
+  std::memset(p, kPattern, len);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (std::size_t i = 0; i < len; ++i) {
+    if (p[i] != kPattern) return cat("byte ", i, " written after the call returned");
+  }
+  return "";
+}
+
 // An abort raised while a rank copies into another's buffer (its single
 // copy of tens of MiB takes milliseconds): the owner of the buffer returns
 // the abort's error only once that copy is over (may_copy, outlive_copier),
@@ -153,7 +165,6 @@ TEST(CmaErrors, AGathervBlockThatCannotBeWrittenIsAnErrorNotAHang) {
 // pattern, and copies into or from a buffer already freed: "Bad address").
 TEST(CmaErrors, AnAbortNeverLetsACopyOutliveTheCall) {
   constexpr std::int64_t kBytes = std::int64_t{48} << 20;
-  constexpr std::uint8_t kPattern = 0xEE;
   for (const std::string op : {"gather", "gatherv", "bcast"}) {
     auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""}, no_heap);
     ASSERT_TRUE(tt.ok()) << tt.first_error();
@@ -186,16 +197,7 @@ TEST(CmaErrors, AnAbortNeverLetsACopyOutliveTheCall) {
       std::size_t len = 0;
       if (op != "bcast" && me == 0) written = recv.data() + kBytes, len = static_cast<std::size_t>(kBytes);
       if (op == "bcast" && me == 1) written = recv.data(), len = static_cast<std::size_t>(kBytes) / 2;
-      if (written) {
-        std::memset(written, kPattern, len);
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        for (std::size_t i = 0; i < len; ++i) {
-          if (written[i] != kPattern) {
-            overwritten[static_cast<std::size_t>(me)] = cat("byte ", i, " written after the call returned");
-            break;
-          }
-        }
-      }
+      if (written) overwritten[static_cast<std::size_t>(me)] = written_after_return(written, len);
       got[static_cast<std::size_t>(me)] = std::move(st);
     });
     for (int r = 0; r < 2; ++r) {
@@ -219,7 +221,6 @@ TEST(CmaErrors, AnAbortNeverLetsACopyOutliveTheCall) {
 // pattern after the root returned).
 TEST(HeapErrors, AnAbortNeverLetsACopyOutliveTheCall) {
   constexpr std::int64_t kBytes = std::int64_t{48} << 20;
-  constexpr std::uint8_t kPattern = 0xEE;
   for (const auto& [op, delay_us] : std::vector<std::pair<std::string, int>>{
            {"bcast", 200}, {"bcast", 500}, {"bcast", 1000}, {"gather", 500}, {"gather", 2000}}) {
     auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""});
@@ -257,16 +258,7 @@ TEST(HeapErrors, AnAbortNeverLetsACopyOutliveTheCall) {
       std::size_t len = 0;
       if (op == "gather" && me == 0) written = rbuf + kBytes, len = static_cast<std::size_t>(kBytes);
       if (op == "bcast" && me == 1) written = rbuf, len = static_cast<std::size_t>(kBytes) / 2;
-      if (written) {
-        std::memset(written, kPattern, len);
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        for (std::size_t i = 0; i < len; ++i) {
-          if (written[i] != kPattern) {
-            overwritten[static_cast<std::size_t>(me)] = cat("byte ", i, " written after the call returned");
-            break;
-          }
-        }
-      }
+      if (written) overwritten[static_cast<std::size_t>(me)] = written_after_return(written, len);
       got[static_cast<std::size_t>(me)] = std::move(st);
     });
     for (int r = 0; r < 2; ++r) {
