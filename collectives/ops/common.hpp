@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 
 #include "collectives/arguments.hpp"
 #include "collectives/calls.hpp"
@@ -198,6 +199,12 @@ enum class DirectMode : std::uint8_t {
   push,  // owners copy into the readers' buffers
   both,  // bcast: the root and each receiver copy a part of its buffer
 };
+// Tests only (tests/sim/cma_test.cpp): called with the rank's number as
+// each rank reaches its heap single copy, before it marks (may_copy), so a
+// test can stop the team exactly between two ranks' marks; null in programs,
+// where it costs one relaxed load per single-copy call (MiB-sized).
+inline std::atomic<void (*)(int)> g_before_direct_copy{nullptr};
+
 class DirectCall {
  public:
   DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine);
@@ -228,6 +235,8 @@ class DirectCall {
   void arrive();
   void done();
   void publish_with(Flag& f, std::uint32_t outcome);
+  // A copy of this rank's, made only when it may copy (skip_: run()).
+  void copy(std::byte* dst, const std::byte* src, std::size_t n) const;
   Task finished_all(int except = -1);
   Task bcast(DirectMode m);
   Task gather_pull();
@@ -251,6 +260,10 @@ class DirectCall {
   std::uint64_t step_ = 0;                  // the flat step of the data's flags (run())
   std::vector<std::uint64_t> send_, recv_;  // every rank's offers (mode())
   std::byte* staged_out_ = nullptr;         // the caller's output, when mine_.recv is a staged block
+  // The team stopped (or an error was raised) before this rank's copies:
+  // it copies nothing, its flags already say so, and it still waits, as
+  // its role does, for the peers that copy into or out of its buffers.
+  bool skip_ = false;
 };
 
 // Where each rank's block lies in the buffer that holds every rank's:

@@ -255,8 +255,12 @@ Task DirectCall::settled(Flag& f, int q) {
 void DirectCall::arrive() { publish_with(e_.team().rank_line(e_.team().rank()).arrive, 0); }
 void DirectCall::done() { publish_with(e_.team().rank_line(e_.team().rank()).done, 0); }
 void DirectCall::publish_with(Flag& f, std::uint32_t outcome) {
+  if (skip_) return;  // published with kCopyFailed before the moves (run())
   std::atomic_ref<std::uint32_t>(f.word).store(outcome, std::memory_order_relaxed);
   publish(f, step_, e_.team().waiter().may_sleep());  // after the word
+}
+void DirectCall::copy(std::byte* dst, const std::byte* src, std::size_t n) const {
+  if (!skip_) copy_direct(dst, src, n);
 }
 
 // Every rank's `done` but mine and `except`'s: all of them, even after an
@@ -276,14 +280,21 @@ Task DirectCall::run(DirectMode m) {
   e_.count_single_copy();
   // Marked before my first copy (may_copy): a peer whose wait for my flags
   // ends with an abort or a stale call waits on for them. When the team
-  // stopped or an error was raised, I copy nothing, and my flags say so.
+  // stopped or an error was raised, I copy nothing and my flags say so at
+  // once (no peer waits on me), but my buffers are still someone's: a peer
+  // that passed its own may_copy before the stop may be copying into or out
+  // of them, so I still take my role's waits (the moves with skip_), which
+  // outlive every marked peer, before I return the stop.
   RankLine& line = e_.team().rank_line(e_.team().rank());
-  if (Status stop = may_copy(e_, line.done.word, step_); !stop.ok()) {
+  if (auto* hook = g_before_direct_copy.load(std::memory_order_relaxed)) hook(e_.team().rank());
+  Status stop = may_copy(e_, line.done.word, step_);
+  if (!stop.ok()) {
     publish_with(line.arrive, kCopyFailed);
     publish_with(line.done, kCopyFailed);
-    co_return stop;
+    skip_ = true;
   }
   Status st = co_await moves(m);
+  if (skip_) co_return stop;
   // A staged output: every writer is done (the moves waited for them).
   if (st.ok() && staged_out_) std::memcpy(staged_out_, mine_.recv, mine_.recv_len);
   co_return st;
@@ -323,7 +334,7 @@ Task DirectCall::bcast(DirectMode m) {
                                 ? len
                                 : std::min(len, len / static_cast<std::size_t>(n) / kCacheLine * kCacheLine);
   if (me != root) {
-    if (split < len) copy_direct(mine_.recv + split, send_of(root) + split, len - split);
+    if (split < len) copy(mine_.recv + split, send_of(root) + split, len - split);
     Status st;
     if (split > 0) st = co_await arrived(root);  // the root's part, written into my buffer
     done();                                      // my part, read from the root's: whatever happened
@@ -332,7 +343,7 @@ Task DirectCall::bcast(DirectMode m) {
   if (split > 0) {
     for (int i = 1; i < n; ++i) {
       const int q = (me + i) % n;
-      copy_direct(recv_of(q), mine_.send, split);
+      copy(recv_of(q), mine_.send, split);
     }
     arrive();
   }
@@ -347,7 +358,7 @@ Task DirectCall::gather_pull() {
   for (int q = 0; q < e_.team().size(); ++q) {
     std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
     const std::byte* src = q == me ? mine_.send : send_of(q);
-    if (src != dst) copy_direct(dst, src, block);
+    if (src != dst) copy(dst, src, block);
   }
   done();
   co_return Status{};
@@ -358,12 +369,12 @@ Task DirectCall::gather_push() {
   const int me = e_.team().rank(), root = a_.root;
   const std::size_t block = bytes();
   if (me != root) {
-    copy_direct(recv_of(root) + static_cast<std::size_t>(me) * block, mine_.send, block);
+    copy(recv_of(root) + static_cast<std::size_t>(me) * block, mine_.send, block);
     done();
     co_return Status{};
   }
   std::byte* own = mine_.recv + static_cast<std::size_t>(me) * block;
-  if (mine_.send != own) copy_direct(own, mine_.send, block);
+  if (mine_.send != own) copy(own, mine_.send, block);
   co_return co_await finished_all(root);
 }
 
@@ -374,7 +385,7 @@ Task DirectCall::allgather_pull() {
     const int q = (me + i) % n;  // start with my own: spreads the readers
     std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
     const std::byte* src = q == me ? mine_.send : send_of(q);
-    if (src != dst) copy_direct(dst, src, block);
+    if (src != dst) copy(dst, src, block);
   }
   done();
   co_return co_await finished_all();
@@ -386,7 +397,7 @@ Task DirectCall::allgather_push() {
   for (int i = 0; i < n; ++i) {
     const int q = (me + i) % n;
     std::byte* dst = q == me ? mine_.recv + at : recv_of(q) + at;
-    if (mine_.send != dst) copy_direct(dst, mine_.send, block);
+    if (mine_.send != dst) copy(dst, mine_.send, block);
   }
   done();
   co_return co_await finished_all();
@@ -396,11 +407,11 @@ Task DirectCall::scatter_pull() {
   const int me = e_.team().rank(), root = a_.root;
   const std::size_t block = bytes(), at = static_cast<std::size_t>(me) * block;
   if (me != root) {
-    copy_direct(mine_.recv, send_of(root) + at, block);
+    copy(mine_.recv, send_of(root) + at, block);
     done();
     co_return Status{};
   }
-  if (mine_.recv && mine_.recv != mine_.send + at) copy_direct(mine_.recv, mine_.send + at, block);
+  if (mine_.recv && mine_.recv != mine_.send + at) copy(mine_.recv, mine_.send + at, block);
   co_return co_await finished_all(root);
 }
 
@@ -412,7 +423,7 @@ Task DirectCall::scatter_push() {
   for (int q = 0; q < e_.team().size(); ++q) {
     const std::byte* src = mine_.send + static_cast<std::size_t>(q) * block;
     std::byte* dst = q == me ? mine_.recv : recv_of(q);
-    if (dst && dst != src) copy_direct(dst, src, block);
+    if (dst && dst != src) copy(dst, src, block);
   }
   arrive();
   co_return Status{};
@@ -428,7 +439,7 @@ Task DirectCall::alltoall_pull() {
     const int q = (me + i) % n;
     const std::byte* src = (q == me ? mine_.send : send_of(q)) + at;
     std::byte* dst = mine_.recv + static_cast<std::size_t>(q) * block;
-    if (src != dst) copy_direct(dst, src, block);
+    if (src != dst) copy(dst, src, block);
   }
   done();
   co_return co_await finished_all();
@@ -441,7 +452,7 @@ Task DirectCall::alltoall_push() {
     const int q = (me + i) % n;
     const std::byte* src = mine_.send + static_cast<std::size_t>(q) * block;
     std::byte* dst = (q == me ? mine_.recv : recv_of(q)) + at;
-    if (src != dst) copy_direct(dst, src, block);
+    if (src != dst) copy(dst, src, block);
   }
   done();
   co_return co_await finished_all();
@@ -458,7 +469,7 @@ Task DirectCall::reduce() {
   std::vector<const void*> srcs(static_cast<std::size_t>(n));
   const Share s = share_of(count, es, me, n);
   for (int q = 0; q < n; ++q) srcs[static_cast<std::size_t>(q)] = send_of(q) + s.first * es;
-  combine_shared(e_, out + s.first * es, srcs, s.len, a_.dtype, a_.op);
+  if (!skip_) combine_shared(e_, out + s.first * es, srcs, s.len, a_.dtype, a_.op);
   Status st;
   if (all) {
     arrive();
@@ -469,7 +480,7 @@ Task DirectCall::reduce() {
       st = co_await arrived(q);
       if (!st.ok()) break;
       const Share t = share_of(count, es, q, n);
-      copy_direct(mine_.recv + t.first * es, recv_of(q) + t.first * es, t.len * es);
+      copy(mine_.recv + t.first * es, recv_of(q) + t.first * es, t.len * es);
     }
   }
   done();                                   // whatever happened: peers wait for it
@@ -483,7 +494,7 @@ Task DirectCall::reduce_scatter() {
   const std::size_t block = bytes();
   std::vector<const void*> srcs(static_cast<std::size_t>(n));
   for (int q = 0; q < n; ++q) srcs[static_cast<std::size_t>(q)] = send_of(q) + static_cast<std::size_t>(me) * block;
-  combine_shared(e_, mine_.recv, srcs, static_cast<std::size_t>(a_.count), a_.dtype, a_.op);
+  if (!skip_) combine_shared(e_, mine_.recv, srcs, static_cast<std::size_t>(a_.count), a_.dtype, a_.op);
   done();
   co_return co_await finished_all();
 }

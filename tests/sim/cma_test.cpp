@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "api/access.hpp"
+#include "collectives/ops/common.hpp"
 #include "support/collective_suite.hpp"
 #include "team/team.hpp"
 #include "team_api_harness.hpp"
@@ -269,6 +271,65 @@ TEST(HeapErrors, AnAbortNeverLetsACopyOutliveTheCall) {
             << op << ", rank " << r << ": " << got[static_cast<std::size_t>(r)].to_string();
       }
     }
+  }
+}
+
+// The stop falling exactly between two ranks' marks (the race of the test
+// above made certain): the root (rank 0) passed may_copy and writes the
+// first half of rank 1's 96 MiB bcast buffer; rank 1 raises the abort just
+// before its own may_copy, so it copies nothing. It must still wait for the
+// root's copy into its buffer before it returns (its role's waits, which
+// outlive a marked peer: DirectCall::run). Was: rank 1 returned at once and
+// the root wrote over the pattern (failed in every run).
+TEST(HeapErrors, AStopBetweenTwoRanksMarksNeverLetsACopyOutliveTheCall) {
+  constexpr std::int64_t kBytes = std::int64_t{96} << 20;
+  auto tt = test::make_teams({"here_2", "", 2, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  static std::atomic<int> root_reached{0};
+  static std::atomic<Team*> stopper{nullptr};
+  std::atomic<bool> armed{false};
+  std::vector<Status> got(2);
+  std::vector<std::string> overwritten(2);
+  std::vector<std::uint64_t> copies(2);
+  test::on_all(tt, [&](Team& t) {
+    const int me = t.rank();
+    auto send = t.allocate_bytes(static_cast<std::size_t>(kBytes));
+    auto recv = t.allocate_bytes(static_cast<std::size_t>(kBytes));
+    ASSERT_TRUE(send.ok() && recv.ok()) << send.status().to_string() << recv.status().to_string();
+    auto* sbuf = static_cast<std::uint8_t*>(*send);
+    auto* rbuf = static_cast<std::uint8_t*>(*recv);
+    std::memset(sbuf, me + 1, static_cast<std::size_t>(kBytes));
+    if (me == 1) stopper.store(&t);
+    ASSERT_TRUE(t.barrier().ok());
+    if (me == 0) {
+      root_reached.store(0);
+      g_before_direct_copy.store(+[](int rank) {
+        if (rank == 0) {
+          root_reached.store(1);
+          return;
+        }
+        while (root_reached.load() == 0) std::this_thread::yield();
+        // The root marks at once after its call here: 1 ms later it is
+        // deep in its copy (tens of MiB), and I have not marked yet.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        core_of(*stopper.load()).abort();
+      });
+      armed.store(true);
+    }
+    while (!armed.load()) std::this_thread::yield();
+    const std::uint64_t before = t.single_copies();
+    Status st = t.bcast(me == 0 ? sbuf : rbuf, kBytes, Datatype::uint8, 0);
+    copies[static_cast<std::size_t>(me)] = t.single_copies() - before;
+    if (me == 1) overwritten[1] = written_after_return(rbuf, static_cast<std::size_t>(kBytes) / 2);
+    got[static_cast<std::size_t>(me)] = std::move(st);
+  });
+  g_before_direct_copy.store(nullptr);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(copies[static_cast<std::size_t>(r)], 1u) << "rank " << r << ": not the heap's single copy";
+    EXPECT_EQ(overwritten[static_cast<std::size_t>(r)], "") << "rank " << r;
+    EXPECT_FALSE(got[static_cast<std::size_t>(r)].ok()) << "rank " << r;
+    EXPECT_NE(got[static_cast<std::size_t>(r)].message().find("abort"), std::string::npos)
+        << "rank " << r << ": " << got[static_cast<std::size_t>(r)].to_string();
   }
 }
 
