@@ -52,6 +52,17 @@ struct NbCall {
   MPI_Request outer = MPI_REQUEST_NULL;  // the application's request (g_requests)
   int code = MPI_SUCCESS;                // the call's error code once complete
   bool user_freed = false;               // MPI_Request_free came first (osmp_pmpi_request_free)
+  // Duplicates of the derived types the call unpacks with once complete
+  // (Stream::hold_type): the program may free its own before the wait.
+  std::vector<MPI_Datatype> held;
+  void hold_types() {
+    if (x.commit) x.out.hold_type(held);
+    x.blocks.hold_type(held);
+  }
+  void release_types() {
+    for (MPI_Datatype& t : held) PMPI_Type_free(&t);
+    held.clear();
+  }
 };
 
 std::vector<NbCall*> g_pending;  // calls whose request is not complete
@@ -160,6 +171,7 @@ int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, const std::functi
   n->comm = c.comm;
   n->name = c.name;
   n->x = std::move(x);  // the streams keep their buffers: osmp's pointers stay valid
+  n->hold_types();
   int started = MPI_SUCCESS;
   if (n->x.p.refuses()) started = mpi(&n->inner);  // in program order, as every rank's
   n->osmp = start_joined(c.team(), n->x);
@@ -167,6 +179,7 @@ int nonblocking(const Call& c, Prepared&& x, MPI_Request* req, const std::functi
   if (rc != MPI_SUCCESS) {
     // osmp's part is under way on every rank: finish it, then report.
     (void)n->osmp.wait();
+    n->release_types();
     return started != MPI_SUCCESS ? started : deliver(c.comm, c.name, MPI_ERR_INTERN, "starting the request failed");
   }
   n->outer = *req;
@@ -272,6 +285,7 @@ int osmp_pmpi_progress(void) {
     }
     g_pending.erase(g_pending.begin() + static_cast<std::ptrdiff_t>(i));
     ++done;
+    n->release_types();  // unpacked (after_osmp), or the MPI's own call holds its own
     // The MPI frees n (release) once the request is complete and freed.
     MPI_Request outer = n->outer;
     const bool freed = n->user_freed;

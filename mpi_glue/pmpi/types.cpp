@@ -313,6 +313,24 @@ void BlockSet::commit() {
   }
 }
 
+namespace {
+// `type` replaced by a duplicate of itself, appended to `held`.
+void hold(MPI_Datatype& type, std::vector<MPI_Datatype>& held) {
+  MPI_Datatype dup = MPI_DATATYPE_NULL;
+  if (PMPI_Type_dup(type, &dup) != MPI_SUCCESS) return;  // as before: the caller's handle
+  type = dup;
+  held.push_back(dup);
+}
+}  // namespace
+
+void BlockSet::hold_type(std::vector<MPI_Datatype>& held) {
+  if (!raw_ && written_) hold(type_, held);
+}
+
+void Stream::hold_type(std::vector<MPI_Datatype>& held) {
+  if (!raw_ && bytes_ != 0) hold(type_, held);
+}
+
 const void* Stream::in() {
   if (raw_ || bytes_ == 0) return buf_;
   if (!packed_) {

@@ -55,6 +55,11 @@ class Stream {
   void* out();
   // Unpacks what was written to out() into the buffer (no-op when raw).
   void commit();
+  // A non-blocking call that unpacks once it is complete holds the type by a
+  // duplicate of its own (MPI lets the program free a type before the wait):
+  // appended to `held`, for the caller to free once the call is complete.
+  // Nothing when commit() needs no type.
+  void hold_type(std::vector<MPI_Datatype>& held);
 
  private:
   const void* buf_ = nullptr;
@@ -86,6 +91,7 @@ class BlockSet {
   const void* in();  // the blocks to send (packing them the first time)
   void* out();       // where the received blocks go
   void commit();     // unpacks what out() received (no-op in place, or with nothing received)
+  void hold_type(std::vector<MPI_Datatype>& held);  // as Stream's (commit() unpacks only after out())
 
  private:
   const void* buf_ = nullptr;

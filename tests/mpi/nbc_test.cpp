@@ -3,7 +3,8 @@
 // several at a time, small and chunked sizes, completed by every member of
 // the MPI_Wait / MPI_Test family in shuffled orders, mixed with
 // point-to-point requests; the cases osmp declines (a user op: the MPI's own
-// call) and packs (a vector type); a mismatch reported by the wait; a large
+// call) and packs (a vector type); datatypes, ops, communicators and
+// requests freed before the wait; a mismatch reported by the wait; a large
 // message that moves only while its sender waits in an osmp collective.
 // Also checks that osmp ran the calls (osmp_pmpi_calls, found with dlsym).
 //
@@ -241,6 +242,100 @@ void declined_and_packed(bool on_osmp) {
   if (ysum != g_size) fail("a freed iallreduce");
 }
 
+// k ints at stride 2, consecutive elements 2k ints apart, committed.
+MPI_Datatype strided(int k) {
+  MPI_Datatype v, t;
+  MPI_Type_vector(k, 1, 2, MPI_INT, &v);
+  MPI_Type_create_resized(v, 0, static_cast<MPI_Aint>(2 * k * sizeof(int)), &t);
+  MPI_Type_free(&v);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+// v as strided() lays it out, -1 in the gaps.
+std::vector<int> spread(const std::vector<int>& v) {
+  std::vector<int> s(2 * v.size(), -1);
+  for (std::size_t i = 0; i < v.size(); ++i) s[2 * i] = v[i];
+  return s;
+}
+
+// MPI lets a program free what a pending non-blocking collective uses: its
+// datatypes, its op, its communicator handle and its request. The calls
+// still complete, with the right results. A receive type that needs
+// unpacking at completion, freed right after the start (was: the
+// interposer unpacked with the freed type in MPI_Wait, SIGSEGV), on every
+// operation that unpacks; a user op freed (the MPI's own call); a dup'ed
+// communicator freed with an ibcast pending on it; a freed request of a
+// packed call.
+void freed_before_wait(bool on_osmp) {
+  constexpr int k = 5;
+  const std::size_t uk = k, n = static_cast<std::size_t>(g_size);
+  const std::vector<int> m = mine(uk, g_rank), all = everyone(uk);
+  std::vector<int> a2a_send;
+  for (int q = 0; q < g_size; ++q) a2a_send.insert(a2a_send.end(), m.begin(), m.end());
+  const std::vector<int> ones(n, 1);
+  std::vector<int> displs(n);
+  for (std::size_t q = 0; q < n; ++q) displs[q] = static_cast<int>(q);
+  std::vector<int> bc = g_rank == 0 ? spread(mine(uk, 0)) : std::vector<int>(2 * uk, -1);
+  std::vector<int> ga(2 * uk * n, -1), ag(2 * uk * n, -1), sc(2 * uk, -1), a2a(2 * uk * n, -1);
+  std::vector<int> gv(2 * uk * n, -1), agv(2 * uk * n, -1), scv(2 * uk, -1);
+  MPI_Datatype t[8];
+  for (MPI_Datatype& x : t) x = strided(k);
+  std::vector<MPI_Request> rs(8, MPI_REQUEST_NULL);
+  MPI_Ibcast(bc.data(), 1, t[0], 0, MPI_COMM_WORLD, &rs[0]);
+  MPI_Igather(m.data(), k, MPI_INT, ga.data(), 1, t[1], g_size - 1, MPI_COMM_WORLD, &rs[1]);
+  MPI_Iallgather(m.data(), k, MPI_INT, ag.data(), 1, t[2], MPI_COMM_WORLD, &rs[2]);
+  MPI_Iscatter(all.data(), k, MPI_INT, sc.data(), 1, t[3], 0, MPI_COMM_WORLD, &rs[3]);
+  MPI_Ialltoall(a2a_send.data(), k, MPI_INT, a2a.data(), 1, t[4], MPI_COMM_WORLD, &rs[4]);
+  MPI_Igatherv(m.data(), k, MPI_INT, gv.data(), ones.data(), displs.data(), t[5], 0, MPI_COMM_WORLD, &rs[5]);
+  MPI_Iallgatherv(m.data(), k, MPI_INT, agv.data(), ones.data(), displs.data(), t[6], MPI_COMM_WORLD, &rs[6]);
+  MPI_Iscatterv(all.data(), std::vector<int>(n, k).data(), std::vector<int>(n, 0).data(), MPI_INT, scv.data(), 1,
+                t[7], 0, MPI_COMM_WORLD, &rs[7]);
+  for (MPI_Datatype& x : t) MPI_Type_free(&x);
+  MPI_Waitall(static_cast<int>(rs.size()), rs.data(), MPI_STATUSES_IGNORE);
+  if (bc != spread(mine(uk, 0))) fail("ibcast, its type freed before the wait");
+  if (g_rank == g_size - 1 && ga != spread(all)) fail("igather, its type freed before the wait");
+  if (ag != spread(all)) fail("iallgather, its type freed before the wait");
+  if (sc != spread(m)) fail("iscatter, its type freed before the wait");
+  if (a2a != spread(all)) fail("ialltoall, its type freed before the wait");
+  if (g_rank == 0 && gv != spread(all)) fail("igatherv, its type freed before the wait");
+  if (agv != spread(all)) fail("iallgatherv, its type freed before the wait");
+  // scatterv: every rank's block is the root's first k ints.
+  if (scv != spread(mine(uk, 0))) fail("iscatterv, its type freed before the wait");
+  // A user op freed before the wait (every rank declines: the MPI's call).
+  MPI_Op op;
+  MPI_Op_create(user_sum, 1, &op);
+  int x = g_rank + 1, sum = 0;
+  MPI_Request r;
+  MPI_Iallreduce(&x, &sum, 1, MPI_INT, op, MPI_COMM_WORLD, &r);
+  MPI_Op_free(&op);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  if (sum != g_size * (g_size + 1) / 2) fail("iallreduce, its user op freed before the wait");
+  // The communicator's handle freed with a call pending on it.
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Barrier(dup);  // builds its osmp state (the component builds it at a blocking call)
+  MPI_Datatype u = strided(k);
+  std::vector<int> cb = g_rank == 1 % g_size ? spread(mine(uk, 1 % g_size)) : std::vector<int>(2 * uk, -1);
+  MPI_Ibcast(cb.data(), 1, u, 1 % g_size, dup, &r);
+  MPI_Type_free(&u);
+  MPI_Comm_free(&dup);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  if (cb != spread(mine(uk, 1 % g_size))) fail("ibcast, its communicator and type freed before the wait");
+  // A freed request of a packed call completes (the next wait moves it on;
+  // on osmp only, as declined_and_packed says).
+  if (!on_osmp) return;
+  std::vector<int> fa(2 * uk * n, -1);
+  MPI_Datatype f = strided(k);
+  MPI_Iallgather(m.data(), k, MPI_INT, fa.data(), 1, f, MPI_COMM_WORLD, &r);
+  MPI_Type_free(&f);
+  MPI_Request_free(&r);
+  MPI_Ibarrier(MPI_COMM_WORLD, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (fa != spread(all)) fail("a freed iallgather of a freed type");
+}
+
 void mismatch() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::vector<int> in(8, 1), out(8, 0);
@@ -288,6 +383,7 @@ int main(int argc, char** argv) {
   mixed_with_p2p();
   progress_in_collective();
   declined_and_packed(one_node);
+  freed_before_wait(one_node);
   if (one_node) mismatch();
   // The batches' calls with data ran on osmp on one node (128 of 160: Open
   // MPI completes some calls of count 0 before the component sees them).
