@@ -167,6 +167,15 @@ Outcome alone(const Prepared& x) {
   return {};
 }
 
+// Send and receive arguments that are exactly the same buffer with the same
+// layout (the caller checks the counts and types) mean what MPI_IN_PLACE
+// means: Open MPI's own communicator creation issues MPI_Iallreduce(&ok,
+// &ok, ...) through the collective component, and some programs do the same
+// with count 1, which Open MPI accepts. Only where in place reads and
+// writes the very bytes the two arguments name (reductions, scans,
+// alltoall); overlapping buffers that differ stay an error.
+bool same_as_in_place(const void* s, const void* r) { return s == r && s != nullptr && s != MPI_IN_PLACE; }
+
 // A reduction's plan and streams: osmp's element type and count when the
 // signature is one builtin osmp reduces, repeated; else "to the MPI".
 void reduction_type(Prepared& x, std::int64_t count, const TypeInfo& ti, MPI_Op op) {
@@ -183,7 +192,9 @@ Prepared reduction(const Call& c, OpKind kind, const void* s, void* r, int count
                    int in_factor, bool wants_out) {
   Prepared x;
   x.p = start(c, kind, root);
-  const bool in_place = s == MPI_IN_PLACE;
+  // The very buffer as input and output, of the one count and type, is in
+  // place (same_as_in_place); buffers that merely overlap stay an error.
+  const bool in_place = s == MPI_IN_PLACE || (wants_out && same_as_in_place(s, r));
   if (in_place && kind == OpKind::reduce && c.me != x.p.root)
     x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
   if (op == MPI_OP_NULL) x.p.fail(MPI_ERR_OP, "the op is MPI_OP_NULL");
@@ -265,7 +276,7 @@ Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st,
   Prepared x;
   x.p = start(c, OpKind::alltoall, -1);
   Plan& p = x.p;
-  const bool in_place = s == MPI_IN_PLACE;
+  const bool in_place = s == MPI_IN_PLACE || (same_as_in_place(s, r) && sc == rc && st == rt);
   const std::int64_t n = c.n;
   x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * n, rt);
   x.in = in_place ? stream_of(p, c, r, static_cast<std::int64_t>(rc) * n, rt) : stream_of(p, c, s, sc * n, st);
@@ -362,7 +373,7 @@ Prepared prepare_reduce_scatter(const Call& c, const void* s, void* r, const int
     if (rc[q] < 0) p.fail(MPI_ERR_COUNT, cat("receive count ", q, " is negative (", rc[q], ")"));
     total += rc[q];
   }
-  const bool in_place = s == MPI_IN_PLACE;
+  const bool in_place = s == MPI_IN_PLACE || same_as_in_place(s, r);
   const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
   x.in = stream_of(p, c, in_place ? r : s, total, t, &ti);
   x.out = stream_of(p, c, r, rc[c.me], t, &ti);
