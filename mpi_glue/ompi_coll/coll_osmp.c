@@ -17,6 +17,8 @@
  */
 #include "ompi_config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,11 @@
 /* 1: per rank at MPI_Finalize, how many calls ran where, and why osmp
  *    declined (each reason once); 2: also the path of every call. */
 
-static int osmp_priority = 90; /* above tuned (30): chosen whenever it is loaded */
+/* coll_osmp_priority, read as a string and parsed here (Open MPI reads a
+ * typo in an int parameter as 0): above tuned (30), chosen whenever it is
+ * loaded; < 0, or not a number, disables the component. */
+static char* osmp_priority_text = NULL;
+static int osmp_priority = 90;
 static int osmp_verbose = 0;
 static char* osmp_vh = NULL;
 static char* osmp_wait = NULL;
@@ -70,7 +76,11 @@ typedef struct {
 #undef OSMP_PREV
 } mca_coll_osmp_module_t;
 
-static void module_construct(mca_coll_osmp_module_t* m) { m->comm = NULL; }
+/* Everything after the base module zeroed: a module whose enable failed
+ * part way is destructed with only the previous modules it kept. */
+static void module_construct(mca_coll_osmp_module_t* m) {
+  memset((char*)m + sizeof(m->super), 0, sizeof(*m) - sizeof(m->super));
+}
 
 /* The communicator's osmp state (team, leaders) is an attribute of it and
  * goes with it; this only lets go of the previous component. */
@@ -519,16 +529,28 @@ static char* hint_changed(opal_infosubscriber_t* obj, char* key, char* value) {
 
 /* ---- module and component --------------------------------------------- */
 
+/* A module enabled before every component that provides one of its
+ * operations (coll_osmp_priority below theirs) has nothing to fall back on:
+ * it declines the communicator (Open MPI then drops it), said once with
+ * coll_osmp_verbose. */
+static int no_previous(const char* op) {
+  static int said = 0;
+  if (osmp_verbose >= 1 && !said) {
+    said = 1;
+    fprintf(stderr,
+            "coll/osmp: not used: no component below it provides %s (coll_osmp_priority %d is below the others')\n",
+            op, osmp_priority);
+  }
+  return OMPI_ERROR;
+}
+
 static int module_enable(mca_coll_base_module_t* module, struct ompi_communicator_t* comm) {
   mca_coll_osmp_module_t* m = (mca_coll_osmp_module_t*)module;
   m->comm = comm;
-#define OSMP_SAVE(name)                                                           \
-  m->prev_##name = comm->c_coll->coll_##name;                                     \
-  m->prev_##name##_module = comm->c_coll->coll_##name##_module;                   \
-  if (!m->prev_##name || !m->prev_##name##_module) {                              \
-    if (osmp_verbose >= 1) fprintf(stderr, "coll:osmp: no previous " #name "\n"); \
-    return OMPI_ERROR;                                                            \
-  }                                                                               \
+#define OSMP_SAVE(name)                                                                              \
+  if (!comm->c_coll->coll_##name || !comm->c_coll->coll_##name##_module) return no_previous(#name); \
+  m->prev_##name = comm->c_coll->coll_##name;                                                        \
+  m->prev_##name##_module = comm->c_coll->coll_##name##_module;                                      \
   OBJ_RETAIN(m->prev_##name##_module);
   /* every operation of osmp_ops.h, blocking and non-blocking */
 #define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_SAVE(name) OSMP_SAVE(i##name)
@@ -554,9 +576,30 @@ static void setting(const char* env, const char* value) {
  * MPI_Type_get_envelope refuses with MPI_ERR_INTERN). */
 static int undescribed(MPI_Datatype t) { return !ompi_datatype_is_predefined(t) && t->args == NULL; }
 
+/* coll_osmp_priority: an integer, else the component is disabled, said once
+ * (by the job's first rank where Open MPI tells which that is). */
+static void parse_priority(void) {
+  if (!osmp_priority_text || !osmp_priority_text[0]) return;
+  char* end = NULL;
+  errno = 0;
+  const long v = strtol(osmp_priority_text, &end, 10);
+  while (end && (*end == ' ' || *end == '\t')) ++end;
+  if (errno == 0 && end != osmp_priority_text && end && *end == '\0' && v >= INT_MIN && v <= INT_MAX) {
+    osmp_priority = (int)v;
+    return;
+  }
+  osmp_priority = -1;
+  const char* rank = getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank || strcmp(rank, "0") == 0) {
+    fprintf(stderr, "coll/osmp: coll_osmp_priority '%s' is not an integer: coll/osmp is disabled\n",
+            osmp_priority_text);
+  }
+}
+
 static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   (void)enable_progress_threads;
   (void)enable_mpi_threads;
+  parse_priority();
   setting("OSMP_VH", osmp_vh);
   setting("OSMP_WAIT", osmp_wait);
   setting("OSMP_BASE_CASE", osmp_base_case);
@@ -616,11 +659,13 @@ static void string_param(const char* name, const char* help, char** storage) {
 }
 
 static int register_params(void) {
+  osmp_priority_text = "90";
   (void)mca_base_component_var_register(&mca_coll_osmp_component.collm_version, "priority",
-                                        "Priority of coll/osmp (default 90, above tuned's 30: chosen whenever it is "
-                                        "loaded, for intra-communicators on one node; < 0 disables it)",
-                                        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-                                        &osmp_priority);
+                                        "Priority of coll/osmp, an integer (default 90, above tuned's 30: chosen "
+                                        "whenever it is loaded, for intra-communicators on one node; < 0, or not an "
+                                        "integer, disables it; below the other components' it declines)",
+                                        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_6,
+                                        MCA_BASE_VAR_SCOPE_READONLY, &osmp_priority_text);
   (void)mca_base_component_var_register(&mca_coll_osmp_component.collm_version, "verbose",
                                         "0 quiet; 1 why osmp declined, per communicator; 2 the path of every call",
                                         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,

@@ -167,14 +167,21 @@ Outcome alone(const Prepared& x) {
   return {};
 }
 
-// Send and receive arguments that are exactly the same buffer with the same
-// layout (the caller checks the counts and types) mean what MPI_IN_PLACE
-// means: Open MPI's own communicator creation issues MPI_Iallreduce(&ok,
-// &ok, ...) through the collective component, and some programs do the same
-// with count 1, which Open MPI accepts. Only where in place reads and
-// writes the very bytes the two arguments name (reductions, scans,
-// alltoall); overlapping buffers that differ stay an error.
+// Send and receive arguments that name exactly the bytes in place would
+// use, with the same layout (the caller passes where in place puts this
+// rank's data and checks the counts and types), mean what MPI_IN_PLACE
+// means: Open MPI calls its collective components so (its communicator
+// creation issues MPI_Iallreduce(&ok, &ok, ...); its basic allgatherv
+// gathers each rank's own block from where it lies in the receive buffer),
+// and some programs pass count 1 so, which Open MPI accepts. Overlapping
+// buffers that differ stay an error.
 bool same_as_in_place(const void* s, const void* r) { return s == r && s != nullptr && s != MPI_IN_PLACE; }
+// The gathers and scatters: `own` is block `index` (`count` of `t` each) of
+// `all`, where in place leaves this rank's block.
+bool own_block_is(const void* own, const void* all, int index, int count, MPI_Datatype t) {
+  if (!own || !all || own == MPI_IN_PLACE || t == MPI_DATATYPE_NULL) return false;
+  return same_as_in_place(own, block_of(const_cast<void*>(all), index, count, t));
+}
 
 // A reduction's plan and streams: osmp's element type and count when the
 // signature is one builtin osmp reduces, repeated; else "to the MPI".
@@ -234,7 +241,8 @@ Prepared prepare_gathered(const Call& c, OpKind kind, const void* s, int sc, MPI
   Prepared x;
   x.p = start(c, kind, root);
   Plan& p = x.p;
-  const bool receives = kind == OpKind::allgather || c.me == p.root, in_place = receives && s == MPI_IN_PLACE;
+  const bool receives = kind == OpKind::allgather || c.me == p.root;
+  const bool in_place = receives && (s == MPI_IN_PLACE || (sc == rc && st == rt && own_block_is(s, r, c.me, rc, rt)));
   if (receives) x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
   x.in = in_place ? stream_of(p, c, block_of(r, c.me, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
   if (receives && x.out.bytes() != x.in.bytes() * c.n) {
@@ -254,7 +262,8 @@ Prepared prepare_scatter(const Call& c, const void* s, int sc, MPI_Datatype st, 
   Prepared x;
   x.p = start(c, OpKind::scatter, root);
   Plan& p = x.p;
-  const bool is_root = c.me == p.root, in_place = is_root && r == MPI_IN_PLACE;
+  const bool is_root = c.me == p.root;
+  const bool in_place = is_root && (r == MPI_IN_PLACE || (sc == rc && st == rt && own_block_is(r, s, c.me, sc, st)));
   if (is_root) x.in = stream_of(p, c, s, static_cast<std::int64_t>(sc) * c.n, st);
   if (!in_place) x.out = stream_of(p, c, r, rc, rt);
   const std::int64_t b = in_place ? x.in.bytes() / c.n : x.out.bytes();
@@ -316,7 +325,9 @@ Prepared prepare_gatheredv(const Call& c, OpKind kind, const void* s, int sc, MP
   Prepared x;
   x.p = start(c, kind, root);
   Plan& p = x.p;
-  const bool receives = kind == OpKind::allgatherv || c.me == p.root, in_place = receives && s == MPI_IN_PLACE;
+  const bool receives = kind == OpKind::allgatherv || c.me == p.root;
+  const bool in_place =
+      receives && (s == MPI_IN_PLACE || (rc && d && sc == rc[c.me] && st == rt && own_block_is(s, r, d[c.me], 1, rt)));
   if (receives) blocks_of(x, x.blocks, c, r, rc, d, rt, "receive");
   const bool go_blocks = p.why == Errc::ok;
   // In place, this rank's block where it lies among the others.
@@ -340,7 +351,9 @@ Prepared prepare_scatterv(const Call& c, const void* s, const int* sc, const int
   Prepared x;
   x.p = start(c, OpKind::scatterv, root);
   Plan& p = x.p;
-  const bool is_root = c.me == p.root, in_place = is_root && r == MPI_IN_PLACE;
+  const bool is_root = c.me == p.root;
+  const bool in_place =
+      is_root && (r == MPI_IN_PLACE || (sc && d && rc == sc[c.me] && st == rt && own_block_is(r, s, d[c.me], 1, st)));
   if (is_root) blocks_of(x, x.blocks, c, s, sc, d, st, "send");
   if (!in_place) x.out = stream_of(p, c, r, rc, rt);
   const std::int64_t own = in_place ? (p.why == Errc::ok ? x.blocks.bytes(c.me) : 0) : x.out.bytes();

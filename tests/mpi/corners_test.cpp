@@ -10,6 +10,7 @@
 // output (run as in place).
 //
 // usage: corners_test
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -175,6 +176,25 @@ void identical_buffers(const Comm& c) {
     }
   MPI_Alltoall(all.data(), k, MPI_INT, all.data(), k, MPI_INT, c.comm);
   check_equal(all, want, "alltoall(a, a)" + at);
+  // The own block where in place leaves it (Open MPI's basic allgatherv
+  // calls gatherv so): allgather and gatherv.
+  std::vector<int> ag = everyone(c.n, k);
+  for (int i = 0; i < c.n * k; ++i)
+    if (i / k != c.me) ag[static_cast<std::size_t>(i)] = kSentinel;
+  MPI_Allgather(ag.data() + c.me * k, k, MPI_INT, ag.data(), k, MPI_INT, c.comm);
+  check_equal(ag, everyone(c.n, k), "allgather from its own block" + at);
+  std::vector<int> counts(static_cast<std::size_t>(c.n), k), displs(static_cast<std::size_t>(c.n));
+  for (int q = 0; q < c.n; ++q) displs[static_cast<std::size_t>(q)] = (c.n - 1 - q) * k;  // reversed
+  std::vector<int> gv(static_cast<std::size_t>(c.n * k), kSentinel), want_gv(gv.size());
+  auto m = mine(c.me, k);
+  std::copy(m.begin(), m.end(), gv.begin() + displs[static_cast<std::size_t>(c.me)]);
+  for (int q = 0; q < c.n; ++q) {
+    auto mq = mine(q, k);
+    std::copy(mq.begin(), mq.end(), want_gv.begin() + displs[static_cast<std::size_t>(q)]);
+  }
+  MPI_Gatherv(gv.data() + displs[static_cast<std::size_t>(c.me)], k, MPI_INT, gv.data(), counts.data(),
+              displs.data(), MPI_INT, 0, c.comm);
+  if (c.me == 0) check_equal(gv, want_gv, "gatherv from its own block at the root" + at);
   // Overlapping but not the same: still an error, on every rank.
   MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
   std::vector<int> o(static_cast<std::size_t>(k) + 1, 1);
