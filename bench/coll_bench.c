@@ -4,30 +4,7 @@
  * (coll_bench_ompi) and MPICH (coll_bench_mpich), so that scripts/compare.sh
  * times every library with the same loop, buffers and statistics.
  *
- *   -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,
- *                 reduce_scatter,alltoall,scan,exscan,gatherv,allgatherv,scatterv,alltoallv,
- *                 reduce_scatter_v (reduce_scatter: MPI_Reduce_scatter_block)
- *                 (default: all)
- *   -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling
- *   -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get
- *                 fewer, at least 20 (scaled by size)
- *   -x N          warm-up iterations (default: iterations / 10)
- *   -s MODE       osu: time each call, a barrier between calls (OSU's semantics);
- *                 loop: time the whole loop of {operation; barrier} per iteration,
- *                 which stays honest when ranks outnumber cores;
- *                 tight: time a loop of the operation alone, back to back;
- *                 overlap: the non-blocking form, as osu_iallreduce measures
- *                 it: the pure time of {start; wait}, then {start; compute for
- *                 that long; wait}, overlap = 100 * (1 - (overall - compute) /
- *                 pure), no test call while computing (default osu)
- *   -r ROOT       root of rooted operations (default 0)
- *   -c FILE       append CSV rows: library,op,procs,bytes,avg_us,min_us,max_us,iters,mode
- *                 (overlap: library,op,procs,bytes,pure_us,overall_us,compute_us,overlap_pct,iters)
- *   -l LABEL      library name in the CSV (default: the build's)
- *   -H            buffers from the library's allocator for shared memory:
- *                 osmp_alloc (osmp's shared heap: single-copy collectives)
- *                 or MPI_Alloc_mem (which the osmp interposer serves from
- *                 the heap too); default malloc
+ * Options: kUsage below (also --help).
  *
  * Sizes are per rank (gather: what each rank sends; alltoall: what each rank
  * sends to each other, as osu_alltoall counts). Reductions use float sum.
@@ -58,6 +35,11 @@
   } while (0)
 #endif
 
+#ifndef OSMP_VERSION_TEXT /* given by the build (bench/CMakeLists.txt) */
+#define OSMP_VERSION_TEXT "unknown"
+#define OSMP_GIT_TEXT "unknown"
+#endif
+
 #ifdef BENCH_OSMP
 #include "osmp.h"
 #define LIBRARY "osmp"
@@ -72,6 +54,35 @@ static osmp_team* g_team;
 #define LIBRARY "mpi"
 #endif
 #endif
+
+/* The options (--help); sizes and modes as the header says. */
+static const char* const kUsage =
+    "usage: %s [options]   (osmp-bench: under osmprun; coll_bench_<mpi>: under mpirun)\n"
+    "    -o OPS        comma list: barrier,bcast,reduce,allreduce,gather,allgather,scatter,\n"
+    "                  reduce_scatter,alltoall,scan,exscan,gatherv,allgatherv,scatterv,alltoallv,\n"
+    "                  reduce_scatter_v (reduce_scatter: MPI_Reduce_scatter_block)\n"
+    "                  (default: all)\n"
+    "    -m MIN:MAX    message sizes in bytes (default 4:4194304), doubling\n"
+    "    -i N          iterations for sizes <= 8 KiB (default 10000); larger sizes get\n"
+    "                  fewer, at least 20 (scaled by size)\n"
+    "    -x N          warm-up iterations (default: iterations / 10)\n"
+    "    -s MODE       osu: time each call, a barrier between calls (OSU's semantics);\n"
+    "                  loop: time the whole loop of {operation; barrier} per iteration,\n"
+    "                  which stays honest when ranks outnumber cores;\n"
+    "                  tight: time a loop of the operation alone, back to back;\n"
+    "                  overlap: the non-blocking form, as osu_iallreduce measures\n"
+    "                  it: the pure time of {start; wait}, then {start; compute for\n"
+    "                  that long; wait}, overlap = 100 * (1 - (overall - compute) /\n"
+    "                  pure), no test call while computing (default osu)\n"
+    "    -r ROOT       root of rooted operations (default 0)\n"
+    "    -c FILE       append CSV rows: library,op,procs,bytes,avg_us,min_us,max_us,iters,mode\n"
+    "                  (overlap: library,op,procs,bytes,pure_us,overall_us,compute_us,overlap_pct,iters)\n"
+    "    -l LABEL      library name in the CSV (default: the build's)\n"
+    "    -H            buffers from the library's allocator for shared memory:\n"
+    "                  osmp_alloc (osmp's shared heap: single-copy collectives)\n"
+    "                  or MPI_Alloc_mem (which the osmp interposer serves from\n"
+    "                  the heap too); default malloc\n"
+    "    -h, --help, --version\n";
 
 enum {
   OP_BARRIER,
@@ -389,7 +400,25 @@ static void sizes(int op, size_t bytes, size_t* sb, size_t* rb) {
   if (op == OP_BARRIER) *sb = *rb = 0;
 }
 
+/* --help and --version: answered before any team or MPI is set up, so
+ * they work without osmprun or mpirun. */
+static int answered(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf(kUsage, argv[0]);
+      return 1;
+    }
+    if (!strcmp(argv[i], "--version")) {
+      const char* slash = strrchr(argv[0], '/');
+      printf("%s (osmp) %s (git %s)\n", slash ? slash + 1 : argv[0], OSMP_VERSION_TEXT, OSMP_GIT_TEXT);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (answered(argc, argv)) return 0;
   be_init(&argc, &argv);
   int want[OP_COUNT];
   for (int i = 0; i < OP_COUNT; ++i) want[i] = 1;

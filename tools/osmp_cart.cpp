@@ -14,6 +14,7 @@
 
 #include "core/strings.hpp"
 #include "mpi_glue/cart/dims.hpp"
+#include "osmp/build_info.hpp"
 
 namespace {
 
@@ -31,7 +32,8 @@ const char* kUsage =
     "                       on a non-periodic dim\n"
     "  --periods P0,P1,...  1 = periodic, 0 = open, per dim (default: all periodic;\n"
     "                       only --refined reads them)\n"
-    "  -h, --help           this text\n";
+    "  -h, --help           this text\n"
+    "  --version            the osmp version and git revision\n";
 
 struct Options {
   std::vector<int> levels;
@@ -102,6 +104,10 @@ int parse(int argc, char** argv, Options& o, Status& error) {
     const std::string a = argv[i];
     if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
+      return 1;
+    }
+    if (a == "--version") {
+      osmp::build_info::print_version("osmp-cart");
       return 1;
     }
     if (a == "--refined") {

@@ -28,15 +28,17 @@
 #include "core/main.hpp"
 #include "shm/rendezvous.hpp"
 #include "shm/segment.hpp"
+#include "osmp/build_info.hpp"
 
 namespace {
 
 const char* const kUsage =
-    "usage: osmp-clean [--dry-run] [--dir DIR]...\n"
+    "usage: osmp-clean [--dry-run] [--dir DIR]... | --help | --version\n"
     "  Lists the calling user's osmp state (names in the shm directories, rendezvous\n"
     "  sockets of starting jobs, processes mapping segments) and removes stale names.\n"
     "  --dry-run   list only\n"
-    "  --dir DIR   look in DIR too (default: OSMP_SHM_DIR, and /dev/shm)\n";
+    "  --dir DIR   look in DIR too (default: OSMP_SHM_DIR, and /dev/shm)\n"
+    "  -h, --help, --version\n";
 
 std::vector<int> my_processes() {
   std::vector<int> pids;
@@ -149,6 +151,9 @@ int run(int argc, char** argv) {
       dirs.emplace_back(argv[++i]);
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "--version") {
+      osmp::build_info::print_version("osmp-clean");
       return 0;
     } else {
       std::fprintf(stderr, "osmp-clean: unknown argument '%s'\n%s", a.c_str(), kUsage);

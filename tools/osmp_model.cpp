@@ -16,6 +16,7 @@
 #include "tuning/model.hpp"
 #include "tuning/tuning_file.hpp"
 #include "virtual_hier/split.hpp"
+#include "osmp/build_info.hpp"
 
 namespace {
 
@@ -34,7 +35,8 @@ const std::string kUsage = std::string("usage: osmp-model [options]\n") + osmp::
                            "                     A domain standing for several levels (Package+L3Cache) pays\n"
                            "                     the deepest cache's costs: see the 'costs of' column.\n"
                            "  --recommend        rank the virtual hierarchies of this machine and placement\n"
-                           "  --json             machine-readable output\n";
+                           "  --json             machine-readable output\n"
+                           "  -h, --help, --version\n";
 
 struct Options {
   osmp::PlacementArgs where;
@@ -71,6 +73,7 @@ int parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") return std::fputs(kUsage.c_str(), stdout), 1;
+    if (a == "--version") return osmp::build_info::print_version("osmp-model"), 1;
     if (a == "--json" || a == "--recommend" || a == "--oversubscribe") {
       (a == "--json" ? o.json : a == "--recommend" ? o.recommend : o.where.oversubscribe) = true;
       continue;

@@ -64,7 +64,7 @@ int parse(int argc, char** argv, Options& o) {
       std::fputs(kUsage.c_str(), stdout);
       return 1;
     } else if (a == "--version") {
-      std::printf("osmp-topo (osmp) %s (git %s)\n", osmp::build_info::kVersion, osmp::build_info::kGitRevision);
+      osmp::build_info::print_version("osmp-topo");
       return 1;
     } else if (a == "--list-presets") {
       for (const auto& p : osmp::presets())

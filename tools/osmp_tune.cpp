@@ -25,6 +25,7 @@
 #include "tools/tune/report.hpp"
 #include "tools/tune/sweep.hpp"
 #include "tuning/tuning_file.hpp"
+#include "osmp/build_info.hpp"
 
 namespace {
 
@@ -41,7 +42,7 @@ const char* kUsage =
     "  -o, --output FILE   the tuning file (default: OSMP_TUNING_FILE, else\n"
     "                      $XDG_CONFIG_HOME/osmp/tuning.json or ~/.config/osmp/tuning.json)\n"
     "  --plot FILE.png     degree against latency (default: FILE with -degrees.png)\n"
-    "  -h, --help\n";
+    "  -h, --help, --version\n";
 
 struct Options {
   int np = 0;
@@ -80,6 +81,7 @@ int parse(int argc, char** argv, Options& o) {
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
     if (a == "-h" || a == "--help") return std::fputs(kUsage, stdout), 1;
+    if (a == "--version") return osmp::build_info::print_version("osmp-tune"), 1;
     if (a == "--worker")
       o.worker = true;
     else if (a == "--quick")

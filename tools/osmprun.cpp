@@ -21,7 +21,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (opts->version) {
-    std::printf("osmprun (osmp) %s (git %s)\n", osmp::build_info::kVersion, osmp::build_info::kGitRevision);
+    osmp::build_info::print_version("osmprun");
     return 0;
   }
   return osmp::run_launcher(*opts, ranks_mask);
