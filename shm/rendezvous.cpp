@@ -108,14 +108,16 @@ std::string rendezvous_prefix(std::uint64_t job_id) {
   return buf;
 }
 
-Result<Rendezvous> Rendezvous::listen(std::uint64_t job_id, int backlog) {
+std::string started_prefix(std::uint64_t job_id) { return rendezvous_prefix(job_id) + "started-"; }
+
+Result<Rendezvous> Rendezvous::listen(std::uint64_t job_id, int backlog, bool started) {
   Rendezvous r;
   r.sock_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (r.sock_ < 0) return Status(Errc::system, cat("cannot create the rendezvous socket: ", errno_text(errno)));
   // 128 random bits: nobody can bind the name first; retry on the
   // impossible collision rather than assume it away.
   for (int attempt = 0;; ++attempt) {
-    r.name_ = rendezvous_prefix(job_id) + random_hex(16);
+    r.name_ = (started ? started_prefix(job_id) : rendezvous_prefix(job_id)) + random_hex(16);
     OSMP_ASSIGN_OR_RETURN(auto addr, abstract_address(r.name_));
     if (::bind(r.sock_, reinterpret_cast<sockaddr*>(&addr.first), addr.second) == 0) break;
     if (errno != EADDRINUSE || attempt == 8) {
@@ -128,13 +130,15 @@ Result<Rendezvous> Rendezvous::listen(std::uint64_t job_id, int backlog) {
   return r;
 }
 
-Rendezvous::Rendezvous(Rendezvous&& o) noexcept : sock_(std::exchange(o.sock_, -1)), name_(std::move(o.name_)) {}
+Rendezvous::Rendezvous(Rendezvous&& o) noexcept
+    : sock_(std::exchange(o.sock_, -1)), name_(std::move(o.name_)), refused_(std::exchange(o.refused_, 0)) {}
 
 Rendezvous& Rendezvous::operator=(Rendezvous&& o) noexcept {
   if (this != &o) {
     close();
     sock_ = std::exchange(o.sock_, -1);
     name_ = std::move(o.name_);
+    refused_ = std::exchange(o.refused_, 0);
   }
   return *this;
 }
@@ -142,6 +146,11 @@ Rendezvous& Rendezvous::operator=(Rendezvous&& o) noexcept {
 void Rendezvous::close() {
   if (sock_ >= 0) ::close(sock_);
   sock_ = -1;
+  if (refused_ > kRefusalsShown) {
+    log(LogLevel::warn, "rendezvous @", name_, ": refused ", refused_ - kRefusalsShown,
+        " more connections from other users (", refused_, " in all)");
+  }
+  refused_ = 0;
 }
 
 int Rendezvous::serve(int fd, const void* data, std::size_t len, int wait_ms) {
@@ -154,8 +163,11 @@ int Rendezvous::serve(int fd, const void* data, std::size_t len, int wait_ms) {
     if (c < 0) break;  // EAGAIN: nothing more waiting
     auto who = peer_cred(c);
     if (!who.ok() || who->uid != ::geteuid()) {
-      log(LogLevel::warn, "rendezvous @", name_, ": refused a connection from uid ",
-          who.ok() ? static_cast<long>(who->uid) : -1L, " pid ", who.ok() ? who->pid : 0);
+      if (++refused_ <= kRefusalsShown) {
+        log(LogLevel::warn, "rendezvous @", name_, ": refused a connection from uid ",
+            who.ok() ? static_cast<long>(who->uid) : -1L, " pid ", who.ok() ? who->pid : 0,
+            refused_ == kRefusalsShown ? " (further refusals are counted, said when it closes)" : "");
+      }
     } else if (Status st = send_fd(c, fd, data, len); !st.ok()) {
       log(LogLevel::debug, "rendezvous @", name_, ": pid ", who->pid, ": ", st.message());
     } else {

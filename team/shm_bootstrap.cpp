@@ -13,12 +13,16 @@
 #include "core/clock.hpp"
 #include "core/env.hpp"
 #include "core/killpoint.hpp"
+#include "core/log.hpp"
 #include "core/strings.hpp"
 
 namespace osmp {
 namespace {
 
 constexpr std::uint64_t kLatecomerGraceNs = 2'000'000'000ULL;
+// Connections the started marker queues (it never accepts): each process
+// that comes later takes one, until the job ends.
+constexpr int kStartedBacklog = 64;
 
 std::uint64_t bootstrap_timeout_ns() {
   auto s = env_int("OSMP_BOOTSTRAP_TIMEOUT", 60, 1, 86400);
@@ -134,7 +138,7 @@ Status ShmBootstrap::create_and_serve() {
 }
 
 Status ShmBootstrap::find_rank0(std::uint64_t deadline) {
-  const std::string prefix = rendezvous_prefix(env_.job_id);
+  const std::string prefix = rendezvous_prefix(env_.job_id), started = started_prefix(env_.job_id);
   std::string refused;
   for (int pause_us = 200;; pause_us = std::min(pause_us * 2, 20'000)) {
     std::vector<pid_t> ours;
@@ -146,6 +150,15 @@ Status ShmBootstrap::find_rank0(std::uint64_t deadline) {
         refused = cat(" (ignored @", name, " of uid ", who.ok() ? static_cast<long>(who->uid) : -1L, ")");
         ::close(*s);
         continue;
+      }
+      if (name.rfind(started, 0) == 0) {  // the job's marker (mark_started): every rank has joined
+        ::close(*s);
+        return Status(Errc::invalid_argument,
+                      cat("rank ", rank(), " of job ", hex(env_.job_id), ": the job has already started (all its ",
+                          size(), " ranks joined; its rank 0 is pid ", who->pid, "), so rank ", rank(),
+                          " is taken (two processes were started with the same OSMP_JOB_ID and OSMP_RANK); this one "
+                          "(pid ",
+                          ::getpid(), ") does not join"));
       }
       ours.push_back(who->pid);
       if (ours.size() > 1) {
@@ -242,9 +255,24 @@ Status ShmBootstrap::await_claims(std::uint64_t deadline) {
   // Everyone has the segment: nothing may reach it any more.
   rendezvous_.close();
   seg_.close_fd();
+  mark_started();
   peers_ = PeerWatch(std::move(pids));
   waiter_.watch(AbortWords{nullptr, &control()->abort}, &peers_);
   return {};
+}
+
+// Rank 0, once every rank has joined: the marker that refuses a process
+// coming later with this job's id at once (shm/rendezvous.hpp). Without it
+// (a socket that cannot be made) such a process waits for the bootstrap
+// timeout instead, as it would have.
+void ShmBootstrap::mark_started() {
+  if (rank() != 0) return;
+  auto marker = Rendezvous::listen(env_.job_id, kStartedBacklog, true);
+  if (!marker.ok()) {
+    log(LogLevel::debug, "bootstrap: no started marker: ", marker.status().message());
+    return;
+  }
+  started_ = std::move(*marker);
 }
 
 // Rank 0 whose job failed while starting: ranks that have not connected yet

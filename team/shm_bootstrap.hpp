@@ -75,6 +75,7 @@ class ShmBootstrap final : public Bootstrap {
   Status claim();
   Status await_claims(std::uint64_t deadline);
   void tell_latecomers(std::uint64_t deadline);
+  void mark_started();
   Status wait_all(bool done_flags, std::uint64_t step);
   Status wait_one(const Flag& f, std::uint64_t step, int rank);
   Status failure(WaitStatus ws, int rank, std::uint64_t step);
@@ -84,6 +85,7 @@ class ShmBootstrap final : public Bootstrap {
   SegmentInfo expect_;
   Segment seg_;
   Rendezvous rendezvous_;  // rank 0 without osmprun, until every rank has claimed
+  Rendezvous started_;     // rank 0, once every rank has claimed (mark_started)
   PeerWatch peers_;
   Waiter waiter_;
   std::uint64_t step_ = 0;

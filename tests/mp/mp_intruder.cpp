@@ -19,6 +19,12 @@
 //
 //   mp_intruder USER VICTIM SECONDS [JOBHEX...]     (SIGTERM ends it early)
 //
+// Or it floods one job of the user that started it with connections to its
+// rendezvous, COUNT of them within 4 s (as fast as the job's rank 0 takes
+// them), and prints "flood: connected K":
+//
+//   mp_intruder USER flood COUNT JOBHEX
+//
 // Job ids come from the command line (a launcher's id can be predictable)
 // and from the victim's rendezvous names it sees. Prints one line:
 // "intruder: planted P forged F callers C joined J stolen S opened O tries T"
@@ -222,7 +228,39 @@ void open_live(unsigned victim, Counts& c) {
 
 }  // namespace
 
+// Connects to the job's rendezvous (not its started marker, which never
+// accepts) `count` times, closing each at once.
+int flood(unsigned victim, int count, std::uint64_t job) {
+  const std::string prefix = "osmp-" + std::to_string(victim) + "-" + hex(job) + "-";
+  const std::string marker = prefix + "started-";
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+  int connected = 0;
+  while (connected < count && std::chrono::steady_clock::now() < end) {
+    bool any = false;
+    for (const auto& name : osmp::abstract_sockets(prefix)) {
+      if (name.rfind(marker, 0) == 0) continue;
+      if (auto s = osmp::connect_abstract(name); s.ok()) {
+        ++connected;
+        any = true;
+        ::close(*s);
+      }
+    }
+    if (!any) std::this_thread::sleep_for(std::chrono::microseconds(200));  // its backlog is full: rank 0 serves
+  }
+  std::printf("flood: connected %d\n", connected);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 5 && std::strcmp(argv[2], "flood") == 0) {
+    const auto user = static_cast<unsigned>(std::atoi(argv[1]));
+    const unsigned victim = ::geteuid();  // who started it: the job's user
+    if (::setgid(user) != 0 || ::setuid(user) != 0) {
+      std::perror("mp_intruder: setuid");
+      return 2;
+    }
+    return flood(victim, std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 16));
+  }
   if (argc < 4) {
     std::fprintf(stderr, "usage: mp_intruder USER VICTIM SECONDS [JOBHEX...]\n");
     return 2;

@@ -138,10 +138,44 @@ def case_hostile_env_route():
             clean = Clean()
             res = finish(env_job(n, job, {"OSMP_BOOTSTRAP_TIMEOUT": "10"}))
             expect_ok([o for _, o in res], n, f"job {job} of {n} under attack")
+            refusals(res, f"job {job} of {n} under attack")
             clean.check(f"job {job}")
     r = intruder.report
     if r["planted"] < len(jobs) or r["forged"] == 0:
         fail(f"the intruder did not get to attack: {r}")
+
+
+def refusals(res, what):
+    """Rank 0 says the first 3 refusals of another user's connections and
+    counts the rest (item 5: was one warning per attempt, megabytes of
+    stderr under a flood)."""
+    said = sum(o.count("refused a connection") for _, o in res)
+    if said > 3:
+        fail(f"{what}: {said} refusals said one by one (at most 3)\n" + "\n".join(o for _, o in res))
+
+
+def case_rendezvous_flood():
+    """Another user connecting to a starting job's rendezvous thousands of
+    times gets nothing and fills no log: at most 3 refusals said, the rest
+    counted in one line (item 5)."""
+    need_root()
+    job = new_job()
+    clean = Clean()
+    real = env_job(3, job, {"MP_DELAY_RANK": "2", "MP_DELAY_MS": "2500"})
+    end = time.time() + 20
+    while not any(job in s for s in osmp_sockets()) and time.time() < end:
+        time.sleep(0.01)
+    flood = subprocess.run([INTRUDER, str(NOBODY), "flood", "2000", job], capture_output=True, text=True, timeout=60)
+    m = re.search(r"flood: connected (\d+)", flood.stdout)
+    if not m or int(m.group(1)) < 100:
+        fail(f"the flood did not connect: {flood.stdout}{flood.stderr}")
+    res = finish(real)
+    expect_ok([o for _, o in res], 3, "the job under a flood")
+    refusals(res, "the job under a flood")
+    if not any(re.search(r"refused \d+ more connections from other users", o) for _, o in res):
+        fail("the flood's refusals were not counted\n" + "\n".join(o for _, o in res))
+    print(f"  {m.group(0)}; said: " + next(l for _, o in res for l in o.splitlines() if "more connections" in l))
+    clean.check("flood")
 
 
 def case_hostile_osmprun():
@@ -234,6 +268,28 @@ def case_impostor_env_route():
         fail(f"a second rank 0: exit {rc}\n{out}")
     res = finish(first + env_job(2, job, ranks=[1]))
     expect_ok([o for _, o in res], 2, "the job after a second rank 0")
+    # A second rank 1 (and a second rank 0) once every rank has joined:
+    # refused at once, every time (item 7: was a wait for the bootstrap
+    # timeout in a quarter of the tries, the rendezvous being closed).
+    job = new_job()
+    real = env_job(3, job, args=("ring", "0"))
+    marker = lambda: any(job in s and "started-" in s for s in osmp_sockets())
+    end = time.time() + 20
+    while not marker() and time.time() < end:
+        time.sleep(0.01)
+    if not marker():
+        fail("the job never marked that it started")
+    for r in [1, 2, 0, 1, 2]:
+        t0 = time.time()
+        rc, out = finish(env_job(3, job, ranks=[r]))[0]
+        took = time.time() - t0
+        want = "is already rank 0 of this job" if r == 0 else "the job has already started"
+        if rc == 0 or want not in out or took > 5:
+            fail(f"a second rank {r} after the start: exit {rc} after {took:.1f} s\n{out}")
+    print("  a late rank refused: " + out.strip().splitlines()[-1])
+    for p in real:
+        p.terminate()
+    finish(real)
 
 
 # --- signals and deaths ------------------------------------------------------

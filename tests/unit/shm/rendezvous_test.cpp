@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "core/random.hpp"
 
@@ -124,6 +125,70 @@ TEST(Rendezvous, AnotherUserIsRefused) {
   EXPECT_EQ(served, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "11: could not connect, 12: got the descriptor";
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
+// The marker of a started job: its own prefix, under the job's.
+TEST(Rendezvous, StartedMarkerIsNamedApart) {
+  const std::uint64_t job = random_id();
+  auto m = Rendezvous::listen(job, 4, true);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  EXPECT_EQ(m->name().rfind(started_prefix(job), 0), 0u);
+  EXPECT_EQ(m->name().size(), started_prefix(job).size() + 32);
+  EXPECT_TRUE(listed(rendezvous_prefix(job), m->name()));  // what a latecomer looks through
+  auto s = connect_abstract(m->name());  // it never accepts: the connection queues
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto who = peer_cred(*s);
+  ASSERT_TRUE(who.ok());
+  EXPECT_EQ(who->pid, ::getpid());
+  ::close(*s);
+}
+
+// Another user connecting many times: the first kRefusalsShown refusals are
+// said, the rest counted and said in one line when the rendezvous closes.
+TEST(Rendezvous, RefusalsAreCountedNotEachSaid) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  const std::uint64_t job = random_id();
+  auto r = Rendezvous::listen(job, 64);
+  ASSERT_TRUE(r.ok());
+  constexpr int kTries = 40;
+  pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+    for (int i = 0; i < kTries; ++i) {
+      auto s = connect_abstract(r->name());
+      if (!s.ok()) ::_exit(11);
+      ::close(*s);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "11: could not connect";
+  char path[] = "/tmp/osmp-refusals-XXXXXX";
+  const int log = ::mkstemp(path);
+  ASSERT_GE(log, 0);
+  const int saved = ::dup(2);
+  ::dup2(log, 2);
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  const std::uint32_t data = 1;
+  EXPECT_EQ(r->serve(p[1], &data, sizeof data, 100), 0);
+  EXPECT_EQ(r->refused(), kTries);
+  r->close();
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::string text(4096, '\0');
+  text.resize(static_cast<std::size_t>(std::max<ssize_t>(0, ::pread(log, text.data(), text.size(), 0))));
+  ::close(log);
+  ::unlink(path);
+  int said = 0;
+  for (std::size_t at = 0; (at = text.find("refused a connection", at)) != std::string::npos; ++at) ++said;
+  EXPECT_EQ(said, Rendezvous::kRefusalsShown) << text;
+  EXPECT_NE(text.find("refused " + std::to_string(kTries - Rendezvous::kRefusalsShown) + " more connections"),
+            std::string::npos)
+      << text;
   ::close(p[0]);
   ::close(p[1]);
 }
