@@ -15,7 +15,13 @@
  * range, a predefined op on a derived datatype) never reach the module.
  * Load: mpirun --mca mca_base_component_path <default dir>:<dir of this file>.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr1 */
+#endif
 #include "ompi_config.h"
+
+#include <dlfcn.h>
+#include <link.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -112,6 +118,39 @@ static __thread int bypass = 0;
   int rc_ = logic_call;                        \
   bypass = 0;                                  \
   return rc_
+/* Open MPI starts non-blocking collectives of its own: the rounds of its
+ * communicator creation (MPI_Iallreduce on the parent), from progress
+ * callbacks, at moments that differ from rank to rank (before or after a
+ * collective the program calls meanwhile, inside this module's logic or
+ * outside it). osmp orders a team's calls by when each rank starts them, so
+ * those go to the previous component on every rank (as they would without
+ * osmp: libnbc matches them apart from the program's calls). A call the
+ * program made comes through Open MPI's bindings (PMPI_I<op>): it takes the
+ * route rule, bypass or not (the logic never starts a non-blocking call
+ * through the module: own below; nor builds a state for one: logic.cpp). */
+typedef struct {
+  uintptr_t begin, end;
+} osmp_code_range_t;
+static osmp_code_range_t binding_of[OSMP_COLL_COUNT + 1]; /* [OSMP_COLL_<OP>]: PMPI_I<op>, set once (init_query) */
+static void find_binding(osmp_code_range_t* range, const char* symbol) {
+  void* at = dlsym(RTLD_DEFAULT, symbol);
+  Dl_info info;
+  const ElfW(Sym)* sym = NULL;
+  if (!at || !dladdr1(at, &info, (void**)&sym, RTLD_DL_SYMENT) || !sym) return;
+  range->begin = (uintptr_t)at;
+  range->end = (uintptr_t)at + sym->st_size;
+}
+static int from_bindings(int op, const void* return_address) {
+  const uintptr_t a = (uintptr_t)return_address;
+  return a >= binding_of[op].begin && a < binding_of[op].end;
+}
+#define OSMP_NB_CALL(NAME, logic_call, prev_call)                                          \
+  if (!from_bindings(OSMP_COLL_##NAME, __builtin_return_address(0))) return prev_call; \
+  int saved_ = bypass;                                                                 \
+  bypass = 1;                                                                          \
+  int rc_ = logic_call;                                                                \
+  bypass = saved_;                                                                     \
+  return rc_
 
 static int coll_barrier_fn(struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
   OSMP_CALL(barrier, osmp_pmpi_barrier(comm), M->prev_barrier(comm, M->prev_barrier_module));
@@ -186,59 +225,59 @@ static int coll_exscan_fn(const void* s, void* r, int count, struct ompi_datatyp
  * waits call it), as libnbc's requests are; or the previous component's
  * call (own below). */
 static int coll_ibarrier_fn(struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(ibarrier, osmp_pmpi_ibarrier(comm, req), M->prev_ibarrier(comm, req, M->prev_ibarrier_module));
+  OSMP_NB_CALL(BARRIER, osmp_pmpi_ibarrier(comm, req), M->prev_ibarrier(comm, req, M->prev_ibarrier_module));
 }
 
 static int coll_ibcast_fn(void* buf, int count, struct ompi_datatype_t* t, int root, struct ompi_communicator_t* comm,
                           ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(ibcast, osmp_pmpi_ibcast(buf, count, t, root, comm, req),
+  OSMP_NB_CALL(BCAST, osmp_pmpi_ibcast(buf, count, t, root, comm, req),
             M->prev_ibcast(buf, count, t, root, comm, req, M->prev_ibcast_module));
 }
 
 static int coll_iallreduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
                               struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(iallreduce, osmp_pmpi_iallreduce(s, r, count, t, op, comm, req),
+  OSMP_NB_CALL(ALLREDUCE, osmp_pmpi_iallreduce(s, r, count, t, op, comm, req),
             M->prev_iallreduce(s, r, count, t, op, comm, req, M->prev_iallreduce_module));
 }
 
 static int coll_ireduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op, int root,
                            struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(ireduce, osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req),
+  OSMP_NB_CALL(REDUCE, osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req),
             M->prev_ireduce(s, r, count, t, op, root, comm, req, M->prev_ireduce_module));
 }
 
 static int coll_igather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                            struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm, ompi_request_t** req,
                            mca_coll_base_module_t* module) {
-  OSMP_CALL(igather, osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req),
+  OSMP_NB_CALL(GATHER, osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req),
             M->prev_igather(s, sc, st, r, rc, rt, root, comm, req, M->prev_igather_module));
 }
 
 static int coll_iallgather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                               struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
                               mca_coll_base_module_t* module) {
-  OSMP_CALL(iallgather, osmp_pmpi_iallgather(s, sc, st, r, rc, rt, comm, req),
+  OSMP_NB_CALL(ALLGATHER, osmp_pmpi_iallgather(s, sc, st, r, rc, rt, comm, req),
             M->prev_iallgather(s, sc, st, r, rc, rt, comm, req, M->prev_iallgather_module));
 }
 
 static int coll_iscatter_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                             ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(iscatter, osmp_pmpi_iscatter(s, sc, st, r, rc, rt, root, comm, req),
+  OSMP_NB_CALL(SCATTER, osmp_pmpi_iscatter(s, sc, st, r, rc, rt, root, comm, req),
             M->prev_iscatter(s, sc, st, r, rc, rt, root, comm, req, M->prev_iscatter_module));
 }
 
 static int coll_ireduce_scatter_block_fn(const void* s, void* r, int rc, struct ompi_datatype_t* t,
                                          struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
                                          mca_coll_base_module_t* module) {
-  OSMP_CALL(ireduce_scatter_block, osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req),
+  OSMP_NB_CALL(REDUCE_SCATTER_BLOCK, osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req),
             M->prev_ireduce_scatter_block(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_block_module));
 }
 
 static int coll_ialltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                              struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
                              mca_coll_base_module_t* module) {
-  OSMP_CALL(ialltoall, osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req),
+  OSMP_NB_CALL(ALLTOALL, osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req),
             M->prev_ialltoall(s, sc, st, r, rc, rt, comm, req, M->prev_ialltoall_module));
 }
 
@@ -273,7 +312,7 @@ static int coll_reduce_scatter_fn(const void* s, void* r, const int* rc, struct 
 static int coll_ireduce_scatter_fn(const void* s, void* r, const int* rc, struct ompi_datatype_t* t,
                                    struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
                                    mca_coll_base_module_t* module) {
-  OSMP_CALL(ireduce_scatter, osmp_pmpi_ireduce_scatter(s, r, rc, t, op, comm, req),
+  OSMP_NB_CALL(REDUCE_SCATTER, osmp_pmpi_ireduce_scatter(s, r, rc, t, op, comm, req),
             M->prev_ireduce_scatter(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_module));
 }
 
@@ -287,40 +326,40 @@ static int coll_alltoallv_fn(const void* s, const int* sc, const int* sd, struct
 static int coll_ialltoallv_fn(const void* s, const int* sc, const int* sd, struct ompi_datatype_t* st, void* r,
                               const int* rc, const int* rd, struct ompi_datatype_t* rt,
                               struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(ialltoallv, osmp_pmpi_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req),
+  OSMP_NB_CALL(ALLTOALLV, osmp_pmpi_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req),
             M->prev_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req, M->prev_ialltoallv_module));
 }
 
 static int coll_igatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                             ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(igatherv, osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req),
+  OSMP_NB_CALL(GATHERV, osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req),
             M->prev_igatherv(s, sc, st, r, rc, d, rt, root, comm, req, M->prev_igatherv_module));
 }
 
 static int coll_iallgatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                                struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
                                mca_coll_base_module_t* module) {
-  OSMP_CALL(iallgatherv, osmp_pmpi_iallgatherv(s, sc, st, r, rc, d, rt, comm, req),
+  OSMP_NB_CALL(ALLGATHERV, osmp_pmpi_iallgatherv(s, sc, st, r, rc, d, rt, comm, req),
             M->prev_iallgatherv(s, sc, st, r, rc, d, rt, comm, req, M->prev_iallgatherv_module));
 }
 
 static int coll_iscatterv_fn(const void* s, const int* sc, const int* d, struct ompi_datatype_t* st, void* r, int rc,
                              struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                              ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(iscatterv, osmp_pmpi_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req),
+  OSMP_NB_CALL(SCATTERV, osmp_pmpi_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req),
             M->prev_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req, M->prev_iscatterv_module));
 }
 
 static int coll_iscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
                          struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(iscan, osmp_pmpi_iscan(s, r, count, t, op, comm, req),
+  OSMP_NB_CALL(SCAN, osmp_pmpi_iscan(s, r, count, t, op, comm, req),
             M->prev_iscan(s, r, count, t, op, comm, req, M->prev_iscan_module));
 }
 
 static int coll_iexscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
                            struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_CALL(iexscan, osmp_pmpi_iexscan(s, r, count, t, op, comm, req),
+  OSMP_NB_CALL(EXSCAN, osmp_pmpi_iexscan(s, r, count, t, op, comm, req),
             M->prev_iexscan(s, r, count, t, op, comm, req, M->prev_iexscan_module));
 }
 
@@ -610,11 +649,13 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   if (osmp_verbose >= 1) setenv("OSMP_PMPI_STATS", "1", 1);
   osmp_pmpi_set_verbose(osmp_verbose);
   osmp_pmpi_set_undescribed_test(undescribed);
-  osmp_pmpi_set_nonblocking_builds(0);
   osmp_pmpi_set_progress_hook(wait_progress);
   osmp_pmpi_set_own(&own);
   request_class_init();
   osmp_pmpi_set_requests(&requests);
+#define OSMP_FIND_(name, NAME, key, rooted, reduces) find_binding(&binding_of[OSMP_COLL_##NAME], "PMPI_I" #name);
+  OSMP_COLLECTIVES(OSMP_FIND_)
+#undef OSMP_FIND_
   return OMPI_SUCCESS;
 }
 

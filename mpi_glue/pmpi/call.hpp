@@ -25,8 +25,9 @@ struct Call {
   CommState* st = nullptr;
   bool take = false;  // the communicator runs this operation on osmp (agreed when its state was built)
   int me = 0, n = 0;
-  // `nonblocking`: a non-blocking call, which builds the communicator's state
-  // only where set_nonblocking_builds() allows (logic.h).
+  // `nonblocking`: a non-blocking call, which never builds the
+  // communicator's state (a blocking collective does): without one it goes
+  // to the MPI.
   Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking = false);
   bool nodes() const { return st->kind == CommState::Kind::nodes; }
   bool alone() const { return st->kind == CommState::Kind::alone; }

@@ -44,10 +44,6 @@
 
 namespace osmp::pmpi {
 
-namespace {
-bool g_nonblocking_builds = true;
-}  // namespace
-
 Call::Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking) : comm(c), name(function), kind(op) {
   if (comm == MPI_COMM_NULL) return;
   // A state this thread used and nobody released since, before MPI_Finalize
@@ -56,8 +52,13 @@ Call::Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking) : comm
     st = known;
   } else if (int finalized = 0; PMPI_Finalized(&finalized), finalized) {
     return;
-  } else if (nonblocking && !g_nonblocking_builds) {
-    // The same on every rank: the state is built by the same (blocking)
+  } else if (nonblocking) {
+    // A non-blocking call never builds the state: that takes blocking
+    // exchanges over comm, which would make this rank wait inside a call
+    // MPI lets return at once (its peers may first wait for this rank
+    // elsewhere), and, through the component, Open MPI's own communicator
+    // creation issues non-blocking calls on the parent. Whether a state
+    // exists is the same on every rank: it is built by the same (blocking)
     // collective of the communicator everywhere.
     st = existing_state(comm);
     if (!st) {
@@ -802,8 +803,6 @@ __attribute__((visibility("default"))) void osmp_pmpi_shm_use(int* teams, int* p
 void osmp_pmpi_report(void) { report(reporting_rank()); }
 
 void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype)) { osmp::pmpi::set_undescribed_test(undescribed); }
-
-void osmp_pmpi_set_nonblocking_builds(int on) { g_nonblocking_builds = on != 0; }
 
 void osmp_pmpi_set_progress_hook(void (*hook)()) { osmp::set_progress_hook(hook); }
 

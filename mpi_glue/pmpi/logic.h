@@ -160,12 +160,6 @@ void osmp_pmpi_report(void);
  * those are packed as they are and never reduced on osmp. The interposer
  * sees only the application's types and sets none. */
 void osmp_pmpi_set_undescribed_test(int (*undescribed)(MPI_Datatype t));
-/* 0: a non-blocking call on a communicator whose osmp state is not built yet
- * goes to the MPI instead of building it (the component: Open MPI's own
- * communicator creation issues MPI_Iallreduce on the parent communicator
- * through the module, where building the state would create a communicator
- * again). The state is then built by the first blocking collective. */
-void osmp_pmpi_set_nonblocking_builds(int on);
 /* What osmp's waits call now and then (shm/wait.hpp, set_progress_hook):
  * the MPI's progress. The component passes opal_progress (with its bypass);
  * the interposer sets its own at load time. */

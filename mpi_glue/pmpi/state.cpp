@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -84,36 +85,78 @@ int world_rank() {
   return r;
 }
 
-// This process's node communicator within comm: MPI_COMM_TYPE_SHARED, or the
-// simulated nodes of OSMP_SIM_RANKS_PER_NODE (as libosmp_mpi).
-MPI_Comm node_comm(MPI_Comm comm, int& node_id) {
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  MPI_Comm node;
+// Where every rank of comm is, from one allgather over comm: its node (the
+// simulated nodes of OSMP_SIM_RANKS_PER_NODE, as libosmp_mpi; else its host,
+// as MPI_COMM_TYPE_SHARED groups processes) and its rank within the node, in
+// comm's order. No communicator is created for it: Open MPI 4.1's
+// MPI_Comm_split and MPI_Comm_split_type wait forever on a rank where an
+// MPI_Comm_idup of another communicator is pending (MPICH's
+// comm_idup_iallreduce, a legal program, hung in the split this made inside
+// its collective).
+struct Placement {
+  std::vector<int> node_of, local_of;  // per comm rank; nodes numbered in order of their first rank
+  int nodes = 0, widest = 0;           // how many nodes; the most ranks on one
+  // Simulated nodes on one machine: more of comm's processes share this
+  // machine than it has CPUs, which a node's team, seeing only its own
+  // processes, cannot tell.
+  bool crowded = false;
+};
+Placement place_ranks(MPI_Comm comm, int rank, int size) {
+  struct Where {
+    std::int32_t sim = -1;  // simulated node, or -1
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+  };
+  Where mine;
   auto rpn = env_int("OSMP_SIM_RANKS_PER_NODE", 0, 0, 1 << 24);
-  if (rpn.ok() && *rpn > 0) {
-    node_id = world_rank() / static_cast<int>(*rpn);
-    PMPI_Comm_split(comm, node_id, rank, &node);
-    return node;
+  if (rpn.ok() && *rpn > 0) mine.sim = world_rank() / static_cast<int>(*rpn);
+  int len = 0;
+  PMPI_Get_processor_name(mine.host, &len);
+  std::vector<Where> all(static_cast<std::size_t>(size));
+  PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm);
+  auto same_host = [](const Where& a, const Where& b) {
+    return std::strncmp(a.host, b.host, sizeof a.host) == 0;
+  };
+  auto same_node = [&](const Where& a, const Where& b) { return a.sim >= 0 ? a.sim == b.sim : same_host(a, b); };
+  Placement p;
+  std::vector<int> first;  // the first rank of each node
+  std::vector<int> count;  // ranks so far on each node
+  int on_my_host = 0;
+  for (int r = 0; r < size; ++r) {
+    const Where& w = all[static_cast<std::size_t>(r)];
+    int n = 0;
+    while (n < p.nodes && !same_node(all[static_cast<std::size_t>(first[static_cast<std::size_t>(n)])], w)) ++n;
+    if (n == p.nodes) {
+      first.push_back(r);
+      count.push_back(0);
+      ++p.nodes;
+    }
+    p.node_of.push_back(n);
+    p.local_of.push_back(count[static_cast<std::size_t>(n)]++);
+    p.widest = std::max(p.widest, count[static_cast<std::size_t>(n)]);
+    if (same_host(w, all[static_cast<std::size_t>(rank)])) ++on_my_host;
   }
-  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  node_id = world_rank();
-  PMPI_Bcast(&node_id, 1, MPI_INT, 0, node);
-  return node;
+  p.crowded = mine.sim >= 0 && on_my_host > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  return p;
 }
 
-// Simulated nodes on one machine: more of comm's processes share this
-// machine than it has CPUs, which a node's team, seeing only its own
-// processes, cannot tell (collective over comm).
-bool machine_crowded(MPI_Comm comm) {
-  auto rpn = env_int("OSMP_SIM_RANKS_PER_NODE", 0, 0, 1 << 24);
-  if (!rpn.ok() || *rpn <= 0) return false;
-  MPI_Comm here;
-  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &here);
-  int size = 0;
-  PMPI_Comm_size(here, &size);
-  PMPI_Comm_free(&here);
-  return size > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+// The communicator of the ranks of comm that `pick` selects, in comm's order
+// (collective over comm: every rank passes the group it belongs to, disjoint
+// groups, or none; MPI_COMM_NULL where none). MPI_Comm_create allocates its
+// context as MPI_Comm_dup does, which Open MPI completes beside a pending
+// MPI_Comm_idup (place_ranks).
+template <class Pick>
+MPI_Comm sub_comm(MPI_Comm comm, int size, Pick&& pick) {
+  std::vector<int> members;
+  for (int r = 0; r < size; ++r)
+    if (pick(r)) members.push_back(r);
+  MPI_Group all = MPI_GROUP_NULL, mine = MPI_GROUP_EMPTY;
+  PMPI_Comm_group(comm, &all);
+  if (!members.empty()) PMPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &mine);
+  MPI_Comm out = MPI_COMM_NULL;
+  PMPI_Comm_create(comm, mine, &out);
+  if (mine != MPI_GROUP_EMPTY) PMPI_Group_free(&mine);
+  PMPI_Group_free(&all);
+  return out;
 }
 
 // `crowded`: waits yield at once (OSMP_WAIT=yield unless it is set), as an
@@ -154,28 +197,18 @@ Result<Team> node_team(MPI_Comm node, bool crowded) {
 }
 
 // Node, local rank and leaders' rank of every comm rank.
-void map_nodes(CommState& st, int node_id, int local, int size) {
-  int mine[2] = {node_id, local};
-  std::vector<int> all(static_cast<std::size_t>(2 * size));
-  PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, st.comm);
-  std::map<int, int> node_index;  // node id -> index, in order of first rank
-  for (int r = 0; r < size; ++r) node_index.emplace(all[static_cast<std::size_t>(2 * r)], 0);
-  int next = 0;
-  for (auto& [id, idx] : node_index) idx = next++;
-  st.leader_rank_of_node.assign(node_index.size(), -1);
+void map_nodes(CommState& st, const Placement& p) {
+  st.node_of = p.node_of;
+  st.local_of = p.local_of;
+  st.leader_rank_of_node.assign(static_cast<std::size_t>(p.nodes), -1);
   int leaders_seen = 0;
-  for (int r = 0; r < size; ++r) {
-    int n = node_index[all[static_cast<std::size_t>(2 * r)]];
-    st.node_of.push_back(n);
-    st.local_of.push_back(all[static_cast<std::size_t>(2 * r + 1)]);
-    if (st.local_of.back() == 0) st.leader_rank_of_node[static_cast<std::size_t>(n)] = leaders_seen++;
-  }
+  for (std::size_t r = 0; r < p.node_of.size(); ++r)
+    if (p.local_of[r] == 0) st.leader_rank_of_node[static_cast<std::size_t>(p.node_of[r])] = leaders_seen++;
   // Local ranks count up within a run of one node's ranks and restart at 0
   // with the next: a node split in two runs would restart at a rank > 0.
   st.nodes_in_rank_order = true;
-  for (int r = 0; r < size && st.nodes_in_rank_order; ++r) {
-    const auto u = static_cast<std::size_t>(r);
-    const bool next_node = r == 0 || st.node_of[u] != st.node_of[u - 1];
+  for (std::size_t u = 0; u < p.node_of.size() && st.nodes_in_rank_order; ++u) {
+    const bool next_node = u == 0 || st.node_of[u] != st.node_of[u - 1];
     st.nodes_in_rank_order = st.local_of[u] == (next_node ? 0 : st.local_of[u - 1] + 1);
   }
 }
@@ -204,41 +237,42 @@ void build(CommState& st, MPI_Comm comm) {
     st.declined_because = "OSMP_PMPI or OSMP_PMPI_OPS turn osmp off (on some rank)";
     return;
   }
-  int node_id = 0;
-  MPI_Comm node = node_comm(comm, node_id);
+  const Placement where = place_ranks(comm, rank, size);
   // One process on every node (node leaders' communicators, one rank per
   // node): nothing is shared in a node, and every call would be the
   // leaders' agreement on top of the MPI's own collective.
-  int node_size = 0, widest = 0;
-  PMPI_Comm_size(node, &node_size);
-  PMPI_Allreduce(&node_size, &widest, 1, MPI_INT, MPI_MAX, comm);
-  if (widest == 1) {
-    PMPI_Comm_free(&node);
+  if (where.widest == 1) {
     st.declined_because = "one process on every node (nothing to share in a node: the MPI's own collectives)";
     return;
   }
-  Result<Team> team = node_team(node, machine_crowded(comm));  // agreed across the node by team creation
-  int local = 0;
-  PMPI_Comm_rank(node, &local);
+  // On one node the team's bootstrap runs over comm itself: no communicator
+  // is made for it.
+  const int my_node = where.node_of[static_cast<std::size_t>(rank)];
+  MPI_Comm node = where.nodes == 1 ? comm : sub_comm(comm, size, [&](int r) {
+    return where.node_of[static_cast<std::size_t>(r)] == my_node;
+  });
+  auto drop_node = [&] {
+    if (node != comm) PMPI_Comm_free(&node);
+  };
+  Result<Team> team = node_team(node, where.crowded);  // agreed across the node by team creation
   int failed = team.ok() ? 0 : 1, any = 0;
   PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
   if (any) {
-    PMPI_Comm_free(&node);
+    drop_node();
     st.declined_because = team.ok() ? "team creation failed on another node" : team.status().to_string();
     return;
   }
   st.team.emplace(std::move(*team));
   st.shm_bytes = core_of(*st.team).shm_bytes();
   note_team(st.shm_bytes, true);
-  map_nodes(st, node_id, local, size);
-  st.my_node = st.node_of[static_cast<std::size_t>(rank)];
-  if (st.leader_rank_of_node.size() == 1) {
-    PMPI_Comm_free(&node);
+  map_nodes(st, where);
+  st.my_node = my_node;
+  if (where.nodes == 1) {
     st.kind = CommState::Kind::node;
     return;
   }
   st.node = node;
-  PMPI_Comm_split(comm, local == 0 ? 0 : MPI_UNDEFINED, rank, &st.leaders);
+  st.leaders = sub_comm(comm, size, [&](int r) { return where.local_of[static_cast<std::size_t>(r)] == 0; });
   st.kind = CommState::Kind::nodes;
 }
 
