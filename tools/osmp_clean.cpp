@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "core/main.hpp"
+#include "osmp/build_info.hpp"
 #include "shm/rendezvous.hpp"
 #include "shm/segment.hpp"
-#include "osmp/build_info.hpp"
 
 namespace {
 

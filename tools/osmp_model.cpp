@@ -9,6 +9,7 @@
 
 #include "core/main.hpp"
 #include "core/strings.hpp"
+#include "osmp/build_info.hpp"
 #include "topology/levels.hpp"
 #include "topology/placed.hpp"
 #include "topology/placement.hpp"
@@ -16,7 +17,6 @@
 #include "tuning/model.hpp"
 #include "tuning/tuning_file.hpp"
 #include "virtual_hier/split.hpp"
-#include "osmp/build_info.hpp"
 
 namespace {
 

@@ -21,11 +21,11 @@
 #include "core/main.hpp"
 #include "core/strings.hpp"
 #include "osmp.hpp"
+#include "osmp/build_info.hpp"
 #include "team/team.hpp"
 #include "tools/tune/report.hpp"
 #include "tools/tune/sweep.hpp"
 #include "tuning/tuning_file.hpp"
-#include "osmp/build_info.hpp"
 
 namespace {
 

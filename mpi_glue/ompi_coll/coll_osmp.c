@@ -144,7 +144,7 @@ static int from_bindings(int op, const void* return_address) {
   const uintptr_t a = (uintptr_t)return_address;
   return a >= binding_of[op].begin && a < binding_of[op].end;
 }
-#define OSMP_NB_CALL(NAME, logic_call, prev_call)                                          \
+#define OSMP_NB_CALL(NAME, logic_call, prev_call)                                      \
   if (!from_bindings(OSMP_COLL_##NAME, __builtin_return_address(0))) return prev_call; \
   int saved_ = bypass;                                                                 \
   bypass = 1;                                                                          \
@@ -231,54 +231,54 @@ static int coll_ibarrier_fn(struct ompi_communicator_t* comm, ompi_request_t** r
 static int coll_ibcast_fn(void* buf, int count, struct ompi_datatype_t* t, int root, struct ompi_communicator_t* comm,
                           ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(BCAST, osmp_pmpi_ibcast(buf, count, t, root, comm, req),
-            M->prev_ibcast(buf, count, t, root, comm, req, M->prev_ibcast_module));
+               M->prev_ibcast(buf, count, t, root, comm, req, M->prev_ibcast_module));
 }
 
 static int coll_iallreduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
                               struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(ALLREDUCE, osmp_pmpi_iallreduce(s, r, count, t, op, comm, req),
-            M->prev_iallreduce(s, r, count, t, op, comm, req, M->prev_iallreduce_module));
+               M->prev_iallreduce(s, r, count, t, op, comm, req, M->prev_iallreduce_module));
 }
 
 static int coll_ireduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op, int root,
                            struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(REDUCE, osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req),
-            M->prev_ireduce(s, r, count, t, op, root, comm, req, M->prev_ireduce_module));
+               M->prev_ireduce(s, r, count, t, op, root, comm, req, M->prev_ireduce_module));
 }
 
 static int coll_igather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                            struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm, ompi_request_t** req,
                            mca_coll_base_module_t* module) {
   OSMP_NB_CALL(GATHER, osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req),
-            M->prev_igather(s, sc, st, r, rc, rt, root, comm, req, M->prev_igather_module));
+               M->prev_igather(s, sc, st, r, rc, rt, root, comm, req, M->prev_igather_module));
 }
 
 static int coll_iallgather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                               struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
                               mca_coll_base_module_t* module) {
   OSMP_NB_CALL(ALLGATHER, osmp_pmpi_iallgather(s, sc, st, r, rc, rt, comm, req),
-            M->prev_iallgather(s, sc, st, r, rc, rt, comm, req, M->prev_iallgather_module));
+               M->prev_iallgather(s, sc, st, r, rc, rt, comm, req, M->prev_iallgather_module));
 }
 
 static int coll_iscatter_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                             ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(SCATTER, osmp_pmpi_iscatter(s, sc, st, r, rc, rt, root, comm, req),
-            M->prev_iscatter(s, sc, st, r, rc, rt, root, comm, req, M->prev_iscatter_module));
+               M->prev_iscatter(s, sc, st, r, rc, rt, root, comm, req, M->prev_iscatter_module));
 }
 
 static int coll_ireduce_scatter_block_fn(const void* s, void* r, int rc, struct ompi_datatype_t* t,
                                          struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
                                          mca_coll_base_module_t* module) {
   OSMP_NB_CALL(REDUCE_SCATTER_BLOCK, osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req),
-            M->prev_ireduce_scatter_block(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_block_module));
+               M->prev_ireduce_scatter_block(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_block_module));
 }
 
 static int coll_ialltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
                              struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
                              mca_coll_base_module_t* module) {
   OSMP_NB_CALL(ALLTOALL, osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req),
-            M->prev_ialltoall(s, sc, st, r, rc, rt, comm, req, M->prev_ialltoall_module));
+               M->prev_ialltoall(s, sc, st, r, rc, rt, comm, req, M->prev_ialltoall_module));
 }
 
 static int coll_gatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
@@ -313,7 +313,7 @@ static int coll_ireduce_scatter_fn(const void* s, void* r, const int* rc, struct
                                    struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
                                    mca_coll_base_module_t* module) {
   OSMP_NB_CALL(REDUCE_SCATTER, osmp_pmpi_ireduce_scatter(s, r, rc, t, op, comm, req),
-            M->prev_ireduce_scatter(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_module));
+               M->prev_ireduce_scatter(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_module));
 }
 
 static int coll_alltoallv_fn(const void* s, const int* sc, const int* sd, struct ompi_datatype_t* st, void* r,
@@ -327,40 +327,40 @@ static int coll_ialltoallv_fn(const void* s, const int* sc, const int* sd, struc
                               const int* rc, const int* rd, struct ompi_datatype_t* rt,
                               struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(ALLTOALLV, osmp_pmpi_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req),
-            M->prev_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req, M->prev_ialltoallv_module));
+               M->prev_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req, M->prev_ialltoallv_module));
 }
 
 static int coll_igatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                             ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(GATHERV, osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req),
-            M->prev_igatherv(s, sc, st, r, rc, d, rt, root, comm, req, M->prev_igatherv_module));
+               M->prev_igatherv(s, sc, st, r, rc, d, rt, root, comm, req, M->prev_igatherv_module));
 }
 
 static int coll_iallgatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
                                struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
                                mca_coll_base_module_t* module) {
   OSMP_NB_CALL(ALLGATHERV, osmp_pmpi_iallgatherv(s, sc, st, r, rc, d, rt, comm, req),
-            M->prev_iallgatherv(s, sc, st, r, rc, d, rt, comm, req, M->prev_iallgatherv_module));
+               M->prev_iallgatherv(s, sc, st, r, rc, d, rt, comm, req, M->prev_iallgatherv_module));
 }
 
 static int coll_iscatterv_fn(const void* s, const int* sc, const int* d, struct ompi_datatype_t* st, void* r, int rc,
                              struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
                              ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(SCATTERV, osmp_pmpi_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req),
-            M->prev_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req, M->prev_iscatterv_module));
+               M->prev_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req, M->prev_iscatterv_module));
 }
 
 static int coll_iscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
                          struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(SCAN, osmp_pmpi_iscan(s, r, count, t, op, comm, req),
-            M->prev_iscan(s, r, count, t, op, comm, req, M->prev_iscan_module));
+               M->prev_iscan(s, r, count, t, op, comm, req, M->prev_iscan_module));
 }
 
 static int coll_iexscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
                            struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
   OSMP_NB_CALL(EXSCAN, osmp_pmpi_iexscan(s, r, count, t, op, comm, req),
-            M->prev_iexscan(s, r, count, t, op, comm, req, M->prev_iexscan_module));
+               M->prev_iexscan(s, r, count, t, op, comm, req, M->prev_iexscan_module));
 }
 
 /* From opal_progress: what the logic calls through PMPI_ (a call every rank
@@ -577,8 +577,8 @@ static int no_previous(const char* op) {
   if (osmp_verbose >= 1 && !said) {
     said = 1;
     fprintf(stderr,
-            "coll/osmp: not used: no component below it provides %s (coll_osmp_priority %d is below the others')\n",
-            op, osmp_priority);
+            "coll/osmp: not used: no component below it provides %s (coll_osmp_priority %d is below the others')\n", op,
+            osmp_priority);
   }
   return OMPI_ERROR;
 }
@@ -586,10 +586,10 @@ static int no_previous(const char* op) {
 static int module_enable(mca_coll_base_module_t* module, struct ompi_communicator_t* comm) {
   mca_coll_osmp_module_t* m = (mca_coll_osmp_module_t*)module;
   m->comm = comm;
-#define OSMP_SAVE(name)                                                                              \
+#define OSMP_SAVE(name)                                                                             \
   if (!comm->c_coll->coll_##name || !comm->c_coll->coll_##name##_module) return no_previous(#name); \
-  m->prev_##name = comm->c_coll->coll_##name;                                                        \
-  m->prev_##name##_module = comm->c_coll->coll_##name##_module;                                      \
+  m->prev_##name = comm->c_coll->coll_##name;                                                       \
+  m->prev_##name##_module = comm->c_coll->coll_##name##_module;                                     \
   OBJ_RETAIN(m->prev_##name##_module);
   /* every operation of osmp_ops.h, blocking and non-blocking */
 #define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_SAVE(name) OSMP_SAVE(i##name)

@@ -113,9 +113,7 @@ Placement place_ranks(MPI_Comm comm, int rank, int size) {
   PMPI_Get_processor_name(mine.host, &len);
   std::vector<Where> all(static_cast<std::size_t>(size));
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm);
-  auto same_host = [](const Where& a, const Where& b) {
-    return std::strncmp(a.host, b.host, sizeof a.host) == 0;
-  };
+  auto same_host = [](const Where& a, const Where& b) { return std::strncmp(a.host, b.host, sizeof a.host) == 0; };
   auto same_node = [&](const Where& a, const Where& b) { return a.sim >= 0 ? a.sim == b.sim : same_host(a, b); };
   Placement p;
   std::vector<int> first;  // the first rank of each node

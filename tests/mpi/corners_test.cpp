@@ -193,8 +193,8 @@ void identical_buffers(const Comm& c) {
     auto mq = mine(q, k);
     std::copy(mq.begin(), mq.end(), want_gv.begin() + displs[static_cast<std::size_t>(q)]);
   }
-  MPI_Gatherv(gv.data() + displs[static_cast<std::size_t>(c.me)], k, MPI_INT, gv.data(), counts.data(),
-              displs.data(), MPI_INT, 0, c.comm);
+  MPI_Gatherv(gv.data() + displs[static_cast<std::size_t>(c.me)], k, MPI_INT, gv.data(), counts.data(), displs.data(),
+              MPI_INT, 0, c.comm);
   if (c.me == 0) check_equal(gv, want_gv, "gatherv from its own block at the root" + at);
   // Overlapping but not the same: still an error, on every rank.
   MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);

@@ -289,8 +289,8 @@ void freed_before_wait(bool on_osmp) {
   MPI_Ialltoall(a2a_send.data(), k, MPI_INT, a2a.data(), 1, t[4], MPI_COMM_WORLD, &rs[4]);
   MPI_Igatherv(m.data(), k, MPI_INT, gv.data(), ones.data(), displs.data(), t[5], 0, MPI_COMM_WORLD, &rs[5]);
   MPI_Iallgatherv(m.data(), k, MPI_INT, agv.data(), ones.data(), displs.data(), t[6], MPI_COMM_WORLD, &rs[6]);
-  MPI_Iscatterv(all.data(), std::vector<int>(n, k).data(), std::vector<int>(n, 0).data(), MPI_INT, scv.data(), 1,
-                t[7], 0, MPI_COMM_WORLD, &rs[7]);
+  MPI_Iscatterv(all.data(), std::vector<int>(n, k).data(), std::vector<int>(n, 0).data(), MPI_INT, scv.data(), 1, t[7],
+                0, MPI_COMM_WORLD, &rs[7]);
   for (MPI_Datatype& x : t) MPI_Type_free(&x);
   MPI_Waitall(static_cast<int>(rs.size()), rs.data(), MPI_STATUSES_IGNORE);
   if (bc != spread(mine(uk, 0))) fail("ibcast, its type freed before the wait");

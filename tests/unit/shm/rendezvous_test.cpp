@@ -137,7 +137,7 @@ TEST(Rendezvous, StartedMarkerIsNamedApart) {
   EXPECT_EQ(m->name().rfind(started_prefix(job), 0), 0u);
   EXPECT_EQ(m->name().size(), started_prefix(job).size() + 32);
   EXPECT_TRUE(listed(rendezvous_prefix(job), m->name()));  // what a latecomer looks through
-  auto s = connect_abstract(m->name());  // it never accepts: the connection queues
+  auto s = connect_abstract(m->name());                    // it never accepts: the connection queues
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   auto who = peer_cred(*s);
   ASSERT_TRUE(who.ok());
