@@ -34,20 +34,7 @@ Comm comm_of(MPI_Comm c, const std::string& name) {
   return x;
 }
 
-MPI_Datatype every_other(int k) {  // k ints at stride 2; consecutive ones 2k ints apart
-  MPI_Datatype v, t;
-  MPI_Type_vector(k, 1, 2, MPI_INT, &v);
-  MPI_Type_create_resized(v, 0, static_cast<MPI_Aint>(2 * k * sizeof(int)), &t);
-  MPI_Type_free(&v);
-  MPI_Type_commit(&t);
-  return t;
-}
-
-std::vector<int> spread(const std::vector<int>& v) {  // as every_other lays them out
-  std::vector<int> s(2 * v.size(), kSentinel);
-  for (std::size_t i = 0; i < v.size(); ++i) s[2 * i] = v[i];
-  return s;
-}
+std::vector<int> spread(const std::vector<int>& v) { return mpicheck::spread(v, kSentinel); }
 
 std::vector<int> mine(int rank, int k) {
   std::vector<int> v(static_cast<std::size_t>(k));

@@ -39,6 +39,24 @@ void check_equal(const std::vector<T>& got, const std::vector<T>& want, const st
                   std::to_string(want[i]));
 }
 
+// k ints at stride 2, consecutive elements 2k ints apart, committed: a type
+// that is packed and unpacked (not a contiguous run of a builtin).
+inline MPI_Datatype every_other(int k) {
+  MPI_Datatype v, t;
+  MPI_Type_vector(k, 1, 2, MPI_INT, &v);
+  MPI_Type_create_resized(v, 0, static_cast<MPI_Aint>(2 * k * sizeof(int)), &t);
+  MPI_Type_free(&v);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+// v as every_other() lays it out, `gap` between.
+inline std::vector<int> spread(const std::vector<int>& v, int gap) {
+  std::vector<int> s(2 * v.size(), gap);
+  for (std::size_t i = 0; i < v.size(); ++i) s[2 * i] = v[i];
+  return s;
+}
+
 // The interposer's counters (collectives on osmp / by the MPI), when it is
 // preloaded; -1 otherwise (the component keeps them inside Open MPI).
 inline long long osmp_calls(int on_osmp) {

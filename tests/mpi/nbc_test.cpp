@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "mpi_check.hpp"
+
 namespace {
 
 int g_rank = 0, g_size = 0, g_fail = 0;
@@ -242,22 +244,8 @@ void declined_and_packed(bool on_osmp) {
   if (ysum != g_size) fail("a freed iallreduce");
 }
 
-// k ints at stride 2, consecutive elements 2k ints apart, committed.
-MPI_Datatype strided(int k) {
-  MPI_Datatype v, t;
-  MPI_Type_vector(k, 1, 2, MPI_INT, &v);
-  MPI_Type_create_resized(v, 0, static_cast<MPI_Aint>(2 * k * sizeof(int)), &t);
-  MPI_Type_free(&v);
-  MPI_Type_commit(&t);
-  return t;
-}
-
-// v as strided() lays it out, -1 in the gaps.
-std::vector<int> spread(const std::vector<int>& v) {
-  std::vector<int> s(2 * v.size(), -1);
-  for (std::size_t i = 0; i < v.size(); ++i) s[2 * i] = v[i];
-  return s;
-}
+using mpicheck::every_other;
+std::vector<int> spread(const std::vector<int>& v) { return mpicheck::spread(v, -1); }
 
 // MPI lets a program free what a pending non-blocking collective uses: its
 // datatypes, its op, its communicator handle and its request. The calls
@@ -280,7 +268,7 @@ void freed_before_wait(bool on_osmp) {
   std::vector<int> ga(2 * uk * n, -1), ag(2 * uk * n, -1), sc(2 * uk, -1), a2a(2 * uk * n, -1);
   std::vector<int> gv(2 * uk * n, -1), agv(2 * uk * n, -1), scv(2 * uk, -1);
   MPI_Datatype t[8];
-  for (MPI_Datatype& x : t) x = strided(k);
+  for (MPI_Datatype& x : t) x = every_other(k);
   std::vector<MPI_Request> rs(8, MPI_REQUEST_NULL);
   MPI_Ibcast(bc.data(), 1, t[0], 0, MPI_COMM_WORLD, &rs[0]);
   MPI_Igather(m.data(), k, MPI_INT, ga.data(), 1, t[1], g_size - 1, MPI_COMM_WORLD, &rs[1]);
@@ -315,7 +303,7 @@ void freed_before_wait(bool on_osmp) {
   MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   MPI_Barrier(dup);  // builds its osmp state (the component builds it at a blocking call)
-  MPI_Datatype u = strided(k);
+  MPI_Datatype u = every_other(k);
   std::vector<int> cb = g_rank == 1 % g_size ? spread(mine(uk, 1 % g_size)) : std::vector<int>(2 * uk, -1);
   MPI_Ibcast(cb.data(), 1, u, 1 % g_size, dup, &r);
   MPI_Type_free(&u);
@@ -326,7 +314,7 @@ void freed_before_wait(bool on_osmp) {
   // on osmp only, as declined_and_packed says).
   if (!on_osmp) return;
   std::vector<int> fa(2 * uk * n, -1);
-  MPI_Datatype f = strided(k);
+  MPI_Datatype f = every_other(k);
   MPI_Iallgather(m.data(), k, MPI_INT, fa.data(), 1, f, MPI_COMM_WORLD, &r);
   MPI_Type_free(&f);
   MPI_Request_free(&r);
