@@ -276,7 +276,11 @@ extern "C" {
 int osmp_pmpi_progress(void) {
   if (g_pending.empty() || g_progressing.exchange(true, std::memory_order_acquire)) return 0;
   int done = 0;
-  // In start order: completing one moves those started before it on first.
+  // In start order. Completing one moves those started before it on first
+  // (osmp completes a team's calls in order): after each completion the scan
+  // starts again, so that an earlier call whose osmp part completed with it
+  // completes (unpacks) now too. A call completes no later than any call
+  // started after it on its communicator, also when its request was freed.
   for (std::size_t i = 0; i < g_pending.size();) {
     osmp::pmpi::NbCall* n = g_pending[i];
     if (!osmp::pmpi::advance(*n)) {
@@ -284,6 +288,7 @@ int osmp_pmpi_progress(void) {
       continue;
     }
     g_pending.erase(g_pending.begin() + static_cast<std::ptrdiff_t>(i));
+    i = 0;
     ++done;
     n->release_types();  // unpacked (after_osmp), or the MPI's own call holds its own
     // The MPI frees n (release) once the request is complete and freed.
