@@ -60,13 +60,54 @@ def tagged(tag):
     return found
 
 
-def osmp_names():
+def osmp_names(owner=None):
     """osmp's names in the shm directory: it makes none; other software on the
-    machine may make its own, which are not ours to judge."""
-    return {n for n in os.listdir(SHM) if n.startswith("osmp")}
+    machine may make its own, which are not ours to judge. With `owner` (a
+    uid), only the names that uid owns: another user's planted names are not
+    a run's leftovers."""
+    names = set()
+    for n in os.listdir(SHM):
+        if not n.startswith("osmp"):
+            continue
+        if owner is not None:
+            try:
+                if os.stat(os.path.join(SHM, n)).st_uid != owner:
+                    continue
+            except OSError:
+                continue  # gone meanwhile
+        names.add(n)
+    return names
 
 
-def osmp_sockets():
-    """Abstract unix sockets of osmp (rendezvous) in this network namespace."""
+def socket_owners():
+    """{socket inode: uids of the processes holding it}, from /proc/*/fd."""
+    owners = {}
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            uid = os.stat(f"/proc/{p}").st_uid
+            fds = os.listdir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{p}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                owners.setdefault(link[8:-1], set()).add(uid)
+    return owners
+
+
+def osmp_sockets(owner=None):
+    """Abstract unix sockets of osmp (rendezvous) in this network namespace.
+    With `owner` (a uid), only those some process of that uid holds: another
+    user's forged rendezvous are not a run's leftovers."""
     with open("/proc/net/unix") as f:
-        return {l.split()[-1] for l in f if len(l.split()) >= 8 and l.split()[-1].startswith("@osmp-")}
+        rows = [l.split() for l in f]
+    rows = [r for r in rows if len(r) >= 8 and r[-1].startswith("@osmp-")]
+    if owner is None:
+        return {r[-1] for r in rows}
+    owners = socket_owners()
+    return {r[-1] for r in rows if owner in owners.get(r[6], set())}

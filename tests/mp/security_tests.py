@@ -53,16 +53,19 @@ def start(args, extra=None, **kw):
 
 
 class Clean:
-    """What a run may not leave behind: names in the shm directory, rendezvous
-    sockets, processes carrying the run's tag."""
+    """What a run may not leave behind: its user's names in the shm directory
+    and rendezvous sockets, processes carrying the run's tag. The intruder's
+    own names and sockets (it targets every job it sees, osmprun's included)
+    are its own to remove."""
 
     def __init__(self, tag=None):
-        self.names, self.sockets, self.tag = osmp_names(), osmp_sockets(), tag
+        self.me = os.geteuid()
+        self.names, self.sockets, self.tag = osmp_names(self.me), osmp_sockets(self.me), tag
 
     def check(self, what, wait=2.0):
         end = time.time() + wait
         while True:
-            names, sockets = osmp_names() - self.names, osmp_sockets() - self.sockets
+            names, sockets = osmp_names(self.me) - self.names, osmp_sockets(self.me) - self.sockets
             procs = tagged(self.tag) if self.tag else []
             if not names and not sockets and not procs:
                 return
