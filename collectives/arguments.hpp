@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "collectives/engine.hpp"
+#include "collectives/ops/describe.hpp"
 #include "core/strings.hpp"
 
 namespace osmp {
@@ -164,70 +165,21 @@ inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   const std::size_t one = count * es;
   const bool root = me == a.root;
   const bool in_place_send = a.send == kInPlace, in_place_recv = a.recv == kInPlace;
-  // What each rank reads and writes, by operation (MPI's rules for in place).
-  std::size_t send_len = 0, recv_len = 0;
-  bool may_send_in_place = false, may_recv_in_place = false;
-  switch (kind) {
-    case OpKind::barrier: return {};
-    case OpKind::bcast: recv_len = one; break;
-    case OpKind::reduce:
-      send_len = one;
-      recv_len = root ? one : 0;
-      may_send_in_place = root;
-      break;
-    case OpKind::allreduce:
-      send_len = one;
-      recv_len = one;
-      may_send_in_place = true;
-      break;
-    case OpKind::gather:
-      send_len = one;
-      recv_len = root ? all : 0;
-      may_send_in_place = root;
-      break;
-    case OpKind::allgather:
-      send_len = one;
-      recv_len = all;
-      may_send_in_place = true;
-      break;
-    case OpKind::scatter:
-      send_len = root ? all : 0;
-      recv_len = one;
-      may_recv_in_place = root;
-      break;
-    case OpKind::reduce_scatter_block:
-      send_len = all;
-      recv_len = one;
-      may_send_in_place = true;
-      break;
-    case OpKind::alltoall:
-      send_len = all;
-      recv_len = all;
-      may_send_in_place = true;
-      break;
-    case OpKind::scan:
-      send_len = one;
-      recv_len = one;
-      may_send_in_place = true;
-      break;
-    case OpKind::exscan:  // rank 0's output is undefined: never written, may be null (not in place)
-      send_len = one;
-      recv_len = me == 0 && !in_place_send ? 0 : one;
-      may_send_in_place = true;
-      break;
-    case OpKind::gatherv:
-    case OpKind::allgatherv:
-    case OpKind::scatterv:
-    case OpKind::alltoallv:
-    case OpKind::reduce_scatter: break;  // check_varied
-  }
-  if (in_place_send && !may_send_in_place) {
+  // What each rank reads and writes, and where in place is allowed (MPI's
+  // rules: ops/describe.hpp).
+  const Buffers& b = describe(kind).buffers;
+  const std::size_t send_len = bytes_of(b.send.at(root), one, all);
+  const std::size_t recv_len =
+      b.first_writes_nothing && me == 0 && !in_place_send ? 0 : bytes_of(b.recv.at(root), one, all);
+  const bool one_buffer = b.send.root == Amount::none && b.send.other == Amount::none;       // bcast's, or none
+  if (one_buffer && b.recv.root == Amount::none && b.recv.other == Amount::none) return {};  // no data
+  if (in_place_send && !b.send_in_place.at(root)) {
     return Status(Errc::invalid_argument,
-                  cat(op, ": in-place send is not allowed", is_rooted(kind) ? " (only the root may use it)" : ""));
+                  cat(op, ": in-place send is not allowed", b.send_in_place.root ? " (only the root may use it)" : ""));
   }
-  if (in_place_recv && !may_recv_in_place) {
+  if (in_place_recv && !b.recv_in_place.at(root)) {
     return Status(Errc::invalid_argument, cat(op, ": in-place receive is not allowed",
-                                              kind == OpKind::scatter ? " (only the root may use it)" : ""));
+                                              b.recv_in_place.root ? " (only the root may use it)" : ""));
   }
   if (in_place_send && a.recv == nullptr && recv_len) {
     return Status(Errc::invalid_argument, cat(op, ": in place but the receive buffer is null"));
@@ -237,7 +189,7 @@ inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   }
   if (!in_place_recv && recv_len && a.recv == nullptr) {
     return Status(Errc::invalid_argument,
-                  cat(op, ": null ", kind == OpKind::bcast ? "buffer" : "receive buffer", " with count ", a.count));
+                  cat(op, ": null ", one_buffer ? "buffer" : "receive buffer", " with count ", a.count));
   }
   if (!in_place_send && !in_place_recv && overlap(a.send, send_len, a.recv, recv_len)) {
     return Status(Errc::invalid_argument, cat(op, ": the send and receive buffers overlap (use in place)"));

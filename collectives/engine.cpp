@@ -8,6 +8,7 @@
 #include "collectives/arguments.hpp"
 #include "collectives/calls.hpp"
 #include "collectives/ops/common.hpp"
+#include "collectives/ops/describe.hpp"
 #include "collectives/task.hpp"
 
 namespace osmp {
@@ -158,6 +159,41 @@ Task Engine::call(CollArgs a) {
   co_return end(c, std::move(st));
 }
 
+namespace {
+
+// The copy a call on a team of one implies (ops/describe.hpp: Alone); its
+// arguments are checked.
+void copy_alone(const CollArgs& u) {
+  const std::size_t es = size_of(u.dtype), bytes = static_cast<std::size_t>(u.count) * es;
+  auto* out = static_cast<std::byte*>(u.recv);
+  const auto* in = static_cast<const std::byte*>(u.send);
+  switch (describe(u.kind).alone) {
+    case Alone::nothing: break;
+    case Alone::input_to_output:  // in place, the input is the output
+      if (bytes && in != kInPlace && in != out) std::memmove(out, in, bytes);
+      break;
+    case Alone::output_of_input:
+      if (bytes && out != kInPlace) std::memmove(out, in, bytes);
+      break;
+    case Alone::own_block_out:
+      if (bytes && in != kInPlace) std::memmove(out + *u.displs * es, in, bytes);
+      break;
+    case Alone::own_block_in:
+      if (bytes && out != kInPlace) std::memmove(out, in + *u.displs * es, bytes);
+      break;
+    case Alone::whole_share:
+      if (in != kInPlace && *u.counts) std::memmove(out, in, static_cast<std::size_t>(*u.counts) * es);
+      break;
+    case Alone::own_pair:
+      if (in != kInPlace && *u.recv_counts) {
+        std::memmove(out + *u.recv_displs * es, in + *u.displs * es, static_cast<std::size_t>(*u.recv_counts) * es);
+      }
+      break;
+  }
+}
+
+}  // namespace
+
 bool Engine::begin(const CollArgs& a, CallStart& c) {
   c.user = &a;
   if (Status st = team_.usable(); !st.ok()) return c.ends(std::move(st));
@@ -191,43 +227,7 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
   if (team_.size() == 1) {
     // A team of one: no groups, only the local copies the operation implies.
     if (!c.mine.ok()) return c.ends(std::move(c.mine));
-    const std::size_t bytes = static_cast<std::size_t>(u.count) * size_of(u.dtype);
-    const void* in = u.send == kInPlace ? u.recv : u.send;
-    switch (u.kind) {
-      case OpKind::reduce:
-      case OpKind::allreduce:
-      case OpKind::gather:
-      case OpKind::allgather:
-      case OpKind::reduce_scatter_block:
-      case OpKind::alltoall:
-      case OpKind::scan:
-        if (bytes && in != u.recv) std::memmove(u.recv, in, bytes);
-        break;
-      case OpKind::scatter:
-        if (bytes && u.recv != kInPlace) std::memmove(u.recv, u.send, bytes);
-        break;
-      case OpKind::gatherv:
-      case OpKind::allgatherv:  // the own block, at displs[0]
-        if (bytes && u.send != kInPlace)
-          std::memmove(static_cast<std::byte*>(u.recv) + *u.displs * size_of(u.dtype), u.send, bytes);
-        break;
-      case OpKind::scatterv:
-        if (bytes && u.recv != kInPlace)
-          std::memmove(u.recv, static_cast<const std::byte*>(u.send) + *u.displs * size_of(u.dtype), bytes);
-        break;
-      case OpKind::reduce_scatter:  // its share is the whole input
-        if (u.send != kInPlace && *u.counts)
-          std::memmove(u.recv, u.send, static_cast<std::size_t>(*u.counts) * size_of(u.dtype));
-        break;
-      case OpKind::alltoallv:  // its own block, the receive side's count
-        if (const auto es = size_of(u.dtype); u.send != kInPlace && *u.recv_counts) {
-          std::memmove(static_cast<std::byte*>(u.recv) + *u.recv_displs * es,
-                       static_cast<const std::byte*>(u.send) + *u.displs * es,
-                       static_cast<std::size_t>(*u.recv_counts) * es);
-        }
-        break;
-      default: break;
-    }
+    copy_alone(u);
     return c.ends({});
   }
   // A call that failed its local checks still walks the tree (so every rank

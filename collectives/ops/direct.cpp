@@ -39,32 +39,12 @@
 
 #include "collectives/kernels.hpp"
 #include "collectives/ops/common.hpp"
+#include "collectives/ops/describe.hpp"
 #include "collectives/task.hpp"
 #include "shm/copy.hpp"
 #include "shm/regions.hpp"
 
 namespace osmp {
-
-namespace {
-
-// The buffers of this rank that the operation's single-copy modes let peers
-// read (send) or write (recv), which staging copies into this rank's heap
-// when they are outside it. Not reduce's: its single copy needs the root's
-// output in the heap too, and staging that costs the root (the rank that
-// waits longest) a full copy more: measured slower than the areas' chunks.
-bool staged_send(OpKind k, bool root) {
-  switch (k) {
-    case OpKind::bcast:
-    case OpKind::scatter: return root;
-    case OpKind::gather: return !root;
-    case OpKind::barrier:
-    case OpKind::reduce: return false;
-    default: return true;
-  }
-}
-bool staged_recv(OpKind k) { return k == OpKind::allreduce; }
-
-}  // namespace
 
 DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine)
     : e_(e), a_(a), mine_(mine), heaps_(e.heaps()), on_(e.direct()) {
@@ -84,14 +64,15 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   if (own && heaps_->complete() && !local && e.config().stage &&
       per_rank >= e.config().stage_from(a.kind, e.use_cma(a.kind, per_rank))) {
-    if (!send && mine.send && mine.send_len && staged_send(a.kind, root)) {
+    const HeapUse& use = describe(a.kind).heap;  // which of mine peers read (send) or write (recv)
+    if (!send && mine.send && mine.send_len && use.staged_send.at(root)) {
       if (std::byte* s = e.stage(Engine::kStagedSend, mine.send_len)) {
         copy_to_shared(s, mine.send, mine.send_len);
         mine_.send = s;
         send = where(s, mine.send_len);
       }
     }
-    if (!recv && mine.recv && mine.recv_len && staged_recv(a.kind)) {
+    if (!recv && mine.recv && mine.recv_len && use.staged_recv) {
       if (std::byte* r = e.stage(Engine::kStagedRecv, mine.recv_len)) {
         staged_out_ = mine.recv;
         mine_.recv = r;
@@ -137,27 +118,12 @@ std::size_t DirectCall::bytes() const { return static_cast<std::size_t>(a_.count
 
 std::size_t DirectCall::need_send(int q) const {
   const std::size_t n = static_cast<std::size_t>(e_.team().size());
-  switch (a_.kind) {
-    case OpKind::bcast: return q == a_.root ? bytes() : 0;
-    case OpKind::scatter: return q == a_.root ? bytes() * n : 0;
-    case OpKind::reduce_scatter_block:
-    case OpKind::alltoall: return bytes() * n;
-    default: return bytes();
-  }
+  return bytes_of(describe(a_.kind).heap.offer_send.at(q == a_.root), bytes(), bytes() * n);
 }
 
 std::size_t DirectCall::need_recv(int q) const {
   const std::size_t n = static_cast<std::size_t>(e_.team().size());
-  switch (a_.kind) {
-    case OpKind::gather: return q == a_.root ? bytes() * n : 0;
-    case OpKind::allgather:
-    case OpKind::alltoall: return bytes() * n;
-    case OpKind::reduce: return q == a_.root ? bytes() : 0;
-    case OpKind::allreduce:
-    case OpKind::scatter:
-    case OpKind::bcast: return bytes();
-    default: return 0;
-  }
+  return bytes_of(describe(a_.kind).heap.offer_recv.at(q == a_.root), bytes(), bytes() * n);
 }
 
 DirectMode DirectCall::mode() {
