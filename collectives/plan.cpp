@@ -8,12 +8,6 @@
 namespace osmp {
 namespace {
 
-// Steps whose local roots concatenate their units' data in unit order.
-bool concatenates(OpKind op) {
-  return op == OpKind::gather || op == OpKind::allgather || op == OpKind::allgatherv || op == OpKind::alltoall ||
-         op == OpKind::scan || op == OpKind::exscan || lengths_step(op);
-}
-
 // The bytes one rank's data takes in the first step, and whether that fits
 // the areas it goes through (as one step).
 struct Fit {
@@ -29,59 +23,53 @@ bool single_copy(OpKind op, std::size_t bytes, const PlanSettings& set) {
   return set.cma && set.cma_range.covers(op, bytes);
 }
 
+// The room of the areas a step goes through (PlanRules::areas).
+std::size_t room(std::uint8_t areas, const PlanShape& s) {
+  std::size_t r = SIZE_MAX;
+  if (areas & kSlotArea) r = std::min(r, s.slot_bytes);
+  if (areas & kBcastArea) r = std::min(r, s.bcast_bytes);
+  if (areas & kScratchArea) r = std::min(r, s.scratch_bytes());
+  return r;
+}
+
 Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
+  const PlanRules& r = describe(in.op).plan;
   const std::size_t one = in.count * in.esize, all = one * static_cast<std::size_t>(s.ranks);
-  const std::size_t scratch = s.scratch_bytes();
-  switch (in.op) {
-    case OpKind::barrier: return {0, true};
-    case OpKind::bcast: return {one, one <= s.bcast_bytes};
-    case OpKind::reduce: return {one, one <= s.slot_bytes};
-    case OpKind::allreduce: return {one, one <= std::min(s.slot_bytes, s.bcast_bytes)};
-    case OpKind::gather: return {one, all <= std::min(s.slot_bytes, scratch)};
-    case OpKind::allgather:
-      return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch}) && !single_copy(in.op, one, set)};
-    case OpKind::scatter: return {one, all <= std::min(s.bcast_bytes, scratch)};
-    case OpKind::reduce_scatter_block: return {one, all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
-    case OpKind::scan:
-    case OpKind::exscan:  // every input goes up, every result down
-      return {one, all <= kScanTreeBytes && all <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
-    case OpKind::alltoall: {  // every rank's n blocks go up, and down again
-      // Or, at a symmetric top of single ranks, each takes its own blocks
-      // from every other's slot (AlltoallPayload::sym_down): no serial top.
-      // Whether data follows must not depend on this rank's own arguments
-      // (`carries`), or ranks with the same count would take different plans.
-      const std::size_t top = all * static_cast<std::size_t>(s.ranks);
-      PlanInput carried = in;
-      carried.carries = true;
-      const bool cheap = top <= kAlltoallTreeBytes ||
-                         (top <= kAlltoallSymmetricBytes && s.top_max_unit == 1 && symmetric_top(carried, s, set));
-      return {one, cheap && top <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
-    }
-    case OpKind::allgatherv: {  // as allgather, every rank's block together
-      // Single copy weighs the longest block, as flat_allgather does.
-      const std::size_t every = in.total * in.esize;
-      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch}) &&
-                         !single_copy(in.op, in.longest * in.esize, set)};
-    }
-    case OpKind::reduce_scatter: {  // as reduce_scatter_block, the shares together
-      const std::size_t every = in.total * in.esize;
-      return {every, every <= std::min({s.slot_bytes, s.bcast_bytes, scratch})};
-    }
-    case OpKind::gatherv:
-    case OpKind::scatterv:
-    case OpKind::alltoallv: return {one, false};  // the header step, a counts step, the flat path
+  const std::size_t every = in.total * in.esize;
+  std::size_t carried = 0;
+  switch (r.carry) {
+    case Carry::nothing: return {0, true};
+    case Carry::never: return {one, false};  // the counts step, then the flat path
+    case Carry::one: carried = one; break;
+    case Carry::all: carried = all; break;
+    case Carry::square: carried = all * static_cast<std::size_t>(s.ranks); break;
+    case Carry::total: carried = every; break;
   }
-  return {};
+  bool fits = carried <= room(r.areas, s);
+  if (r.tree_cap && carried > r.tree_cap) {
+    // Beyond the tree's cap, only a symmetric top of single ranks (each
+    // takes its own blocks from every other's slot: no serial top) up to
+    // its own. Whether data follows must not depend on this rank's own
+    // arguments (`carries`), or ranks with the same count would take
+    // different plans.
+    PlanInput carried_in = in;
+    carried_in.carries = true;
+    fits = fits && carried <= r.symmetric_cap && s.top_max_unit == 1 && symmetric_top(carried_in, s, set);
+  }
+  // Single copy weighs this rank's block or the longest, as flat_allgather does.
+  if (r.cma_first == CmaFirst::own_block) fits = fits && !single_copy(in.op, one, set);
+  if (r.cma_first == CmaFirst::longest_block) fits = fits && !single_copy(in.op, in.longest * in.esize, set);
+  return {r.carry == Carry::total ? every : one, fits};
 }
 
 // Whether a first step that carries the data runs the symmetric top: a top
 // group of at most OSMP_SYMMETRIC_MAX members and what its largest unit
 // publishes in the flag's line; the slot_symmetric() operations' data also
 // through the slots, at a top of at most OSMP_SYMMETRIC_SLOT_MAX (and
-// gatherv's and scatterv's packed rows: make_plan). Scatter never (each
-// unit needs a different part, which only the root's unit has).
+// gatherv's and scatterv's packed rows: make_plan). Never where the
+// description says so (SymBytes::never: scatter).
 bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
-  if (in.op == OpKind::scatter || s.top_units > set.sym_max) return false;
+  if (describe(in.op).plan.symmetric == SymBytes::never || s.top_units > set.sym_max) return false;
   const std::size_t most = symmetric_bytes(in, s);
   if (most <= kInlineBytes) return true;
   return slot_symmetric(in.op) && s.top_units <= set.sym_slot_max && most <= s.slot_bytes;
@@ -89,37 +77,27 @@ bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& 
 
 }  // namespace
 
-bool slot_symmetric(OpKind op) {
-  return op == OpKind::allreduce || op == OpKind::alltoall || op == OpKind::alltoallv || op == OpKind::allgather ||
-         op == OpKind::allgatherv || op == OpKind::reduce_scatter_block || op == OpKind::reduce_scatter;
-}
-
 std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
   if (!in.carries) return 0;
   const std::size_t one = in.count * in.esize;
-  switch (in.op) {
-    case OpKind::barrier:
-    case OpKind::scatter: return 0;
-    case OpKind::bcast:
-    case OpKind::reduce:
-    case OpKind::allreduce: return one;
-    case OpKind::gather:
-    case OpKind::allgather: return one * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::reduce_scatter_block: return one * static_cast<std::size_t>(s.ranks);
-    case OpKind::alltoall: return one * static_cast<std::size_t>(s.ranks) * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::scan:
-    case OpKind::exscan: return one * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::allgatherv:  // at most: the largest unit's blocks
-    case OpKind::reduce_scatter: return in.total * in.esize;
+  const auto unit = static_cast<std::size_t>(s.top_max_unit), ranks = static_cast<std::size_t>(s.ranks);
+  switch (describe(in.op).plan.symmetric) {
+    case SymBytes::never:
+    case SymBytes::none: return 0;
+    case SymBytes::one: return one;
+    case SymBytes::per_unit: return one * unit;
+    case SymBytes::per_rank: return one * ranks;
+    case SymBytes::per_rank_unit: return one * ranks * unit;
+    case SymBytes::total:
+      return in.total * in.esize;  // allgatherv: at most, the largest unit's blocks
     // The lengths in fixed rows, and over single ranks gatherv's blocks'
     // first bytes (lengths_data_bytes; packed rows go through the slots
     // whatever this says: make_plan).
-    case OpKind::gatherv:
-      return s.top_max_unit == 1 ? kLengthsRowBytes + kLengthsDataBytes
-                                 : kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
-    case OpKind::scatterv: return kLengthsRowBytes * static_cast<std::size_t>(s.top_max_unit);
+    case SymBytes::lengths:
+      return unit == 1 && describe(in.op).plan.walk == Route::up ? kLengthsRowBytes + kLengthsDataBytes
+                                                                 : kLengthsRowBytes * unit;
     // Over single ranks, the counts rows (pairs_in_first); else only headers.
-    case OpKind::alltoallv: return s.top_max_unit == 1 ? pairs_row_bytes(s.ranks) : 0;
+    case SymBytes::pairs: return unit == 1 ? pairs_row_bytes(s.ranks) : 0;
   }
   return 0;
 }
@@ -127,7 +105,7 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
 Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   Plan p;
   p.first = StepPlan{true, true, true, false, TopCase::tree, false};
-  const bool gathers = in.op == OpKind::gatherv;
+  const bool gathers = describe(in.op).plan.walk == Route::up;  // gatherv (else scatterv)
   const bool rows_fit =
       gathers ? s.slot_bytes > kLengthsRowBytes : static_cast<std::size_t>(s.ranks) * kRowsEntryBytes < s.bcast_bytes;
   if (lengths_step(in.op) && set.one_pass && set.cma && rows_fit) {
@@ -155,7 +133,7 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
     }
   }
   if (f.fits) {
-    p.first.flat = concatenates(in.op);
+    p.first.flat = describe(in.op).plan.concatenates;
     if (symmetric_top(in, s, set)) p.first.top = TopCase::symmetric;
     return p;
   }
@@ -167,14 +145,15 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
     p.chunk_bytes = std::max(es, area / es * es);
     p.chunks = (f.bytes + p.chunk_bytes - 1) / p.chunk_bytes;
   };
-  switch (in.op) {
-    case OpKind::bcast: chunked(s.bcast_bytes, false, true, TopCase::tree); break;
-    case OpKind::reduce: chunked(s.slot_bytes, true, false, TopCase::tree); break;
-    case OpKind::allreduce:  // each chunk a round trip; a small top works in slices
-      chunked(std::min(s.slot_bytes, s.bcast_bytes), true, true,
-              s.top_units <= set.sym_max ? TopCase::slices : TopCase::tree);
-      break;
-    default: p.rest = Rest::flat; break;
+  if (const PlanRules& r = describe(in.op).plan; !r.chunks) {
+    p.rest = Rest::flat;
+  } else if (r.walk == Route::down) {
+    chunked(s.bcast_bytes, false, true, TopCase::tree);
+  } else if (r.walk == Route::up) {
+    chunked(s.slot_bytes, true, false, TopCase::tree);
+  } else {  // a round trip per chunk; a small top works in slices
+    chunked(std::min(s.slot_bytes, s.bcast_bytes), true, true,
+            s.top_units <= set.sym_max ? TopCase::slices : TopCase::tree);
   }
   if (lengths_step(in.op)) {
     // The first step gathers every rank's length (kLengthsRowBytes), as an
@@ -190,9 +169,9 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
     } else if (symmetric_top(in, s, set)) {
       p.first.top = TopCase::symmetric;
       // (scatterv's root's row with every rank's bytes would not fit the line)
-      if (s.top_max_unit == 1 && in.op == OpKind::gatherv) p.lengths_data = kLengthsDataBytes;
+      if (s.top_max_unit == 1 && gathers) p.lengths_data = kLengthsDataBytes;
     }
-  } else if (in.op == OpKind::alltoallv) {
+  } else if (describe(in.op).plan.counts == Counts::pairs) {
     // Where every rank is a unit of a symmetric top, the first step carries
     // every rank's counts row (pairs_in_first), which every rank reads:
     // the counts step folded into it. Whatever this rank's own arguments

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "collectives/config.hpp"
+#include "collectives/ops/describe.hpp"
 #include "collectives/types.hpp"
 
 namespace osmp {
@@ -101,8 +102,8 @@ struct PlanInput {
 
 // The operations whose plan weighs PlanInput::total, and ::longest: the one
 // list for a real call's input (plan_for, ops/common.hpp) and a uniform one's.
-constexpr bool plans_on_total(OpKind op) { return op == OpKind::allgatherv || op == OpKind::reduce_scatter; }
-constexpr bool plans_on_longest(OpKind op) { return op == OpKind::allgatherv; }
+constexpr bool plans_on_total(OpKind op) { return describe(op).plan.carry == Carry::total; }
+constexpr bool plans_on_longest(OpKind op) { return describe(op).plan.cma_first == CmaFirst::longest_block; }
 
 // A call of `count` elements of `esize` bytes per rank where each of
 // `ranks` ranks passes the same (the model's input, and the plan's tests').
@@ -113,28 +114,10 @@ inline PlanInput uniform_input(OpKind op, std::size_t count, std::size_t esize, 
   return in;
 }
 
-// Alltoall goes through the tree in one step (every rank's n blocks
-// gathered up, transposed at the top, scattered down) while the whole
-// exchange, n * n blocks, is at most this many bytes; beyond, the top's
-// serial copies cost more than the flat path's exchange through every
-// rank's outbox, where each rank copies its own blocks in parallel
-// (2 processes: 0.23 us against 0.66 at 4 B per pair, 0.80 each at 1 KiB,
-// 1.63 against 0.98 at 2 KiB, 9.0 against 2.35 at 8 KiB).
-inline constexpr std::size_t kAlltoallTreeBytes = 4096;
-// ... or up to this many at a symmetric top whose units are single ranks
-// (a small team's one group; OSMP_SYMMETRIC_SLOT_MAX), where each rank takes
-// its own block of every other's slot and no rank does the others' copies
-// (2 processes, against the flat path: 0.23 us against 0.45 at 512 B per
-// pair, 0.31 / 0.69 at 1 KiB, 0.76 / 0.98 at 4 KiB; 4.5 / 1.7 at 8 KiB).
-inline constexpr std::size_t kAlltoallSymmetricBytes = 16384;
+// The thresholds of one step over the tree (kAlltoallTreeBytes,
+// kAlltoallSymmetricBytes, kScanTreeBytes) are in the operations'
+// descriptions (ops/describe.hpp: PlanRules).
 
-// Scan and exscan go through the tree in one step (every input up, the top
-// folding them in rank order, every result down) while all the inputs
-// together are at most this many bytes; beyond, along the chain of ranks,
-// where each rank copies and combines only its own part (2 processes: 0.17
-// us against 0.26 at 4 B, 0.26 against 0.34 at 512 B, 0.39 against 0.31 at
-// 1 KiB, 3.9 against 1.1 at 8 KiB; 4 on 2 cores: the chain from 64 B).
-inline constexpr std::size_t kScanTreeBytes = 1024;
 // In a team that makes one-pass calls, scan and exscan go through the
 // prefix top (one pass: each rank folds the inputs of the ranks before it,
 // read in their slots) while a rank's input is at most this many bytes
@@ -160,33 +143,34 @@ struct PlanSettings {
 };
 
 // The operations whose one step may run the symmetric top with data beyond
-// the line, through the slots (allreduce, alltoall, alltoallv's rows,
-// allgather, allgatherv, reduce_scatter_block, reduce_scatter): each member reads every other's slot, at a top of
-// at most OSMP_SYMMETRIC_SLOT_MAX members.
-bool slot_symmetric(OpKind op);
+// the line, through the slots (PlanRules::slot_symmetric): each member reads
+// every other's slot, at a top of at most OSMP_SYMMETRIC_SLOT_MAX members.
+constexpr bool slot_symmetric(OpKind op) { return describe(op).plan.slot_symmetric; }
 
 Plan make_plan(const PlanInput& in, const PlanShape& shape, const PlanSettings& settings);
 
 // The operations a one-pass plan may take when they fit one step: down only
 // (bcast, scatter) or up only (reduce, gather) ...
-constexpr bool one_pass_down(OpKind op) { return op == OpKind::bcast || op == OpKind::scatter; }
-constexpr bool one_pass_up(OpKind op) { return op == OpKind::reduce || op == OpKind::gather; }
+constexpr bool one_pass_down(OpKind op) {
+  return describe(op).plan.walk == Route::down && describe(op).plan.counts == Counts::none;
+}
+constexpr bool one_pass_up(OpKind op) {
+  return describe(op).plan.walk == Route::up && describe(op).plan.counts == Counts::none;
+}
 // ... or through the prefix top (scan, exscan: every rank reads the ranks
 // before it, rank 0 none).
-constexpr bool one_pass_prefix(OpKind op) { return op == OpKind::scan || op == OpKind::exscan; }
+constexpr bool one_pass_prefix(OpKind op) { return describe(op).plan.walk == Route::prefix; }
 
 // The v-variants whose counts differ between ranks and are compared in a
 // step of their own (gatherv, scatterv: the first step gathers every rank's
 // length; alltoallv: agree_pairs after the header step, ops/flat.cpp). The
 // others (allgatherv, reduce_scatter) pass the same counts on every rank,
 // whose digest the header carries.
-constexpr bool counts_step(OpKind op) {
-  return op == OpKind::gatherv || op == OpKind::scatterv || op == OpKind::alltoallv;
-}
+constexpr bool counts_step(OpKind op) { return describe(op).plan.counts != Counts::none; }
 // Gatherv's and scatterv's first step carries this many bytes per rank up
 // the tree (its block's length; at the root, the digest of its counts) and
 // down (the longest block, whether the lengths are the root's counts).
-constexpr bool lengths_step(OpKind op) { return op == OpKind::gatherv || op == OpKind::scatterv; }
+constexpr bool lengths_step(OpKind op) { return describe(op).plan.counts == Counts::lengths; }
 // Whether a call of `op` may make one pass where it fits one step (a
 // mismatch may then send some ranks on a one-pass plan, which waits for
 // nobody, while others take a round trip: walk.hpp's elsewhere). Gatherv and
@@ -210,7 +194,8 @@ inline constexpr std::size_t kLengthsSlotDataBytes = 1024;
 // The most bytes a rank's row takes in the slot where the rows are packed:
 // gatherv's any rank's, scatterv's the root's (the others' only the row).
 constexpr std::size_t lengths_packed_bytes(OpKind op, int ranks) {
-  return kLengthsRowBytes + kLengthsSlotDataBytes * (op == OpKind::scatterv ? static_cast<std::size_t>(ranks) : 1);
+  return kLengthsRowBytes +
+         kLengthsSlotDataBytes * (describe(op).plan.walk == Route::down ? static_cast<std::size_t>(ranks) : 1);
 }
 // The data bytes per block the rows carry in the plan `p` (0: none).
 constexpr std::size_t lengths_data_bytes(const Plan& p) { return p.lengths_data; }
@@ -252,7 +237,9 @@ inline constexpr int kPairsAllRowsMax = 16;
 // exchange).
 constexpr std::size_t pairs_first_cap(int n) { return kAlltoallSymmetricBytes / static_cast<std::size_t>(n); }
 constexpr std::size_t pairs_row_bytes(int n) { return pairs_blocks_at(n) + pairs_first_cap(n); }
-constexpr bool pairs_in_first(OpKind op, const Plan& p) { return op == OpKind::alltoallv && p.first.flat; }
+constexpr bool pairs_in_first(OpKind op, const Plan& p) {
+  return describe(op).plan.counts == Counts::pairs && p.first.flat;
+}
 
 // The base case a group runs in a step: the one configured for it
 // (CollectiveConfig::choose, fixed at team creation) unless the step is flat.

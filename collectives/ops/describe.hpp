@@ -1,10 +1,12 @@
 // Each operation described once: which buffers each rank reads and writes
 // and how much of them, where MPI's in place is allowed, the copy a team of
-// one makes, and what the heap's single copy offers and stages. The layers
-// read this instead of switching on the operation: the argument checks
-// (arguments.hpp), the team of one (Engine::begin) and the heap's single
-// copy (ops/direct.cpp). A constexpr table: where the operation is a
-// constant (the common call, Engine::run_call) every look-up folds away.
+// one makes, what the heap's single copy offers and stages, and the walk and
+// data shape the plan weighs. The layers read this instead of switching on
+// the operation: the argument checks (arguments.hpp), the team of one
+// (Engine::begin), the heap's single copy (ops/direct.cpp) and the plan
+// (plan.cpp, and through it the cost model). A constexpr table: where the
+// operation is a constant (the common call, Engine::run_call) every look-up
+// folds away.
 #pragma once
 
 #include <cstddef>
@@ -44,9 +46,9 @@ enum class Alone : std::uint8_t {
 // The uniform operations' buffers, as MPI's rules have them (the
 // v-variants' blocks are checked by arguments.hpp's check_varied).
 struct Buffers {
-  ByRole<Amount> send{}, recv{};     // what a rank reads from send, writes into recv
-  ByRole<bool> send_in_place{};      // send may be kInPlace (the input is in recv)
-  ByRole<bool> recv_in_place{};      // recv may be kInPlace (the output stays in send)
+  ByRole<Amount> send{}, recv{};      // what a rank reads from send, writes into recv
+  ByRole<bool> send_in_place{};       // send may be kInPlace (the input is in recv)
+  ByRole<bool> recv_in_place{};       // recv may be kInPlace (the output stays in send)
   bool first_writes_nothing = false;  // exscan: rank 0 writes nothing unless in place (recv may be null)
 };
 
@@ -64,11 +66,98 @@ struct HeapUse {
   bool staged_recv = false;
 };
 
+// The way an operation's data goes over the tree.
+enum class Route : std::uint8_t {
+  none,        // barrier: the headers only, up and down
+  down,        // from the root (bcast, scatter, scatterv)
+  up,          // to the root (reduce, gather, gatherv)
+  round_trip,  // up to the top and down again (allreduce, allgather(v), reduce_scatter(_block), alltoall)
+  prefix,      // each rank's result from the ranks before it (scan, exscan)
+  pairs,       // each pair of ranks its own block (alltoallv: its counts step, then the flat path)
+};
+
+// Counts that differ between ranks and are compared in a step of their own
+// (plan.hpp: counts_step): every rank's length in the first step (gatherv,
+// scatterv), or alltoallv's counts rows (agree_pairs). Allgatherv's and
+// reduce_scatter's counts are the same on every rank: their digest rides in
+// the header.
+enum class Counts : std::uint8_t { none, lengths, pairs };
+
+// How many bytes a call's one step carries through the areas (plan.cpp's
+// fit): the carried bytes must fit every area the step goes through.
+enum class Carry : std::uint8_t {
+  nothing,  // barrier: always one step
+  one,      // one rank's block (count elements)
+  all,      // every rank's block (count * ranks)
+  square,   // every rank's blocks for every rank (alltoall: count * ranks * ranks)
+  total,    // every rank's elements together (PlanInput::total: allgatherv, reduce_scatter)
+  never,    // a counts step, then the flat path (gatherv, scatterv, alltoallv)
+};
+enum Area : std::uint8_t { kSlotArea = 1, kBcastArea = 2, kScratchArea = 4 };
+
+// Allgather's and allgatherv's single copy (CMA) carries the call where its
+// range covers a block, even when the blocks would fit one step: weighed on
+// this rank's own block, or the longest (the same on every rank).
+enum class CmaFirst : std::uint8_t { never, own_block, longest_block };
+
+// What one member of a symmetric top publishes (plan.cpp's symmetric_bytes;
+// its largest unit's `top_max_unit` ranks).
+enum class SymBytes : std::uint8_t {
+  never,          // scatter: each unit needs a different part, which only the root's unit has
+  none,           // barrier: the header only
+  one,            // a block (bcast, reduce, allreduce)
+  per_unit,       // its unit's blocks (gather, allgather, scan, exscan)
+  per_rank,       // a block per rank of the team (reduce_scatter_block)
+  per_rank_unit,  // its unit's blocks for every rank (alltoall)
+  total,          // every rank's elements (allgatherv, reduce_scatter)
+  lengths,        // the lengths rows (gatherv, scatterv: plan.cpp)
+  pairs,          // the counts rows over single ranks (alltoallv: plan.cpp)
+};
+
+// What the plan weighs (collectives/plan.cpp).
+struct PlanRules {
+  Route walk = Route::none;
+  Counts counts = Counts::none;
+  Carry carry = Carry::nothing;
+  std::uint8_t areas = 0;         // Area bits
+  std::size_t tree_cap = 0;       // one step over the tree carries at most this many bytes (0: no cap) ...
+  std::size_t symmetric_cap = 0;  // ... or this many at a symmetric top of single ranks
+  CmaFirst cma_first = CmaFirst::never;
+  bool concatenates = false;    // local roots concatenate their units' data in unit order (flat groups)
+  bool slot_symmetric = false;  // the symmetric top may take data beyond the line through the slots
+  bool chunks = false;          // beyond one step, chunk steps over the tree in its walk (else the flat path)
+  SymBytes symmetric = SymBytes::none;
+};
+
+// Alltoall goes through the tree in one step (every rank's n blocks
+// gathered up, transposed at the top, scattered down) while the whole
+// exchange, n * n blocks, is at most this many bytes; beyond, the top's
+// serial copies cost more than the flat path's exchange through every
+// rank's outbox, where each rank copies its own blocks in parallel
+// (2 processes: 0.23 us against 0.66 at 4 B per pair, 0.80 each at 1 KiB,
+// 1.63 against 0.98 at 2 KiB, 9.0 against 2.35 at 8 KiB).
+inline constexpr std::size_t kAlltoallTreeBytes = 4096;
+// ... or up to this many at a symmetric top whose units are single ranks
+// (a small team's one group; OSMP_SYMMETRIC_SLOT_MAX), where each rank takes
+// its own block of every other's slot and no rank does the others' copies
+// (2 processes, against the flat path: 0.23 us against 0.45 at 512 B per
+// pair, 0.31 / 0.69 at 1 KiB, 0.76 / 0.98 at 4 KiB; 4.5 / 1.7 at 8 KiB).
+inline constexpr std::size_t kAlltoallSymmetricBytes = 16384;
+
+// Scan and exscan go through the tree in one step (every input up, the top
+// folding them in rank order, every result down) while all the inputs
+// together are at most this many bytes; beyond, along the chain of ranks,
+// where each rank copies and combines only its own part (2 processes: 0.17
+// us against 0.26 at 4 B, 0.26 against 0.34 at 512 B, 0.39 against 0.31 at
+// 1 KiB, 3.9 against 1.1 at 8 KiB; 4 on 2 cores: the chain from 64 B).
+inline constexpr std::size_t kScanTreeBytes = 1024;
+
 struct OpDesc {
   OpKind kind = OpKind::barrier;
   Buffers buffers{};
   Alone alone = Alone::nothing;
   HeapUse heap{};
+  PlanRules plan{};
 };
 
 namespace describe_detail {
@@ -76,51 +165,132 @@ namespace describe_detail {
 constexpr ByRole<Amount> kNone{}, kOne{Amount::one, Amount::one}, kAll{Amount::all, Amount::all};
 constexpr ByRole<Amount> at_root(Amount a) { return {a, Amount::none}; }
 constexpr ByRole<bool> kNowhere{}, kEverywhere{true, true}, kRootOnly{true, false}, kButRoot{false, true};
+constexpr std::uint8_t kAllAreas = kSlotArea | kBcastArea | kScratchArea;
 
 inline constexpr OpDesc kTable[] = {
-    {.kind = OpKind::barrier, .buffers = {}},
+    {.kind = OpKind::barrier, .buffers = {}, .plan = {.symmetric = SymBytes::none}},
     // One buffer (recv); the heap offers the root's as its input.
     {.kind = OpKind::bcast,
      .buffers = {.send = kNone, .recv = kOne},
-     .heap = {.offer_send = at_root(Amount::one), .offer_recv = kOne, .staged_send = kRootOnly}},
+     .heap = {.offer_send = at_root(Amount::one), .offer_recv = kOne, .staged_send = kRootOnly},
+     .plan =
+         {.walk = Route::down, .carry = Carry::one, .areas = kBcastArea, .chunks = true, .symmetric = SymBytes::one}},
     {.kind = OpKind::reduce,
      .buffers = {.send = kOne, .recv = at_root(Amount::one), .send_in_place = kRootOnly},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = at_root(Amount::one)}},
+     .heap = {.offer_send = kOne, .offer_recv = at_root(Amount::one)},
+     .plan = {.walk = Route::up, .carry = Carry::one, .areas = kSlotArea, .chunks = true, .symmetric = SymBytes::one}},
     {.kind = OpKind::allreduce,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = kOne, .staged_send = kEverywhere, .staged_recv = true}},
+     .heap = {.offer_send = kOne, .offer_recv = kOne, .staged_send = kEverywhere, .staged_recv = true},
+     .plan = {.walk = Route::round_trip,
+              .carry = Carry::one,
+              .areas = kSlotArea | kBcastArea,
+              .slot_symmetric = true,
+              .chunks = true,
+              .symmetric = SymBytes::one}},
     {.kind = OpKind::gather,
      .buffers = {.send = kOne, .recv = at_root(Amount::all), .send_in_place = kRootOnly},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = at_root(Amount::all), .staged_send = kButRoot}},
+     .heap = {.offer_send = kOne, .offer_recv = at_root(Amount::all), .staged_send = kButRoot},
+     .plan = {.walk = Route::up,
+              .carry = Carry::all,
+              .areas = kSlotArea | kScratchArea,
+              .concatenates = true,
+              .symmetric = SymBytes::per_unit}},
     {.kind = OpKind::allgather,
      .buffers = {.send = kOne, .recv = kAll, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = kAll, .staged_send = kEverywhere}},
+     .heap = {.offer_send = kOne, .offer_recv = kAll, .staged_send = kEverywhere},
+     .plan = {.walk = Route::round_trip,
+              .carry = Carry::all,
+              .areas = kAllAreas,
+              .cma_first = CmaFirst::own_block,
+              .concatenates = true,
+              .slot_symmetric = true,
+              .symmetric = SymBytes::per_unit}},
     {.kind = OpKind::scatter,
      .buffers = {.send = at_root(Amount::all), .recv = kOne, .recv_in_place = kRootOnly},
      .alone = Alone::output_of_input,
-     .heap = {.offer_send = at_root(Amount::all), .offer_recv = kOne, .staged_send = kRootOnly}},
+     .heap = {.offer_send = at_root(Amount::all), .offer_recv = kOne, .staged_send = kRootOnly},
+     .plan =
+         {.walk = Route::down, .carry = Carry::all, .areas = kBcastArea | kScratchArea, .symmetric = SymBytes::never}},
     {.kind = OpKind::reduce_scatter_block,
      .buffers = {.send = kAll, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kAll, .staged_send = kEverywhere}},
+     .heap = {.offer_send = kAll, .staged_send = kEverywhere},
+     .plan = {.walk = Route::round_trip,
+              .carry = Carry::all,
+              .areas = kAllAreas,
+              .slot_symmetric = true,
+              .symmetric = SymBytes::per_rank}},
     {.kind = OpKind::alltoall,
      .buffers = {.send = kAll, .recv = kAll, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kAll, .offer_recv = kAll, .staged_send = kEverywhere}},
+     .heap = {.offer_send = kAll, .offer_recv = kAll, .staged_send = kEverywhere},
+     .plan = {.walk = Route::round_trip,
+              .carry = Carry::square,
+              .areas = kAllAreas,
+              .tree_cap = kAlltoallTreeBytes,
+              .symmetric_cap = kAlltoallSymmetricBytes,
+              .concatenates = true,
+              .slot_symmetric = true,
+              .symmetric = SymBytes::per_rank_unit}},
     {.kind = OpKind::scan,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere},
-     .alone = Alone::input_to_output},
+     .alone = Alone::input_to_output,
+     .plan = {.walk = Route::prefix,
+              .carry = Carry::all,
+              .areas = kAllAreas,
+              .tree_cap = kScanTreeBytes,
+              .concatenates = true,
+              .symmetric = SymBytes::per_unit}},
     {.kind = OpKind::exscan,
-     .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere, .first_writes_nothing = true}},
-    {.kind = OpKind::gatherv, .alone = Alone::own_block_out},
-    {.kind = OpKind::allgatherv, .alone = Alone::own_block_out},
-    {.kind = OpKind::scatterv, .alone = Alone::own_block_in},
-    {.kind = OpKind::alltoallv, .alone = Alone::own_pair},
-    {.kind = OpKind::reduce_scatter, .alone = Alone::whole_share},
+     .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere, .first_writes_nothing = true},
+     .plan = {.walk = Route::prefix,
+              .carry = Carry::all,
+              .areas = kAllAreas,
+              .tree_cap = kScanTreeBytes,
+              .concatenates = true,
+              .symmetric = SymBytes::per_unit}},
+    {.kind = OpKind::gatherv,
+     .alone = Alone::own_block_out,
+     .plan = {.walk = Route::up,
+              .counts = Counts::lengths,
+              .carry = Carry::never,
+              .concatenates = true,
+              .symmetric = SymBytes::lengths}},
+    {.kind = OpKind::allgatherv,
+     .alone = Alone::own_block_out,
+     .plan = {.walk = Route::round_trip,
+              .carry = Carry::total,
+              .areas = kAllAreas,
+              .cma_first = CmaFirst::longest_block,
+              .concatenates = true,
+              .slot_symmetric = true,
+              .symmetric = SymBytes::total}},
+    {.kind = OpKind::scatterv,
+     .alone = Alone::own_block_in,
+     .plan = {.walk = Route::down,
+              .counts = Counts::lengths,
+              .carry = Carry::never,
+              .concatenates = true,
+              .symmetric = SymBytes::lengths}},
+    {.kind = OpKind::alltoallv,
+     .alone = Alone::own_pair,
+     .plan = {.walk = Route::pairs,
+              .counts = Counts::pairs,
+              .carry = Carry::never,
+              .slot_symmetric = true,
+              .symmetric = SymBytes::pairs}},
+    {.kind = OpKind::reduce_scatter,
+     .alone = Alone::whole_share,
+     .plan = {.walk = Route::round_trip,
+              .carry = Carry::total,
+              .areas = kAllAreas,
+              .slot_symmetric = true,
+              .symmetric = SymBytes::total}},
 };
 
 constexpr bool in_order() {
@@ -133,6 +303,11 @@ static_assert(in_order(), "the descriptions in osmp_ops.h's order");
 
 }  // namespace describe_detail
 
-constexpr const OpDesc& describe(OpKind k) { return describe_detail::kTable[op_index(k)]; }
+// Every caller passes a kind of osmp_ops.h (the entries fix it, configure
+// checks the user's); another reads as the first row, never out of bounds.
+constexpr const OpDesc& describe(OpKind k) {
+  const int i = op_index(k);
+  return describe_detail::kTable[i < 0 ? 0 : i];
+}
 
 }  // namespace osmp

@@ -1,0 +1,108 @@
+// The operations' descriptions (collectives/ops/describe.hpp): one row per
+// operation of osmp_ops.h, consistent with each other and with the rules
+// the docs state (docs/engine.md, docs/protocol.md). A row edited against
+// MPI's rules or its own other fields fails here, before any collective runs.
+#include "collectives/ops/describe.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "collectives/plan.hpp"
+
+namespace osmp {
+namespace {
+
+std::set<OpKind> where(bool (*pred)(OpKind)) {
+  std::set<OpKind> s;
+  for (OpKind k : kOpKinds)
+    if (pred(k)) s.insert(k);
+  return s;
+}
+
+TEST(Describe, OneRowPerOperationInItsOrder) {
+  for (OpKind k : kOpKinds) EXPECT_EQ(describe(k).kind, k) << to_string(k);
+}
+
+TEST(Describe, TheWalksTheDocsName) {
+  using K = OpKind;
+  EXPECT_EQ(where(one_pass_down), (std::set<K>{K::bcast, K::scatter}));
+  EXPECT_EQ(where(one_pass_up), (std::set<K>{K::reduce, K::gather}));
+  EXPECT_EQ(where(one_pass_prefix), (std::set<K>{K::scan, K::exscan}));
+  EXPECT_EQ(where(counts_step), (std::set<K>{K::gatherv, K::scatterv, K::alltoallv}));
+  EXPECT_EQ(where(lengths_step), (std::set<K>{K::gatherv, K::scatterv}));
+  EXPECT_EQ(where(plans_on_total), (std::set<K>{K::allgatherv, K::reduce_scatter}));
+  EXPECT_EQ(where(slot_symmetric), (std::set<K>{K::allreduce, K::alltoall, K::alltoallv, K::allgather, K::allgatherv,
+                                                K::reduce_scatter_block, K::reduce_scatter}));
+}
+
+TEST(Describe, RowsAgreeWithThemselves) {
+  for (OpKind k : kOpKinds) {
+    const OpDesc& d = describe(k);
+    const PlanRules& p = d.plan;
+    SCOPED_TRACE(to_string(k));
+    // Counts compared in a step of their own never fit one step.
+    EXPECT_EQ(p.counts != Counts::none, p.carry == Carry::never);
+    // Only what goes over the tree in one direction or both chunks.
+    if (p.chunks) {
+      EXPECT_TRUE(p.walk == Route::down || p.walk == Route::up || p.walk == Route::round_trip);
+    }
+    // A carried step goes through some area; the caps come in order.
+    if (p.carry != Carry::nothing && p.carry != Carry::never) {
+      EXPECT_NE(p.areas, 0);
+    }
+    if (p.symmetric_cap) {
+      EXPECT_GT(p.symmetric_cap, p.tree_cap);
+    }
+    // Only rooted operations differ by role.
+    const Buffers& b = d.buffers;
+    if (!is_rooted(k)) {
+      EXPECT_EQ(b.send.root, b.send.other);
+      EXPECT_EQ(b.recv.root, b.recv.other);
+      EXPECT_EQ(b.send_in_place.root, b.send_in_place.other);
+      EXPECT_EQ(d.heap.offer_send.root, d.heap.offer_send.other);
+      EXPECT_EQ(d.heap.offer_recv.root, d.heap.offer_recv.other);
+    }
+    // In place names the buffer the operation has on that rank.
+    if (b.send_in_place.root) {
+      EXPECT_NE(b.recv.root, Amount::none);
+    }
+    if (b.send_in_place.other) {
+      EXPECT_NE(b.recv.other, Amount::none);
+    }
+    if (b.recv_in_place.root) {
+      EXPECT_NE(b.send.root, Amount::none);
+    }
+    // The heap stages only what it offers, and offers no more than the
+    // buffer holds (bcast's one buffer offered as the root's input).
+    if (d.heap.staged_send.root) {
+      EXPECT_NE(d.heap.offer_send.root, Amount::none);
+    }
+    if (d.heap.staged_send.other) {
+      EXPECT_NE(d.heap.offer_send.other, Amount::none);
+    }
+    if (d.heap.staged_recv) {
+      EXPECT_NE(d.heap.offer_recv.other, Amount::none);
+    }
+    if (k != OpKind::bcast) {
+      EXPECT_LE(d.heap.offer_send.root, b.send.root);
+      EXPECT_LE(d.heap.offer_send.other, b.send.other);
+    }
+    EXPECT_LE(d.heap.offer_recv.root, b.recv.root);
+    EXPECT_LE(d.heap.offer_recv.other, b.recv.other);
+  }
+}
+
+// The team of one copies the input to the output exactly where an input
+// and an output both exist on the root and in place is the input's.
+TEST(Describe, TheTeamOfOneCopiesWhereBothBuffersExist) {
+  for (OpKind k : kOpKinds) {
+    const OpDesc& d = describe(k);
+    if (is_varied(k) || k == OpKind::exscan || k == OpKind::bcast) continue;
+    const bool both = d.buffers.send.root != Amount::none && d.buffers.recv.root != Amount::none;
+    EXPECT_EQ(d.alone != Alone::nothing, both) << to_string(k);
+  }
+}
+
+}  // namespace
+}  // namespace osmp
