@@ -31,8 +31,8 @@ struct Group {
   LevelCost cost;
 };
 
-enum class Up { flags, reduce, gather };
-enum class Down { flags, same, scatter };
+using Up = UpMove;  // ops/describe.hpp: StepShape
+using Down = DownMove;
 
 // What one step moves: `up_m` per unit (gather: per rank), `down_m` per
 // member; how its groups run it is the plan's (collectives/plan.hpp).
@@ -288,12 +288,14 @@ Result<std::vector<LevelTerm>> flat_rows(const Ctx& x, int r, double chunks, dou
 // in rank order, every step. The slowest rank counts.
 Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t block) {
   const double n = x.tree.size(), outbox = dbl(x.opt.slot_bytes);
-  if (op == OpKind::gather || op == OpKind::scatter) {
+  if (is_rooted(op)) {  // the flat path's rooted operations: gather, scatter
     return flat_rows(x, 0, std::ceil(dbl(block) / outbox), dbl(block), 0, 1.0);
   }
-  const bool rs = op == OpKind::reduce_scatter_block;
-  // Reduce-scatter and alltoall: a piece of every block per step.
-  const double chunks = std::ceil(dbl(block) * (rs || op == OpKind::alltoall ? n : 1.0) / outbox);
+  const bool rs = is_reduction(op);  // the flat path's only reduction: reduce_scatter_block
+  // Reduce-scatter and alltoall, whose input holds a block per rank: a
+  // piece of every block per step.
+  const bool every_block = describe(op).buffers.send.other == Amount::all;
+  const double chunks = std::ceil(dbl(block) * (every_block ? n : 1.0) / outbox);
   const double gamma = rs ? kib(dbl(block)) * x.cal.gamma_us_per_kib : 0.0;
   const double crowd = rs ? x.crowd(x.tree.size() - 1) : 1.0;
   std::vector<LevelTerm> worst;
@@ -329,28 +331,12 @@ Result<std::vector<LevelTerm>> chain_rows(const Ctx& x, std::size_t bytes) {
 }
 
 // What a step of `op` moves, `m` bytes per rank (gathers, scatters: the
-// block), when it carries the data; `plan` says how the groups run it.
+// block), when it carries the data (its description's StepShape); `plan`
+// says how the groups run it.
 Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
-  const double n = x.tree.size();
-  switch (op) {
-    case OpKind::barrier: return Step{Up::flags, 0, Down::flags, 0, plan};
-    case OpKind::bcast: return Step{Up::flags, 0, Down::same, m, plan};
-    case OpKind::reduce: return Step{Up::reduce, m, Down::flags, 0, plan};
-    case OpKind::allreduce: return Step{Up::reduce, m, Down::same, m, plan};
-    case OpKind::gather: return Step{Up::gather, m, Down::flags, 0, plan};
-    case OpKind::allgather:
-    case OpKind::allgatherv: return Step{Up::gather, m, Down::same, n * m, plan};  // every rank `m`
-    case OpKind::scatter: return Step{Up::flags, 0, Down::scatter, m, plan};
-    case OpKind::reduce_scatter_block:
-    case OpKind::reduce_scatter: return Step{Up::reduce, n * m, Down::scatter, m, plan};  // every share `m`
-    case OpKind::alltoall: return Step{Up::gather, n * m, Down::scatter, n * m, plan};
-    case OpKind::scan:
-    case OpKind::exscan: return Step{Up::gather, m, Down::scatter, m, plan};
-    case OpKind::gatherv:  // never data in a step: the header step, then flat (rest_of)
-    case OpKind::scatterv:
-    case OpKind::alltoallv: return Step{Up::flags, 0, Down::flags, 0, plan};
-  }
-  return Step{};
+  const StepShape& shape = describe(op).plan.step;
+  const auto times = [&](Times t) { return t == Times::zero ? 0.0 : t == Times::one ? m : x.tree.size() * m; };
+  return Step{shape.up, times(shape.up_m), shape.down, times(shape.down_m), plan};
 }
 
 // Alltoallv after its first step, `exchange` the flat path's rows: where
@@ -386,11 +372,11 @@ Result<std::vector<LevelTerm>> alltoallv_rest(const Ctx& x, std::size_t m, const
 Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, const Plan& plan, std::string& path) {
   if (plan.rest == Rest::flat) {
     path = lengths_step(op) ? "lengths step + flat over the team" : "header step + flat over the team";
-    if (op == OpKind::scan || op == OpKind::exscan) return chain_rows(x, m);  // its row: the chain of ranks
+    if (one_pass_prefix(op)) return chain_rows(x, m);  // scan, exscan: the chain of ranks
     // The v-variants as their uniform operation with every block `m` bytes;
     // alltoallv with its counts step before (alltoallv_rest).
     OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
-    if (op == OpKind::alltoallv) return alltoallv_rest(x, m, plan, std::move(rows), path);
+    if (describe(op).plan.counts == Counts::pairs) return alltoallv_rest(x, m, plan, std::move(rows), path);
     return rows;
   }
   const Step chunk = moves(x, op, 0, plan.chunk);

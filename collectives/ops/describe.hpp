@@ -114,6 +114,20 @@ enum class SymBytes : std::uint8_t {
   pairs,          // the counts rows over single ranks (alltoallv: plan.cpp)
 };
 
+// What one step over the tree moves where it carries the data, for the
+// cost model (tuning/model.cpp): up, flags only, a fold of `up_m` or a
+// gather of `up_m` per rank; down, flags only, the same `down_m` to every
+// member or a part of `down_m` to each; `m` a rank's block in bytes.
+enum class UpMove : std::uint8_t { flags, reduce, gather };
+enum class DownMove : std::uint8_t { flags, same, scatter };
+enum class Times : std::uint8_t { zero, one, ranks };  // m times this
+struct StepShape {
+  UpMove up = UpMove::flags;
+  Times up_m = Times::zero;
+  DownMove down = DownMove::flags;
+  Times down_m = Times::zero;
+};
+
 // What the plan weighs (collectives/plan.cpp).
 struct PlanRules {
   Route walk = Route::none;
@@ -127,6 +141,7 @@ struct PlanRules {
   bool slot_symmetric = false;  // the symmetric top may take data beyond the line through the slots
   bool chunks = false;          // beyond one step, chunk steps over the tree in its walk (else the flat path)
   SymBytes symmetric = SymBytes::none;
+  StepShape step{};  // the v-variants with a counts step: flags only (they never carry data in a step)
 };
 
 // Alltoall goes through the tree in one step (every rank's n blocks
@@ -173,13 +188,22 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::bcast,
      .buffers = {.send = kNone, .recv = kOne},
      .heap = {.offer_send = at_root(Amount::one), .offer_recv = kOne, .staged_send = kRootOnly},
-     .plan =
-         {.walk = Route::down, .carry = Carry::one, .areas = kBcastArea, .chunks = true, .symmetric = SymBytes::one}},
+     .plan = {.walk = Route::down,
+              .carry = Carry::one,
+              .areas = kBcastArea,
+              .chunks = true,
+              .symmetric = SymBytes::one,
+              .step = {UpMove::flags, Times::zero, DownMove::same, Times::one}}},
     {.kind = OpKind::reduce,
      .buffers = {.send = kOne, .recv = at_root(Amount::one), .send_in_place = kRootOnly},
      .alone = Alone::input_to_output,
      .heap = {.offer_send = kOne, .offer_recv = at_root(Amount::one)},
-     .plan = {.walk = Route::up, .carry = Carry::one, .areas = kSlotArea, .chunks = true, .symmetric = SymBytes::one}},
+     .plan = {.walk = Route::up,
+              .carry = Carry::one,
+              .areas = kSlotArea,
+              .chunks = true,
+              .symmetric = SymBytes::one,
+              .step = {UpMove::reduce, Times::one, DownMove::flags, Times::zero}}},
     {.kind = OpKind::allreduce,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
@@ -189,7 +213,8 @@ inline constexpr OpDesc kTable[] = {
               .areas = kSlotArea | kBcastArea,
               .slot_symmetric = true,
               .chunks = true,
-              .symmetric = SymBytes::one}},
+              .symmetric = SymBytes::one,
+              .step = {UpMove::reduce, Times::one, DownMove::same, Times::one}}},
     {.kind = OpKind::gather,
      .buffers = {.send = kOne, .recv = at_root(Amount::all), .send_in_place = kRootOnly},
      .alone = Alone::input_to_output,
@@ -198,7 +223,8 @@ inline constexpr OpDesc kTable[] = {
               .carry = Carry::all,
               .areas = kSlotArea | kScratchArea,
               .concatenates = true,
-              .symmetric = SymBytes::per_unit}},
+              .symmetric = SymBytes::per_unit,
+              .step = {UpMove::gather, Times::one, DownMove::flags, Times::zero}}},
     {.kind = OpKind::allgather,
      .buffers = {.send = kOne, .recv = kAll, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
@@ -209,13 +235,17 @@ inline constexpr OpDesc kTable[] = {
               .cma_first = CmaFirst::own_block,
               .concatenates = true,
               .slot_symmetric = true,
-              .symmetric = SymBytes::per_unit}},
+              .symmetric = SymBytes::per_unit,
+              .step = {UpMove::gather, Times::one, DownMove::same, Times::ranks}}},
     {.kind = OpKind::scatter,
      .buffers = {.send = at_root(Amount::all), .recv = kOne, .recv_in_place = kRootOnly},
      .alone = Alone::output_of_input,
      .heap = {.offer_send = at_root(Amount::all), .offer_recv = kOne, .staged_send = kRootOnly},
-     .plan =
-         {.walk = Route::down, .carry = Carry::all, .areas = kBcastArea | kScratchArea, .symmetric = SymBytes::never}},
+     .plan = {.walk = Route::down,
+              .carry = Carry::all,
+              .areas = kBcastArea | kScratchArea,
+              .symmetric = SymBytes::never,
+              .step = {UpMove::flags, Times::zero, DownMove::scatter, Times::one}}},
     {.kind = OpKind::reduce_scatter_block,
      .buffers = {.send = kAll, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
@@ -224,7 +254,8 @@ inline constexpr OpDesc kTable[] = {
               .carry = Carry::all,
               .areas = kAllAreas,
               .slot_symmetric = true,
-              .symmetric = SymBytes::per_rank}},
+              .symmetric = SymBytes::per_rank,
+              .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}}},
     {.kind = OpKind::alltoall,
      .buffers = {.send = kAll, .recv = kAll, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
@@ -236,7 +267,8 @@ inline constexpr OpDesc kTable[] = {
               .symmetric_cap = kAlltoallSymmetricBytes,
               .concatenates = true,
               .slot_symmetric = true,
-              .symmetric = SymBytes::per_rank_unit}},
+              .symmetric = SymBytes::per_rank_unit,
+              .step = {UpMove::gather, Times::ranks, DownMove::scatter, Times::ranks}}},
     {.kind = OpKind::scan,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
@@ -245,7 +277,8 @@ inline constexpr OpDesc kTable[] = {
               .areas = kAllAreas,
               .tree_cap = kScanTreeBytes,
               .concatenates = true,
-              .symmetric = SymBytes::per_unit}},
+              .symmetric = SymBytes::per_unit,
+              .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}}},
     {.kind = OpKind::exscan,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere, .first_writes_nothing = true},
      .plan = {.walk = Route::prefix,
@@ -253,7 +286,8 @@ inline constexpr OpDesc kTable[] = {
               .areas = kAllAreas,
               .tree_cap = kScanTreeBytes,
               .concatenates = true,
-              .symmetric = SymBytes::per_unit}},
+              .symmetric = SymBytes::per_unit,
+              .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}}},
     {.kind = OpKind::gatherv,
      .alone = Alone::own_block_out,
      .plan = {.walk = Route::up,
@@ -269,7 +303,8 @@ inline constexpr OpDesc kTable[] = {
               .cma_first = CmaFirst::longest_block,
               .concatenates = true,
               .slot_symmetric = true,
-              .symmetric = SymBytes::total}},
+              .symmetric = SymBytes::total,
+              .step = {UpMove::gather, Times::one, DownMove::same, Times::ranks}}},
     {.kind = OpKind::scatterv,
      .alone = Alone::own_block_in,
      .plan = {.walk = Route::down,
@@ -290,7 +325,8 @@ inline constexpr OpDesc kTable[] = {
               .carry = Carry::total,
               .areas = kAllAreas,
               .slot_symmetric = true,
-              .symmetric = SymBytes::total}},
+              .symmetric = SymBytes::total,
+              .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}}},
 };
 
 constexpr bool in_order() {
