@@ -14,6 +14,12 @@ struct TeamAccess {
   // view). Throws std::logic_error for a team that was moved from.
   static TeamCore& core(Team& t);
   static const TeamCore& core(const Team& t);
+  // Any operation's call, run or started as its entry point (Team::bcast,
+  // Team::ibcast, ...) would: the arguments it does not take cleared
+  // (collectives/engine.hpp: as_called). For the layers that hold the
+  // operation as a value (the MPI glue, osmp-tune): no switch on it.
+  static Status run(Team& t, const CollArgs& a);
+  static Request start(Team& t, const CollArgs& a);
 };
 
 inline TeamCore& core_of(Team& t) { return TeamAccess::core(t); }

@@ -24,6 +24,7 @@
 
 #include "collectives/config.hpp"
 #include "collectives/frames.hpp"
+#include "collectives/ops/describe.hpp"
 #include "collectives/plan.hpp"
 #include "collectives/protocol.hpp"
 #include "collectives/types.hpp"
@@ -62,6 +63,24 @@ struct CollArgs {
   // The digest of this rank's previous call on the team (OpHeader::earlier).
   std::uint16_t earlier = 0;
 };
+
+// `a` as the operation's entry point passes it (api/team.cpp): the
+// arguments the operation does not take (ops/describe.hpp: Takes) cleared,
+// whatever the caller left in them. The routes that build a call for any
+// operation (the MPI glue, osmp-tune) go through this, and run the same call
+// a direct one would.
+constexpr CollArgs as_called(CollArgs a) {
+  const Takes& t = describe(a.kind).takes;
+  if (!t.send) a.send = nullptr;
+  if (!t.recv) a.recv = nullptr;
+  if (!t.count) a.count = 0;
+  if (!t.counts) a.counts = nullptr;
+  if (!t.displs) a.displs = nullptr;
+  if (!t.pairs) a.recv_counts = a.recv_displs = nullptr;
+  if (!is_reduction(a.kind)) a.op = Op::sum;
+  if (!is_rooted(a.kind)) a.root = -1;
+  return a;
+}
 
 // One group on this rank's path, with what the engine derives from it.
 struct Lane {

@@ -167,8 +167,21 @@ inline constexpr std::size_t kAlltoallSymmetricBytes = 16384;
 // 1 KiB, 3.9 against 1.1 at 8 KiB; 4 on 2 cores: the chain from 64 B).
 inline constexpr std::size_t kScanTreeBytes = 1024;
 
+// Which of a call's arguments (CollArgs) an operation takes: its entry
+// point's signature (api/osmp.hpp). The op only where is_reduction, the root
+// only where is_rooted (osmp_ops.h); as_called (engine.hpp) clears the rest,
+// so that every route hands the engine the same call.
+struct Takes {
+  bool send = true, recv = true;
+  bool count = true;    // this rank's count (its own block)
+  bool counts = false;  // every rank's counts (the v-variants)
+  bool displs = false;  // ... and displacements
+  bool pairs = false;   // the receive side's counts and displacements too (alltoallv)
+};
+
 struct OpDesc {
   OpKind kind = OpKind::barrier;
+  Takes takes{};
   Buffers buffers{};
   Alone alone = Alone::nothing;
   HeapUse heap{};
@@ -183,9 +196,13 @@ constexpr ByRole<bool> kNowhere{}, kEverywhere{true, true}, kRootOnly{true, fals
 constexpr std::uint8_t kAllAreas = kSlotArea | kBcastArea | kScratchArea;
 
 inline constexpr OpDesc kTable[] = {
-    {.kind = OpKind::barrier, .buffers = {}, .plan = {.symmetric = SymBytes::none}},
+    {.kind = OpKind::barrier,
+     .takes = {.send = false, .recv = false, .count = false},
+     .buffers = {},
+     .plan = {.symmetric = SymBytes::none}},
     // One buffer (recv); the heap offers the root's as its input.
     {.kind = OpKind::bcast,
+     .takes = {.send = false},
      .buffers = {.send = kNone, .recv = kOne},
      .heap = {.offer_send = at_root(Amount::one), .offer_recv = kOne, .staged_send = kRootOnly},
      .plan = {.walk = Route::down,
@@ -289,6 +306,7 @@ inline constexpr OpDesc kTable[] = {
               .symmetric = SymBytes::per_unit,
               .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}}},
     {.kind = OpKind::gatherv,
+     .takes = {.counts = true, .displs = true},
      .alone = Alone::own_block_out,
      .plan = {.walk = Route::up,
               .counts = Counts::lengths,
@@ -296,6 +314,7 @@ inline constexpr OpDesc kTable[] = {
               .concatenates = true,
               .symmetric = SymBytes::lengths}},
     {.kind = OpKind::allgatherv,
+     .takes = {.counts = true, .displs = true},
      .alone = Alone::own_block_out,
      .plan = {.walk = Route::round_trip,
               .carry = Carry::total,
@@ -306,6 +325,7 @@ inline constexpr OpDesc kTable[] = {
               .symmetric = SymBytes::total,
               .step = {UpMove::gather, Times::one, DownMove::same, Times::ranks}}},
     {.kind = OpKind::scatterv,
+     .takes = {.counts = true, .displs = true},
      .alone = Alone::own_block_in,
      .plan = {.walk = Route::down,
               .counts = Counts::lengths,
@@ -313,6 +333,7 @@ inline constexpr OpDesc kTable[] = {
               .concatenates = true,
               .symmetric = SymBytes::lengths}},
     {.kind = OpKind::alltoallv,
+     .takes = {.count = false, .counts = true, .displs = true, .pairs = true},
      .alone = Alone::own_pair,
      .plan = {.walk = Route::pairs,
               .counts = Counts::pairs,
@@ -320,6 +341,7 @@ inline constexpr OpDesc kTable[] = {
               .slot_symmetric = true,
               .symmetric = SymBytes::pairs}},
     {.kind = OpKind::reduce_scatter,
+     .takes = {.count = false, .counts = true},
      .alone = Alone::whole_share,
      .plan = {.walk = Route::round_trip,
               .carry = Carry::total,

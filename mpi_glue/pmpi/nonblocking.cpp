@@ -33,6 +33,8 @@
 #include <memory>
 #include <vector>
 
+#include "api/access.hpp"
+#include "collectives/engine.hpp"
 #include "core/strings.hpp"
 #include "mpi_glue/pmpi/call.hpp"
 #include "mpi_glue/pmpi/errors.hpp"
@@ -205,63 +207,30 @@ void complete_all() {
   }
 }
 
-Status run_joined(Team& team, const Prepared& x) {
+// The call `x` prepared, for TeamAccess::run/start (which clear what its
+// operation does not take): the v-variants' blocks where this rank holds
+// them (alltoallv: the send side's, and the receive side's as its pairs),
+// reduce_scatter's shares.
+CollArgs args_of(const Prepared& x) {
   const Plan& p = x.p;
-  return join(team, p, [&] {
-    switch (p.kind) {
-      case OpKind::barrier: return team.barrier();
-      case OpKind::bcast: return team.bcast(x.recv, p.count, p.dtype, p.root);
-      case OpKind::reduce: return team.reduce(x.send, x.recv, p.count, p.dtype, p.op, p.root);
-      case OpKind::allreduce: return team.allreduce(x.send, x.recv, p.count, p.dtype, p.op);
-      case OpKind::gather: return team.gather(x.send, x.recv, p.count, p.dtype, p.root);
-      case OpKind::allgather: return team.allgather(x.send, x.recv, p.count, p.dtype);
-      case OpKind::scatter: return team.scatter(x.send, x.recv, p.count, p.dtype, p.root);
-      case OpKind::reduce_scatter_block: return team.reduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
-      case OpKind::alltoall: return team.alltoall(x.send, x.recv, p.count, p.dtype);
-      case OpKind::scan: return team.scan(x.send, x.recv, p.count, p.dtype, p.op);
-      case OpKind::exscan: return team.exscan(x.send, x.recv, p.count, p.dtype, p.op);
-      case OpKind::gatherv:
-        return team.gatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype, p.root);
-      case OpKind::allgatherv:
-        return team.allgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
-      case OpKind::scatterv:
-        return team.scatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
-      case OpKind::reduce_scatter: return team.reduce_scatter(x.send, x.recv, x.counts.data(), p.dtype, p.op);
-      case OpKind::alltoallv:
-        return team.alltoallv(x.send, x.send_blocks.counts(), x.send_blocks.displs(), x.recv, x.blocks.counts(),
-                              x.blocks.displs(), p.dtype);
-    }
-    return Status(Errc::internal, "unknown operation");
-  });
+  const Takes& t = describe(p.kind).takes;
+  CollArgs a{p.kind, x.send, x.recv, p.count, p.dtype, p.op, p.root};
+  const BlockSet& blocks = t.pairs ? x.send_blocks : x.blocks;
+  a.counts = t.displs ? blocks.counts() : x.counts.data();
+  a.displs = blocks.displs();
+  a.recv_counts = x.blocks.counts();
+  a.recv_displs = x.blocks.displs();
+  return a;
+}
+
+Status run_joined(Team& team, const Prepared& x) {
+  return join(team, x.p, [&] { return TeamAccess::run(team, args_of(x)); });
 }
 
 Request start_joined(Team& team, const Prepared& x) {
   const Plan& p = x.p;
   if (p.why != Errc::ok) return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, p.why);
-  switch (p.kind) {
-    case OpKind::barrier: return team.ibarrier();
-    case OpKind::bcast: return team.ibcast(x.recv, p.count, p.dtype, p.root);
-    case OpKind::reduce: return team.ireduce(x.send, x.recv, p.count, p.dtype, p.op, p.root);
-    case OpKind::allreduce: return team.iallreduce(x.send, x.recv, p.count, p.dtype, p.op);
-    case OpKind::gather: return team.igather(x.send, x.recv, p.count, p.dtype, p.root);
-    case OpKind::allgather: return team.iallgather(x.send, x.recv, p.count, p.dtype);
-    case OpKind::scatter: return team.iscatter(x.send, x.recv, p.count, p.dtype, p.root);
-    case OpKind::reduce_scatter_block: return team.ireduce_scatter_block(x.send, x.recv, p.count, p.dtype, p.op);
-    case OpKind::alltoall: return team.ialltoall(x.send, x.recv, p.count, p.dtype);
-    case OpKind::scan: return team.iscan(x.send, x.recv, p.count, p.dtype, p.op);
-    case OpKind::exscan: return team.iexscan(x.send, x.recv, p.count, p.dtype, p.op);
-    case OpKind::gatherv:
-      return team.igatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype, p.root);
-    case OpKind::allgatherv:
-      return team.iallgatherv(x.send, p.count, x.recv, x.blocks.counts(), x.blocks.displs(), p.dtype);
-    case OpKind::scatterv:
-      return team.iscatterv(x.send, x.blocks.counts(), x.blocks.displs(), x.recv, p.count, p.dtype, p.root);
-    case OpKind::reduce_scatter: return team.ireduce_scatter(x.send, x.recv, x.counts.data(), p.dtype, p.op);
-    case OpKind::alltoallv:
-      return team.ialltoallv(x.send, x.send_blocks.counts(), x.send_blocks.displs(), x.recv, x.blocks.counts(),
-                             x.blocks.displs(), p.dtype);
-  }
-  return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
+  return TeamAccess::start(team, args_of(x));
 }
 
 }  // namespace osmp::pmpi

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api/access.hpp"
+#include "collectives/engine.hpp"
 #include "collectives/kernels.hpp"
 #include "shm/flag.hpp"
 #include "team/team.hpp"
@@ -117,37 +118,15 @@ Buffers::Buffers(int ranks, std::size_t max_bytes)
 Status call(Team& t, OpKind op, std::size_t bytes, Buffers& b) {
   const Datatype type = is_reduction(op) ? Datatype::float32 : Datatype::uint8;
   const auto count = static_cast<std::int64_t>(is_reduction(op) ? bytes / 4 : bytes);
-  switch (op) {
-    case OpKind::barrier: return t.barrier();
-    case OpKind::bcast: return t.bcast(b.recv(), count, type, 0);
-    case OpKind::reduce: return t.reduce(b.send(), b.recv(), count, type, Op::sum, 0);
-    case OpKind::allreduce: return t.allreduce(b.send(), b.recv(), count, type, Op::sum);
-    case OpKind::gather: return t.gather(b.send(), b.recv(), count, type, 0);
-    case OpKind::allgather: return t.allgather(b.send(), b.recv(), count, type);
-    case OpKind::scatter: return t.scatter(b.send(), b.recv(), count, type, 0);
-    case OpKind::reduce_scatter_block: return t.reduce_scatter_block(b.send(), b.recv(), count, type, Op::sum);
-    case OpKind::alltoall: return t.alltoall(b.send(), b.recv(), count, type);
-    case OpKind::scan: return t.scan(b.send(), b.recv(), count, type, Op::sum);
-    case OpKind::exscan: return t.exscan(b.send(), b.recv(), count, type, Op::sum);
-    case OpKind::gatherv:
-    case OpKind::allgatherv:
-    case OpKind::scatterv:
-    case OpKind::alltoallv:
-    case OpKind::reduce_scatter: {  // every rank's block `count` long, in rank order
-      std::vector<std::int64_t> counts(static_cast<std::size_t>(t.size()), count), displs(counts.size());
-      for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * count;
-      if (op == OpKind::gatherv) return t.gatherv(b.send(), count, b.recv(), counts.data(), displs.data(), type, 0);
-      if (op == OpKind::allgatherv) return t.allgatherv(b.send(), count, b.recv(), counts.data(), displs.data(), type);
-      if (op == OpKind::reduce_scatter) {
-        return t.reduce_scatter(b.send(), b.recv(), counts.data(), type, Op::sum);
-      }
-      if (op == OpKind::alltoallv) {
-        return t.alltoallv(b.send(), counts.data(), displs.data(), b.recv(), counts.data(), displs.data(), type);
-      }
-      return t.scatterv(b.send(), counts.data(), displs.data(), b.recv(), count, type, 0);
-    }
+  // The v-variants: every rank's block `count` long, in rank order.
+  std::vector<std::int64_t> counts, displs;
+  if (describe(op).takes.counts) {
+    counts.assign(static_cast<std::size_t>(t.size()), count);
+    displs.resize(counts.size());
+    for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * count;
   }
-  return Status(Errc::invalid_argument, "unknown operation");
+  return TeamAccess::run(
+      t, {op, b.send(), b.recv(), count, type, Op::sum, 0, counts.data(), displs.data(), counts.data(), displs.data()});
 }
 
 Result<double> time_op(Team& t, OpKind op, std::size_t bytes, Buffers& b, double target_us, int reps) {
