@@ -15,9 +15,10 @@ struct TeamAccess {
   static TeamCore& core(Team& t);
   static const TeamCore& core(const Team& t);
   // Any operation's call, run or started as its entry point (Team::bcast,
-  // Team::ibcast, ...) would: the arguments it does not take cleared
-  // (collectives/engine.hpp: as_called). For the layers that hold the
-  // operation as a value (the MPI glue, osmp-tune): no switch on it.
+  // Team::ibcast, ...) would: `a` as collectives/engine.hpp's as_called
+  // makes it (the arguments its operation does not take cleared). For the
+  // layers that hold the operation as a value (the MPI glue, osmp-tune): no
+  // switch on it.
   static Status run(Team& t, const CollArgs& a);
   static Request start(Team& t, const CollArgs& a);
 };

@@ -205,9 +205,9 @@ TeamCore& TeamAccess::core(Team& t) {
 }
 const TeamCore& TeamAccess::core(const Team& t) { return core(const_cast<Team&>(t)); }
 
-Status TeamAccess::run(Team& t, const CollArgs& a) { return t.run(as_called(a)); }
+Status TeamAccess::run(Team& t, const CollArgs& a) { return t.run(a); }
 
-Request TeamAccess::start(Team& t, const CollArgs& a) { return t.start(as_called(a)); }
+Request TeamAccess::start(Team& t, const CollArgs& a) { return t.start(a); }
 
 Status Team::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
   if (!views_) return moved_from();

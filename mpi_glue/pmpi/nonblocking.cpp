@@ -29,8 +29,10 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "api/access.hpp"
@@ -207,30 +209,55 @@ void complete_all() {
   }
 }
 
-// The call `x` prepared, for TeamAccess::run/start (which clear what its
-// operation does not take): the v-variants' blocks where this rank holds
-// them (alltoallv: the send side's, and the receive side's as its pairs),
-// reduce_scatter's shares.
+// The call `x` prepared for operation K, as its entry point would make it
+// (as_called): the v-variants' blocks where this rank holds them
+// (alltoallv: the send side's, and the receive side's as its pairs),
+// reduce_scatter's shares. K a constant, the description folds away: the
+// same instructions as a call of the entry point.
+template <OpKind K>
 CollArgs args_of(const Prepared& x) {
+  constexpr Takes t = describe(K).takes;
   const Plan& p = x.p;
-  const Takes& t = describe(p.kind).takes;
-  CollArgs a{p.kind, x.send, x.recv, p.count, p.dtype, p.op, p.root};
-  const BlockSet& blocks = t.pairs ? x.send_blocks : x.blocks;
-  a.counts = t.displs ? blocks.counts() : x.counts.data();
-  a.displs = blocks.displs();
-  a.recv_counts = x.blocks.counts();
-  a.recv_displs = x.blocks.displs();
-  return a;
+  CollArgs a{K, x.send, x.recv, p.count, p.dtype, p.op, p.root};
+  if constexpr (t.counts) {
+    const BlockSet& blocks = t.pairs ? x.send_blocks : x.blocks;
+    a.counts = t.displs ? blocks.counts() : x.counts.data();
+    a.displs = blocks.displs();
+    a.recv_counts = x.blocks.counts();
+    a.recv_displs = x.blocks.displs();
+  }
+  return as_called(a);
 }
 
+template <OpKind K>
+Status run_as(Team& team, const Prepared& x) {
+  return TeamAccess::run(team, args_of<K>(x));
+}
+template <OpKind K>
+Request start_as(Team& team, const Prepared& x) {
+  return TeamAccess::start(team, args_of<K>(x));
+}
+
+// One entry per row of osmp_ops.h, in its order (op_index).
+template <std::size_t... I>
+constexpr auto run_table(std::index_sequence<I...>) {
+  return std::array{&run_as<kOpKinds[I]>...};
+}
+template <std::size_t... I>
+constexpr auto start_table(std::index_sequence<I...>) {
+  return std::array{&start_as<kOpKinds[I]>...};
+}
+constexpr auto kRun = run_table(std::make_index_sequence<kOpKindCount>{});
+constexpr auto kStart = start_table(std::make_index_sequence<kOpKindCount>{});
+
 Status run_joined(Team& team, const Prepared& x) {
-  return join(team, x.p, [&] { return TeamAccess::run(team, args_of(x)); });
+  return join(team, x.p, [&] { return kRun[static_cast<std::size_t>(op_index(x.p.kind))](team, x); });
 }
 
 Request start_joined(Team& team, const Prepared& x) {
   const Plan& p = x.p;
   if (p.why != Errc::ok) return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, p.why);
-  return TeamAccess::start(team, args_of(x));
+  return kStart[static_cast<std::size_t>(op_index(p.kind))](team, x);
 }
 
 }  // namespace osmp::pmpi
