@@ -194,6 +194,15 @@ constexpr ByRole<Amount> kNone{}, kOne{Amount::one, Amount::one}, kAll{Amount::a
 constexpr ByRole<Amount> at_root(Amount a) { return {a, Amount::none}; }
 constexpr ByRole<bool> kNowhere{}, kEverywhere{true, true}, kRootOnly{true, false}, kButRoot{false, true};
 constexpr std::uint8_t kAllAreas = kSlotArea | kBcastArea | kScratchArea;
+// Scan's and exscan's: every input up, every result down (the top folds
+// them in rank order), or through the prefix top in one pass.
+constexpr PlanRules kPrefixPlan{.walk = Route::prefix,
+                                .carry = Carry::all,
+                                .areas = kAllAreas,
+                                .tree_cap = kScanTreeBytes,
+                                .concatenates = true,
+                                .symmetric = SymBytes::per_unit,
+                                .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}};
 
 inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::barrier,
@@ -289,22 +298,10 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::scan,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .plan = {.walk = Route::prefix,
-              .carry = Carry::all,
-              .areas = kAllAreas,
-              .tree_cap = kScanTreeBytes,
-              .concatenates = true,
-              .symmetric = SymBytes::per_unit,
-              .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}}},
+     .plan = kPrefixPlan},
     {.kind = OpKind::exscan,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere, .first_writes_nothing = true},
-     .plan = {.walk = Route::prefix,
-              .carry = Carry::all,
-              .areas = kAllAreas,
-              .tree_cap = kScanTreeBytes,
-              .concatenates = true,
-              .symmetric = SymBytes::per_unit,
-              .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}}},
+     .plan = kPrefixPlan},
     {.kind = OpKind::gatherv,
      .takes = {.counts = true, .displs = true},
      .alone = Alone::own_block_out,
