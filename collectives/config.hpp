@@ -80,6 +80,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/ops/describe.hpp"
 #include "collectives/types.hpp"
 #include "core/status.hpp"
 
@@ -92,27 +93,9 @@ struct CmaRange {
   static constexpr std::size_t kAuto = ~std::size_t{0};
   std::size_t min = kAuto;                  // OSMP_CMA_MIN
   std::size_t max = std::size_t{64} << 20;  // OSMP_CMA_MAX
-  std::size_t from(OpKind k) const {
-    if (min != kAuto) return min;
-    switch (k) {
-      case OpKind::bcast: return std::size_t{128} << 10;
-      // allgather(v): below, the one step's symmetric top through the slots
-      // (2 processes, per rank: 9.4 us against 7.1 at 32 KiB, 4.9 / 5.3 at
-      // 16 KiB). Exscan of two ranks (rank 1 read rank 0's input then)
-      // against the chain through the outboxes: 4.5 us against 5.8 at 32
-      // KiB, the same at 16.
-      case OpKind::allgather:
-      case OpKind::allgatherv:
-      case OpKind::exscan: return std::size_t{32} << 10;
-      default: return std::size_t{64} << 10;
-    }
-  }
-  std::size_t until(OpKind k) const {
-    if (min != kAuto) return kAuto;
-    if (k == OpKind::allreduce) return std::size_t{1} << 20;
-    if (k == OpKind::reduce_scatter_block) return std::size_t{512} << 10;
-    return kAuto;
-  }
+  // The operation's own thresholds (ops/describe.hpp: CopyRange) unless set.
+  std::size_t from(OpKind k) const { return min != kAuto ? min : describe(k).copies.cma_from; }
+  std::size_t until(OpKind k) const { return min != kAuto ? kAuto : describe(k).copies.cma_until; }
   bool covers(OpKind k, std::size_t bytes) const { return bytes >= from(k) && bytes < until(k) && bytes <= max; }
 };
 
@@ -143,7 +126,7 @@ struct CollectiveConfig {
   std::size_t stage_from(OpKind k, bool with_cma) const {
     if (stage_min != kAuto) return stage_min;
     if (with_cma) return kAuto;  // never: CMA's single copy without the local one won everywhere
-    return k == OpKind::allreduce ? std::size_t{128} << 10 : std::size_t{1} << 20;
+    return describe(k).copies.stage_from;
   }
   CmaRange cma_range;          // OSMP_CMA_MIN, OSMP_CMA_MAX
   bool lazy = kLazyByDefault;  // OSMP_CHECK
