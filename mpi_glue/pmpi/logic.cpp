@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "collectives/ops/describe.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "mpi_glue/pmpi/call.hpp"
@@ -138,18 +139,22 @@ int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
   return deliver(c.comm, c.name, class_of(o.error.code()), o.error.message());
 }
 
-// A call on one process: the copy it implies (none in place; the
-// v-variants' block at its displacement).
+// A call on one process: the copy it implies (ops/describe.hpp: Alone, as
+// the engine's team of one makes it; none in place; the v-variants' block
+// at its displacement, in bytes here).
 Outcome alone(const Prepared& x) {
   const Plan& p = x.p;
   if (p.why != Errc::ok) return Outcome::of(Status(p.why, p.what));
   const auto* send = static_cast<const unsigned char*>(x.send);
   auto* recv = static_cast<unsigned char*>(x.recv);
-  if (p.kind == OpKind::alltoallv) {  // its own block, from one side to the other
+  const Alone copy = describe(p.kind).alone;
+  if (copy == Alone::nothing) return {};  // barrier, bcast, exscan (rank 0's output is undefined)
+  if (copy == Alone::own_pair) {          // alltoallv: its own block, from one side to the other
     if (send == kInPlace) return {};
     if (x.send_blocks.bytes(0) != x.blocks.bytes(0)) {
-      return Outcome::of(Status(Errc::invalid_argument, cat("alltoallv: sends itself ", x.send_blocks.bytes(0),
-                                                            " bytes but receives ", x.blocks.bytes(0))));
+      return Outcome::of(
+          Status(Errc::invalid_argument, cat(to_string(p.kind), ": sends itself ", x.send_blocks.bytes(0),
+                                             " bytes but receives ", x.blocks.bytes(0))));
     }
     if (x.blocks.bytes(0)) {
       std::memmove(recv + x.blocks.displs()[0], send + x.send_blocks.displs()[0],
@@ -157,13 +162,13 @@ Outcome alone(const Prepared& x) {
     }
     return {};
   }
-  if (p.kind == OpKind::reduce_scatter) {  // its share is the whole input
+  if (copy == Alone::whole_share) {  // reduce_scatter: its share is the whole input
     if (send != kInPlace && p.bytes()) std::memmove(recv, send, static_cast<std::size_t>(p.bytes()));
     return {};
   }
   if (!send || send == kInPlace || !recv || recv == kInPlace || !p.bytes()) return {};
-  if (p.kind == OpKind::scatterv) send += x.blocks.displs()[0];
-  if (p.kind == OpKind::gatherv || p.kind == OpKind::allgatherv) recv += x.blocks.displs()[0];
+  if (copy == Alone::own_block_in) send += x.blocks.displs()[0];
+  if (copy == Alone::own_block_out) recv += x.blocks.displs()[0];
   std::memmove(recv, send, static_cast<std::size_t>(p.bytes()));
   return {};
 }
