@@ -1,12 +1,15 @@
-// Each operation described once: which buffers each rank reads and writes
-// and how much of them, where MPI's in place is allowed, the copy a team of
-// one makes, what the heap's single copy offers and stages, and the walk and
-// data shape the plan weighs. The layers read this instead of switching on
-// the operation: the argument checks (arguments.hpp), the team of one
-// (Engine::begin), the heap's single copy (ops/direct.cpp) and the plan
-// (plan.cpp, and through it the cost model). A constexpr table: where the
-// operation is a constant (the common call, Engine::run_call) every look-up
-// folds away.
+// Each operation described once: the arguments it takes, which buffers
+// each rank reads and writes and how much of them, where MPI's in place is
+// allowed, the copy a team of one makes, what the heap's single copy offers
+// and stages, the walk and data shape the plan and the cost model weigh,
+// and the single copies' thresholds. The layers read this instead of
+// switching on the operation: the argument checks (arguments.hpp), the team
+// of one (Engine::begin, and the MPI glue's one-process call), the heap's
+// single copy (ops/direct.cpp), the plan (plan.cpp), the cost model
+// (tuning/model.cpp), the thresholds (config.hpp), and the layers that hold
+// the operation as a value (engine.hpp's as_called: the MPI glue,
+// osmp-tune). A constexpr table: where the operation is a constant (the
+// common call, Engine::run_call) every look-up folds away.
 #pragma once
 
 #include <cstddef>
@@ -203,19 +206,19 @@ struct OpDesc {
 
 namespace describe_detail {
 
-constexpr ByRole<Amount> kNone{}, kOne{Amount::one, Amount::one}, kAll{Amount::all, Amount::all};
+inline constexpr ByRole<Amount> kNone{}, kOne{Amount::one, Amount::one}, kAll{Amount::all, Amount::all};
 constexpr ByRole<Amount> at_root(Amount a) { return {a, Amount::none}; }
-constexpr ByRole<bool> kNowhere{}, kEverywhere{true, true}, kRootOnly{true, false}, kButRoot{false, true};
-constexpr std::uint8_t kAllAreas = kSlotArea | kBcastArea | kScratchArea;
+inline constexpr ByRole<bool> kNowhere{}, kEverywhere{true, true}, kRootOnly{true, false}, kButRoot{false, true};
+inline constexpr std::uint8_t kAllAreas = kSlotArea | kBcastArea | kScratchArea;
 // Scan's and exscan's: every input up, every result down (the top folds
 // them in rank order), or through the prefix top in one pass.
-constexpr PlanRules kPrefixPlan{.walk = Route::prefix,
-                                .carry = Carry::all,
-                                .areas = kAllAreas,
-                                .tree_cap = kScanTreeBytes,
-                                .concatenates = true,
-                                .symmetric = SymBytes::per_unit,
-                                .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}};
+inline constexpr PlanRules kPrefixPlan{.walk = Route::prefix,
+                                       .carry = Carry::all,
+                                       .areas = kAllAreas,
+                                       .tree_cap = kScanTreeBytes,
+                                       .concatenates = true,
+                                       .symmetric = SymBytes::per_unit,
+                                       .step = {UpMove::gather, Times::one, DownMove::scatter, Times::one}};
 
 // CMA's thresholds (2 processes): allgather(v) below 32 KiB per rank goes
 // through the one step's symmetric top in the slots (9.4 us against 7.1 at

@@ -251,13 +251,17 @@ constexpr auto kRun = run_table(std::make_index_sequence<kOpKindCount>{});
 constexpr auto kStart = start_table(std::make_index_sequence<kOpKindCount>{});
 
 Status run_joined(Team& team, const Prepared& x) {
-  return join(team, x.p, [&] { return kRun[static_cast<std::size_t>(op_index(x.p.kind))](team, x); });
+  const int i = op_index(x.p.kind);  // every Call's kind is one of osmp_ops.h's
+  if (i < 0) return Status(Errc::internal, cat("unknown operation ", static_cast<int>(x.p.kind)));
+  return join(team, x.p, [&] { return kRun[static_cast<std::size_t>(i)](team, x); });
 }
 
 Request start_joined(Team& team, const Prepared& x) {
   const Plan& p = x.p;
   if (p.why != Errc::ok) return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, p.why);
-  return kStart[static_cast<std::size_t>(op_index(p.kind))](team, x);
+  const int i = op_index(p.kind);
+  if (i < 0) return team.iabstain(p.kind, p.count, p.dtype, p.op, p.root, Errc::internal);
+  return kStart[static_cast<std::size_t>(i)](team, x);
 }
 
 }  // namespace osmp::pmpi

@@ -125,8 +125,8 @@ Status call(Team& t, OpKind op, std::size_t bytes, Buffers& b) {
     displs.resize(counts.size());
     for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<std::int64_t>(r) * count;
   }
-  return TeamAccess::run(
-      t, {op, b.send(), b.recv(), count, type, Op::sum, 0, counts.data(), displs.data(), counts.data(), displs.data()});
+  return TeamAccess::run(t, as_called({op, b.send(), b.recv(), count, type, Op::sum, 0, counts.data(), displs.data(),
+                                       counts.data(), displs.data()}));
 }
 
 Result<double> time_op(Team& t, OpKind op, std::size_t bytes, Buffers& b, double target_us, int reps) {
