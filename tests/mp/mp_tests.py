@@ -65,27 +65,46 @@ def start(args, env=None):
 
 # ---------------------------------------------------------------------------
 
+def ring(policy, n):
+    rounds = (10 if n > 8 else 30) if policy == "spin" and n > 2 else 2000
+    rc, out, err, dt = run([OSMPRUN, "-n", str(n), "--oversubscribe", "--wait", policy,
+                            WORKER, "ring", str(rounds)])
+    expect_ok(rc, out, err, n, f"ring {policy} n={n}")
+    print(f"ring {policy:5s} n={n:2d}: {rounds} rounds in {dt:.2f} s")
+
+
 def case_handoff():
-    """Token ring among 2..16 processes under each wait policy, oversubscribed."""
+    """Token ring among 2..8 processes under each wait policy, oversubscribed
+    (handoff_long: 16)."""
     for policy in ["auto", "futex", "yield", "spin"]:
-        for n in [2, 3, 5, 8, 16]:
-            rounds = (10 if n > 8 else 30) if policy == "spin" and n > 2 else 2000
-            rc, out, err, dt = run([OSMPRUN, "-n", str(n), "--oversubscribe", "--wait", policy,
-                                    WORKER, "ring", str(rounds)])
-            expect_ok(rc, out, err, n, f"ring {policy} n={n}")
-            print(f"ring {policy:5s} n={n:2d}: {rounds} rounds in {dt:.2f} s")
+        for n in [2, 3, 5, 8]:
+            ring(policy, n)
     rc, out, err, _ = run([OSMPRUN, "-n", "5", "--oversubscribe", "--bind-to", "none", WORKER, "ring", "500"])
     expect_ok(rc, out, err, 5, "ring unbound")
 
 
+def case_handoff_long():
+    for policy in ["auto", "futex", "yield", "spin"]:
+        ring(policy, 16)
+
+
+def cycles(n, count, extra=()):
+    rc, out, err, dt = run([OSMPRUN, "-n", str(n), "--oversubscribe", *extra, WORKER, "cycles", str(count)],
+                           timeout=280)
+    expect_ok(rc, out, err, n, f"{count} cycles")
+    print(f"{count} bootstrap/teardown cycles of {n} processes: {dt:.1f} s ({1000 * dt / count:.1f} ms each)")
+
+
 def case_bootstrap_cycles():
-    """1000 team creations and teardowns leave nothing in the shm directory."""
-    rc, out, err, dt = run([OSMPRUN, "-n", "4", "--oversubscribe", WORKER, "cycles", "1000"], timeout=280)
-    expect_ok(rc, out, err, 4, "1000 cycles")
-    print(f"1000 bootstrap/teardown cycles of 4 processes: {dt:.1f} s ({dt:.1f} ms each)")
-    rc, out, err, dt = run([OSMPRUN, "-n", "8", "--oversubscribe", "--topology", "rome", "--map-by", "scatter",
-                            "--vh", "auto", WORKER, "cycles", "100"], timeout=280)
-    expect_ok(rc, out, err, 8, "100 cycles on Rome")
+    """Team creations and teardowns leave nothing in the shm directory: 200
+    here, 50 on Rome (bootstrap_cycles_long: 1000 and 100)."""
+    cycles(4, 200)
+    cycles(8, 50, ["--topology", "rome", "--map-by", "scatter", "--vh", "auto"])
+
+
+def case_bootstrap_cycles_long():
+    cycles(4, 1000)
+    cycles(8, 100, ["--topology", "rome", "--map-by", "scatter", "--vh", "auto"])
 
 
 def kill_one(mode, n, delay):
