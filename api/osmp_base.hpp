@@ -200,19 +200,6 @@ constexpr bool is_rooted(OpKind k) { return op_index(k) >= 0 && ((kRootedKinds >
 constexpr bool is_reduction(OpKind k) {
   return op_index(k) >= 0 && ((kReductionKinds >> static_cast<unsigned>(k)) & 1u);
 }
-// The v-variants take per-rank counts and displacements; each varies one
-// operation of uniform blocks, which every other operation is of itself.
-constexpr OpKind uniform_of(OpKind k) {
-  switch (k) {
-    case OpKind::gatherv: return OpKind::gather;
-    case OpKind::allgatherv: return OpKind::allgather;
-    case OpKind::scatterv: return OpKind::scatter;
-    case OpKind::alltoallv: return OpKind::alltoall;
-    case OpKind::reduce_scatter: return OpKind::reduce_scatter_block;
-    default: return k;
-  }
-}
-constexpr bool is_varied(OpKind k) { return uniform_of(k) != k; }
 
 const char* to_string(Datatype t);  // "int32", "float64"
 const char* to_string(Op op);       // "sum"

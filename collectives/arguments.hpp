@@ -103,17 +103,20 @@ inline Status check_reduce_scatter(const CollArgs& a, const OpName& op, int me, 
   return {};
 }
 
-// gatherv, allgatherv, scatterv: this rank's own block of `count` elements,
-// and where the rank that holds every block (gatherv, scatterv: the root;
-// allgatherv: each) has them (check_blocks). In place, the own block is the
-// one at displs[me] (count is not read).
+// The v-variants as their description's Varied says: alltoallv's pairs,
+// reduce_scatter's shares, or (gatherv, allgatherv, scatterv) this rank's
+// own block of `count` elements and, on the ranks that hold every block
+// (gatherv, scatterv: the root; allgatherv: each), where they lie
+// (check_blocks). In place, the own block is the one at displs[me] (count
+// is not read).
 inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   const OpName op{kind, me};
-  if (kind == OpKind::alltoallv) return check_alltoallv(a, op, me, n);
-  if (kind == OpKind::reduce_scatter) return check_reduce_scatter(a, op, me, n);
+  const Varied& v = describe(kind).varied;
+  if (v.layout == BlockLayout::pairs) return check_alltoallv(a, op, me, n);
+  if (v.layout == BlockLayout::shares) return check_reduce_scatter(a, op, me, n);
   const std::size_t es = size_of(a.dtype);
-  const bool all = kind == OpKind::allgatherv || me == a.root;  // holds every block
-  const bool scatters = kind == OpKind::scatterv;
+  const bool all = v.holds.at(me == a.root);  // holds every block
+  const bool scatters = v.layout == BlockLayout::scattered;
   // The buffer with every block, and the own block's buffer (or in place).
   const void* blocks = scatters ? a.send : a.recv;
   const void* own = scatters ? a.recv : a.send;

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "collectives/ops/describe.hpp"
 #include "core/disagreement.hpp"
 #include "core/strings.hpp"
 

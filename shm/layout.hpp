@@ -6,7 +6,8 @@
 //
 //   SegmentHeader                                        creator, once
 //   LeaderCtrl[kLeaderLines]        128 B each           written by the group's local root
-//                                                        (line 0: the release; line 1 spare)
+//                                                        (line p: the release of the calls of
+//                                                        sequence parity p)
 //   MemberCtrl[2][members]          128 B each           MemberCtrl[p][i] written by member i
 //   DataSlot[2][members]            slot_bytes each      DataSlot[p][i] written by member i
 //   Bcast[2]                        bcast_bytes each     written by the leader (or the root's
@@ -38,8 +39,8 @@ inline constexpr std::size_t kDefaultSlotBytes = 64 * 1024;
 inline constexpr std::size_t kDefaultBcastBytes = 64 * 1024;
 inline constexpr std::size_t kMaxAreaBytes = std::size_t{1} << 30;
 
-// One control line: two flags and a small inline area, all written by one
-// process. The first 64 bytes hold `ready` and 48 bytes beside it, so a small
+// One control line: three flags (ready, ack, part) and a small inline area,
+// all written by one process. The first 64 bytes hold `ready` and 48 bytes beside it, so a small
 // payload travels in the same cache line as the flag that announces it.
 //
 // The collectives put the op header and 32 bytes of data in `inline_data`

@@ -339,23 +339,22 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
   return Step{shape.up, times(shape.up_m), shape.down, times(shape.down_m), plan};
 }
 
-// Alltoallv after its first step, `exchange` the flat path's rows: where
+// The pairs' operation (alltoallv) after its first step, `exchange` the flat path's rows: where
 // the first step carried the counts rows (pairs_in_first), the exchange
 // unless the blocks rode with them; else the counts step through the
 // outboxes (agree_pairs: every rank reads every other's row; a second
 // round beyond kPairsAllRowsMax ranks), which carries the blocks where
 // they fit the outbox and CMA would not take them, and the exchange after
 // it where they do not.
-Result<std::vector<LevelTerm>> alltoallv_rest(const Ctx& x, std::size_t m, const Plan& plan,
-                                              std::vector<LevelTerm> exchange, std::string& path) {
+Result<std::vector<LevelTerm>> pairs_rest(const Ctx& x, OpKind op, std::size_t m, const Plan& plan,
+                                          std::vector<LevelTerm> exchange, std::string& path) {
   const int n = x.tree.size();
   const std::size_t others = m * static_cast<std::size_t>(n - 1);
-  if (pairs_in_first(OpKind::alltoallv, plan)) {
+  if (pairs_in_first(op, plan)) {
     path = "counts rows + flat over the team";
     return exchange;
   }
-  const bool rides =
-      pairs_blocks_at(n) + others <= x.opt.slot_bytes && (!x.cfg.cma || m < x.cfg.cma_range.from(OpKind::alltoallv));
+  const bool rides = pairs_blocks_at(n) + others <= x.opt.slot_bytes && (!x.cfg.cma || m < x.cfg.cma_range.from(op));
   const double rounds = n > kPairsAllRowsMax ? 2.0 : 1.0;
   path = rides ? "header step + counts step (the blocks with it)" : "header step + counts step + flat over the team";
   // Riding, the exchange's one step is the counts step: only a findings
@@ -374,9 +373,9 @@ Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, c
     path = lengths_step(op) ? "lengths step + flat over the team" : "header step + flat over the team";
     if (one_pass_prefix(op)) return chain_rows(x, m);  // scan, exscan: the chain of ranks
     // The v-variants as their uniform operation with every block `m` bytes;
-    // alltoallv with its counts step before (alltoallv_rest).
+    // alltoallv with its counts step before (pairs_rest).
     OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
-    if (describe(op).plan.counts == Counts::pairs) return alltoallv_rest(x, m, plan, std::move(rows), path);
+    if (describe(op).plan.counts == Counts::pairs) return pairs_rest(x, op, m, plan, std::move(rows), path);
     return rows;
   }
   const Step chunk = moves(x, op, 0, plan.chunk);

@@ -193,12 +193,6 @@ struct DirectBuffers {
   // into it would overwrite what this rank still reads).
   bool send_aliases_recv = false;
 };
-enum class DirectMode : std::uint8_t {
-  none,  // some buffer the call needs is in no heap or region: the other path
-  pull,  // readers copy from the owners' buffers (reductions: each its share)
-  push,  // owners copy into the readers' buffers
-  both,  // bcast: the root and each receiver copy a part of its buffer
-};
 // Tests only (tests/sim/cma_test.cpp): called with the rank's number as
 // each rank reaches its heap single copy, before it marks (may_copy), so a
 // test can stop the team exactly between two ranks' marks; null in programs,

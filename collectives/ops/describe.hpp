@@ -55,18 +55,56 @@ struct Buffers {
   bool first_writes_nothing = false;  // exscan: rank 0 writes nothing unless in place (recv may be null)
 };
 
+// The v-variants (per-rank counts): the uniform operation each varies, how
+// its blocks lie, and which ranks hold every block (arguments.hpp's
+// check_varied, the MPI glue's prepare_gatheredv; the flat paths move them
+// with ops/common.hpp's Blocks). Every other operation is uniform: `count`
+// elements per rank, checked against its Buffers.
+enum class BlockLayout : std::uint8_t {
+  uniform,    // not a v-variant
+  gathered,   // each rank's own block (send) into the blocks (recv): gatherv, allgatherv
+  scattered,  // the blocks (send) out to each rank's own block (recv): scatterv
+  shares,     // every rank's share counts[r] of the input, their sum: reduce_scatter
+  pairs,      // both sides' blocks on every rank: alltoallv
+};
+struct Varied {
+  BlockLayout layout = BlockLayout::uniform;
+  OpKind of = OpKind::barrier;  // the uniform operation it varies (layout != uniform)
+  ByRole<bool> holds{};         // gathered, scattered: the ranks whose blocks buffer holds every block
+};
+
+// How the heap's single copy (ops/direct.cpp) moves a call.
+enum class DirectMode : std::uint8_t {
+  none,  // some buffer the call needs is in no heap or region: the other path
+  pull,  // readers copy from the owners' buffers (reductions: each its share)
+  push,  // owners copy into the readers' buffers
+  both,  // bcast: the root and each receiver copy a part of its buffer
+};
+// Whose buffers a heap mode needs in the heaps (or regions): nobody's, the
+// root's, every rank's but the root's, every rank's.
+enum class Whose : std::uint8_t { nobody, root, others, everyone };
+// A mode, taken where every buffer it names was offered.
+struct HeapRule {
+  Whose send = Whose::nobody, recv = Whose::nobody;
+  DirectMode mode = DirectMode::none;
+};
+
 // The heap's single copy (ops/direct.cpp): how much of each rank's send and
 // receive buffers its peers read and write (an offered buffer is checked
-// against it), and which of this rank's buffers are staged into its heap
-// when they are outside it (peers read a staged input; a staged output is
-// copied out once the call is done). Reduce stages nothing: its single copy
-// needs the root's output in the heap too, and staging that costs the root,
-// the rank that waits longest, a full copy more (measured slower than the
-// areas' chunks). Operations without a heap path offer nothing.
+// against it), which of this rank's buffers are staged into its heap when
+// they are outside it (peers read a staged input; a staged output is copied
+// out once the call is done), and the modes it may take, in order: after
+// the header step every rank reads every rank's offers and takes the first
+// rule whose buffers all were offered (DirectCall::mode), else the other
+// path. Reduce stages nothing: its single copy needs the root's output in
+// the heap too, and staging that costs the root, the rank that waits
+// longest, a full copy more (measured slower than the areas' chunks).
+// Operations without a heap path offer nothing and have no rule.
 struct HeapUse {
   ByRole<Amount> offer_send{}, offer_recv{};
   ByRole<bool> staged_send{};
   bool staged_recv = false;
+  HeapRule rules[3]{};
 };
 
 // The way an operation's data goes over the tree.
@@ -198,6 +236,8 @@ struct OpDesc {
   OpKind kind = OpKind::barrier;
   Takes takes{};
   Buffers buffers{};
+  Varied varied{};
+  bool exclusive = false;  // a prefix without the rank's own input (exscan; the MPI glue's nodes_scan)
   Alone alone = Alone::nothing;
   HeapUse heap{};
   PlanRules plan{};
@@ -234,7 +274,13 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::bcast,
      .takes = {.send = false},
      .buffers = {.send = kNone, .recv = kOne},
-     .heap = {.offer_send = at_root(Amount::one), .offer_recv = kOne, .staged_send = kRootOnly},
+     .heap = {.offer_send = at_root(Amount::one),
+              .offer_recv = kOne,
+              .staged_send = kRootOnly,
+              // the root and each receiver a part, or the receivers pull, or the root pushes
+              .rules = {{Whose::root, Whose::others, DirectMode::both},
+                        {Whose::root, Whose::nobody, DirectMode::pull},
+                        {Whose::nobody, Whose::others, DirectMode::push}}},
      .plan = {.walk = Route::down,
               .carry = Carry::one,
               .areas = kBcastArea,
@@ -245,7 +291,9 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::reduce,
      .buffers = {.send = kOne, .recv = at_root(Amount::one), .send_in_place = kRootOnly},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = at_root(Amount::one)},
+     .heap = {.offer_send = kOne,
+              .offer_recv = at_root(Amount::one),
+              .rules = {{Whose::everyone, Whose::root, DirectMode::pull}}},
      .plan = {.walk = Route::up,
               .carry = Carry::one,
               .areas = kSlotArea,
@@ -255,7 +303,11 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::allreduce,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = kOne, .staged_send = kEverywhere, .staged_recv = true},
+     .heap = {.offer_send = kOne,
+              .offer_recv = kOne,
+              .staged_send = kEverywhere,
+              .staged_recv = true,
+              .rules = {{Whose::everyone, Whose::everyone, DirectMode::pull}}},
      .plan = {.walk = Route::round_trip,
               .carry = Carry::one,
               .areas = kSlotArea | kBcastArea,
@@ -267,7 +319,12 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::gather,
      .buffers = {.send = kOne, .recv = at_root(Amount::all), .send_in_place = kRootOnly},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = at_root(Amount::all), .staged_send = kButRoot},
+     .heap = {.offer_send = kOne,
+              .offer_recv = at_root(Amount::all),
+              .staged_send = kButRoot,
+              // the senders write in parallel; the root reading them is serial
+              .rules = {{Whose::nobody, Whose::root, DirectMode::push},
+                        {Whose::others, Whose::nobody, DirectMode::pull}}},
      .plan = {.walk = Route::up,
               .carry = Carry::all,
               .areas = kSlotArea | kScratchArea,
@@ -277,7 +334,11 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::allgather,
      .buffers = {.send = kOne, .recv = kAll, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kOne, .offer_recv = kAll, .staged_send = kEverywhere},
+     .heap = {.offer_send = kOne,
+              .offer_recv = kAll,
+              .staged_send = kEverywhere,
+              .rules = {{Whose::everyone, Whose::nobody, DirectMode::pull},
+                        {Whose::nobody, Whose::everyone, DirectMode::push}}},
      .plan = {.walk = Route::round_trip,
               .carry = Carry::all,
               .areas = kAllAreas,
@@ -290,7 +351,11 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::scatter,
      .buffers = {.send = at_root(Amount::all), .recv = kOne, .recv_in_place = kRootOnly},
      .alone = Alone::output_of_input,
-     .heap = {.offer_send = at_root(Amount::all), .offer_recv = kOne, .staged_send = kRootOnly},
+     .heap = {.offer_send = at_root(Amount::all),
+              .offer_recv = kOne,
+              .staged_send = kRootOnly,
+              .rules = {{Whose::root, Whose::nobody, DirectMode::pull},
+                        {Whose::nobody, Whose::others, DirectMode::push}}},
      .plan = {.walk = Route::down,
               .carry = Carry::all,
               .areas = kBcastArea | kScratchArea,
@@ -299,7 +364,9 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::reduce_scatter_block,
      .buffers = {.send = kAll, .recv = kOne, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kAll, .staged_send = kEverywhere},
+     .heap = {.offer_send = kAll,
+              .staged_send = kEverywhere,
+              .rules = {{Whose::everyone, Whose::nobody, DirectMode::pull}}},
      .plan = {.walk = Route::round_trip,
               .carry = Carry::all,
               .areas = kAllAreas,
@@ -310,7 +377,11 @@ inline constexpr OpDesc kTable[] = {
     {.kind = OpKind::alltoall,
      .buffers = {.send = kAll, .recv = kAll, .send_in_place = kEverywhere},
      .alone = Alone::input_to_output,
-     .heap = {.offer_send = kAll, .offer_recv = kAll, .staged_send = kEverywhere},
+     .heap = {.offer_send = kAll,
+              .offer_recv = kAll,
+              .staged_send = kEverywhere,
+              .rules = {{Whose::everyone, Whose::nobody, DirectMode::pull},
+                        {Whose::nobody, Whose::everyone, DirectMode::push}}},
      .plan = {.walk = Route::round_trip,
               .carry = Carry::square,
               .areas = kAllAreas,
@@ -326,10 +397,12 @@ inline constexpr OpDesc kTable[] = {
      .plan = kPrefixPlan},
     {.kind = OpKind::exscan,
      .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere, .first_writes_nothing = true},
+     .exclusive = true,
      .plan = kPrefixPlan,
      .copies = {.cma_from = std::size_t{32} << 10}},
     {.kind = OpKind::gatherv,
      .takes = {.counts = true, .displs = true},
+     .varied = {BlockLayout::gathered, OpKind::gather, kRootOnly},
      .alone = Alone::own_block_out,
      .plan = {.walk = Route::up,
               .counts = Counts::lengths,
@@ -338,6 +411,7 @@ inline constexpr OpDesc kTable[] = {
               .symmetric = SymBytes::lengths}},
     {.kind = OpKind::allgatherv,
      .takes = {.counts = true, .displs = true},
+     .varied = {BlockLayout::gathered, OpKind::allgather, kEverywhere},
      .alone = Alone::own_block_out,
      .plan = {.walk = Route::round_trip,
               .carry = Carry::total,
@@ -350,6 +424,7 @@ inline constexpr OpDesc kTable[] = {
      .copies = {.cma_from = std::size_t{32} << 10}},
     {.kind = OpKind::scatterv,
      .takes = {.counts = true, .displs = true},
+     .varied = {BlockLayout::scattered, OpKind::scatter, kRootOnly},
      .alone = Alone::own_block_in,
      .plan = {.walk = Route::down,
               .counts = Counts::lengths,
@@ -358,6 +433,7 @@ inline constexpr OpDesc kTable[] = {
               .symmetric = SymBytes::lengths}},
     {.kind = OpKind::alltoallv,
      .takes = {.count = false, .counts = true, .displs = true, .pairs = true},
+     .varied = {BlockLayout::pairs, OpKind::alltoall},
      .alone = Alone::own_pair,
      .plan = {.walk = Route::pairs,
               .counts = Counts::pairs,
@@ -366,6 +442,7 @@ inline constexpr OpDesc kTable[] = {
               .symmetric = SymBytes::pairs}},
     {.kind = OpKind::reduce_scatter,
      .takes = {.count = false, .counts = true},
+     .varied = {BlockLayout::shares, OpKind::reduce_scatter_block},
      .alone = Alone::whole_share,
      .plan = {.walk = Route::round_trip,
               .carry = Carry::total,
@@ -380,8 +457,18 @@ constexpr bool in_order() {
     if (op_index(kTable[i].kind) != i) return false;
   return true;
 }
+// A v-variant varies a uniform operation, whose row says it is one.
+constexpr bool varies_uniform() {
+  for (const OpDesc& d : kTable) {
+    if (d.varied.layout == BlockLayout::uniform) continue;
+    const int of = op_index(d.varied.of);
+    if (of < 0 || kTable[of].varied.layout != BlockLayout::uniform) return false;
+  }
+  return true;
+}
 static_assert(std::size(kTable) == kOpKindCount, "one description per row of osmp_ops.h");
 static_assert(in_order(), "the descriptions in osmp_ops.h's order");
+static_assert(varies_uniform(), "a v-variant's `of` is a uniform operation");
 
 }  // namespace describe_detail
 
@@ -391,5 +478,12 @@ constexpr const OpDesc& describe(OpKind k) {
   const int i = op_index(k);
   return describe_detail::kTable[i < 0 ? 0 : i];
 }
+
+// The v-variants take per-rank counts and displacements; each varies one
+// operation of uniform blocks, which every other operation is of itself.
+constexpr bool is_varied(OpKind k) { return describe(k).varied.layout != BlockLayout::uniform; }
+constexpr OpKind uniform_of(OpKind k) { return is_varied(k) ? describe(k).varied.of : k; }
+// Whether a call moves data (a size to sweep, a buffer to hand): all but barrier.
+constexpr bool moves_data(OpKind k) { return describe(k).takes.send || describe(k).takes.recv; }
 
 }  // namespace osmp

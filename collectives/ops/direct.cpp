@@ -141,37 +141,19 @@ DirectMode DirectCall::mode() {
     recv_[static_cast<std::size_t>(q)] =
         this_call ? l.offer[parity_][1].load(std::memory_order_relaxed) : Heap::kNowhere;
   }
-  auto all = [&](auto has, int except = -1) {
+  // The first of the description's rules whose buffers every rank it
+  // names offered: the same words on every rank, the same mode.
+  const int root = a_.root;
+  auto offered = [&](Whose w, auto has) {
+    if (w == Whose::nobody) return true;
+    if (w == Whose::root) return (this->*has)(root) != nullptr;
     for (int q = 0; q < n; ++q)
-      if (q != except && !(this->*has)(q)) return false;
+      if ((w == Whose::everyone || q != root) && (this->*has)(q) == nullptr) return false;
     return true;
   };
-  const int root = a_.root;
-  switch (a_.kind) {
-    case OpKind::bcast:
-      if (send_of(root)) return all(&DirectCall::recv_of, root) ? DirectMode::both : DirectMode::pull;
-      return all(&DirectCall::recv_of, root) ? DirectMode::push : DirectMode::none;
-    case OpKind::gather:  // the senders write in parallel; the root reading them is serial
-      return recv_of(root) ? DirectMode::push : all(&DirectCall::send_of, root) ? DirectMode::pull : DirectMode::none;
-    case OpKind::allgather:
-    case OpKind::alltoall:
-      return all(&DirectCall::send_of)   ? DirectMode::pull
-             : all(&DirectCall::recv_of) ? DirectMode::push
-                                         : DirectMode::none;
-    case OpKind::scatter:
-      return send_of(root) ? DirectMode::pull : all(&DirectCall::recv_of, root) ? DirectMode::push : DirectMode::none;
-    case OpKind::reduce: return all(&DirectCall::send_of) && recv_of(root) ? DirectMode::pull : DirectMode::none;
-    case OpKind::allreduce:
-      return all(&DirectCall::send_of) && all(&DirectCall::recv_of) ? DirectMode::pull : DirectMode::none;
-    case OpKind::reduce_scatter_block: return all(&DirectCall::send_of) ? DirectMode::pull : DirectMode::none;
-    case OpKind::barrier:
-    case OpKind::scan:  // along the chain of ranks, no single copy
-    case OpKind::exscan:
-    case OpKind::gatherv:  // per-rank counts: the flat path or CMA
-    case OpKind::allgatherv:
-    case OpKind::scatterv:
-    case OpKind::alltoallv:
-    case OpKind::reduce_scatter: return DirectMode::none;
+  for (const HeapRule& r : describe(a_.kind).heap.rules) {
+    if (r.mode == DirectMode::none) break;
+    if (offered(r.send, &DirectCall::send_of) && offered(r.recv, &DirectCall::recv_of)) return r.mode;
   }
   return DirectMode::none;
 }

@@ -208,7 +208,7 @@ Prepared reduction(const Call& c, OpKind kind, const void* s, void* r, int count
   // The very buffer as input and output, of the one count and type, is in
   // place (same_as_in_place); buffers that merely overlap stay an error.
   const bool in_place = s == MPI_IN_PLACE || (wants_out && same_as_in_place(s, r));
-  if (in_place && kind == OpKind::reduce && c.me != x.p.root)
+  if (in_place && !osmp::describe(kind).buffers.send_in_place.at(c.me == x.p.root))
     x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
   if (op == MPI_OP_NULL) x.p.fail(MPI_ERR_OP, "the op is MPI_OP_NULL");
   const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
@@ -247,13 +247,13 @@ Prepared prepare_gathered(const Call& c, OpKind kind, const void* s, int sc, MPI
   Prepared x;
   x.p = start(c, kind, root);
   Plan& p = x.p;
-  const bool receives = kind == OpKind::allgather || c.me == p.root;
+  const bool receives = osmp::describe(kind).buffers.recv.at(c.me == p.root) != Amount::none;
   const bool in_place = receives && (s == MPI_IN_PLACE || (sc == rc && st == rt && own_block_is(s, r, c.me, rc, rt)));
   if (receives) x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
   x.in = in_place ? stream_of(p, c, block_of(r, c.me, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
   if (receives && x.out.bytes() != x.in.bytes() * c.n) {
-    p.fail(MPI_ERR_TRUNCATE, cat(kind == OpKind::gather ? "the root sends " : "sends ", x.in.bytes(),
-                                 " bytes but receives ", x.out.bytes() / c.n, " per rank"));
+    p.fail(MPI_ERR_TRUNCATE, cat(is_rooted(kind) ? "the root sends " : "sends ", x.in.bytes(), " bytes but receives ",
+                                 x.out.bytes() / c.n, " per rank"));
   }
   set_bytes(p, x.in.bytes(), x.in.bytes() * c.n);
   const bool go = p.why == Errc::ok;
@@ -331,7 +331,7 @@ Prepared prepare_gatheredv(const Call& c, OpKind kind, const void* s, int sc, MP
   Prepared x;
   x.p = start(c, kind, root);
   Plan& p = x.p;
-  const bool receives = kind == OpKind::allgatherv || c.me == p.root;
+  const bool receives = osmp::describe(kind).varied.holds.at(c.me == p.root);
   const bool in_place =
       receives && (s == MPI_IN_PLACE || (rc && d && sc == rc[c.me] && st == rt && own_block_is(s, r, d[c.me], 1, rt)));
   if (receives) blocks_of(x, x.blocks, c, r, rc, d, rt, "receive");

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "collectives/kernels.hpp"
+#include "collectives/ops/describe.hpp"
 #include "core/strings.hpp"
 #include "mpi_glue/pmpi/parts.hpp"
 #include "mpi_glue/pmpi/types.hpp"
@@ -538,7 +539,7 @@ Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* rec
 // order of the two operands of the last combine changes no bit.
 Outcome nodes_scan(const Call& c, const Plan& p, const void* send, void* recv) {
   Team& team = c.team();
-  const bool lead = leader(c), last = team.rank() == team.size() - 1, ex = p.kind == OpKind::exscan;
+  const bool lead = leader(c), last = team.rank() == team.size() - 1, ex = osmp::describe(p.kind).exclusive;
   const bool first_node = c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)] == 0;
   const auto n = static_cast<std::size_t>(p.bytes());
   const bool go = p.why == Errc::ok;  // this rank's buffers are good

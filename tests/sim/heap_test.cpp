@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "collectives/ops/describe.hpp"
 #include "shm/regions.hpp"
 #include "support/collective_suite.hpp"
 #include "team_api_harness.hpp"

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <vector>
 
+#include "collectives/ops/describe.hpp"
 #include "collectives/plan.hpp"
 #include "support/collective_suite.hpp"
 #include "team_api_harness.hpp"

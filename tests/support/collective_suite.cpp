@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "collectives/kernels.hpp"
+#include "collectives/ops/describe.hpp"
 
 namespace osmp::test {
 namespace {

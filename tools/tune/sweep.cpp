@@ -32,7 +32,7 @@ Settings defaults() {
 }
 
 std::vector<std::size_t> sizes_of(const Plan& p, OpKind op) {
-  return op == OpKind::barrier ? std::vector<std::size_t>{0} : p.sizes;
+  return moves_data(op) ? p.sizes : std::vector<std::size_t>{0};
 }
 
 double geomean(const std::vector<double>& v) {
@@ -183,7 +183,7 @@ Result<std::string> tune_threshold(Runner& r, const char* name, const char* cons
     std::vector<double> v;
     for (OpKind op : ops) {
       OSMP_ASSIGN_OR_RETURN(double s, r.score(op, stage, profile("", "auto"), team,
-                                              op == OpKind::barrier ? std::vector<std::size_t>{0} : sizes));
+                                              moves_data(op) ? sizes : std::vector<std::size_t>{0}));
       v.push_back(s);
     }
     return geomean(v);
@@ -262,7 +262,7 @@ int count_points(const Plan& p, int specs, bool bases) {
   if (p.thresholds) {
     int small = 0, large = 0;
     for (OpKind op : present(p, {OpKind::barrier, OpKind::bcast, OpKind::reduce, OpKind::allreduce}))
-      small += op == OpKind::barrier ? 1 : static_cast<int>(sizes_where(p, true).size());
+      small += moves_data(op) ? static_cast<int>(sizes_where(p, true).size()) : 1;
     large = static_cast<int>(present(p, {OpKind::gather, OpKind::allgather, OpKind::scatter}).size() *
                              sizes_where(p, false).size());
     n += (4 + 6) * small + (5 + 6) * large;

@@ -93,6 +93,72 @@ TEST(Describe, RowsAgreeWithThemselves) {
   }
 }
 
+// The v-variants: each varies the uniform operation of MPI's naming, takes
+// per-rank counts, and its blocks lie where its uniform operation's buffers
+// of every rank's data are (the ranks that hold every block hold the
+// uniform operation's `all` buffer).
+TEST(Describe, EachVariantVariesItsUniformOperation) {
+  using K = OpKind;
+  EXPECT_EQ(where(is_varied), (std::set<K>{K::gatherv, K::allgatherv, K::scatterv, K::alltoallv, K::reduce_scatter}));
+  EXPECT_EQ(uniform_of(K::gatherv), K::gather);
+  EXPECT_EQ(uniform_of(K::allgatherv), K::allgather);
+  EXPECT_EQ(uniform_of(K::scatterv), K::scatter);
+  EXPECT_EQ(uniform_of(K::alltoallv), K::alltoall);
+  EXPECT_EQ(uniform_of(K::reduce_scatter), K::reduce_scatter_block);
+  EXPECT_EQ(where([](K k) { return describe(k).exclusive; }), (std::set<K>{K::exscan}));
+  for (OpKind k : kOpKinds) {
+    const OpDesc& d = describe(k);
+    SCOPED_TRACE(to_string(k));
+    EXPECT_EQ(is_varied(k), d.takes.counts);
+    if (!is_varied(k)) {
+      EXPECT_EQ(uniform_of(k), k);
+      continue;
+    }
+    const OpDesc& u = describe(uniform_of(k));
+    EXPECT_EQ(is_rooted(k), is_rooted(u.kind));
+    EXPECT_EQ(is_reduction(k), is_reduction(u.kind));
+    EXPECT_EQ(d.plan.walk == Route::pairs, d.varied.layout == BlockLayout::pairs);
+    if (d.varied.layout == BlockLayout::gathered) {
+      for (bool root : {true, false}) EXPECT_EQ(d.varied.holds.at(root), u.buffers.recv.at(root) == Amount::all);
+    }
+    if (d.varied.layout == BlockLayout::scattered) {
+      for (bool root : {true, false}) EXPECT_EQ(d.varied.holds.at(root), u.buffers.send.at(root) == Amount::all);
+    }
+  }
+}
+
+// The heap's modes name only buffers the operation offers, and an operation
+// offers buffers only where some mode uses them.
+TEST(Describe, HeapRulesNameOfferedBuffers) {
+  const auto offers = [](ByRole<Amount> o, Whose w) {
+    switch (w) {
+      case Whose::nobody: return true;
+      case Whose::root: return o.root != Amount::none;
+      case Whose::others: return o.other != Amount::none;
+      case Whose::everyone: return o.root != Amount::none && o.other != Amount::none;
+    }
+    return false;
+  };
+  for (OpKind k : kOpKinds) {
+    const HeapUse& h = describe(k).heap;
+    SCOPED_TRACE(to_string(k));
+    const bool offers_any = h.offer_send.root != Amount::none || h.offer_send.other != Amount::none ||
+                            h.offer_recv.root != Amount::none || h.offer_recv.other != Amount::none;
+    EXPECT_EQ(h.rules[0].mode != DirectMode::none, offers_any);
+    bool ended = false;
+    for (const HeapRule& r : h.rules) {
+      ended = ended || r.mode == DirectMode::none;
+      if (ended) {
+        EXPECT_EQ(r.mode, DirectMode::none) << "a rule after the list's end";
+        continue;
+      }
+      EXPECT_TRUE(offers(h.offer_send, r.send));
+      EXPECT_TRUE(offers(h.offer_recv, r.recv));
+      EXPECT_TRUE(r.send != Whose::nobody || r.recv != Whose::nobody);
+    }
+  }
+}
+
 // The team of one copies the input to the output exactly where an input
 // and an output both exist on the root and in place is the input's.
 TEST(Describe, TheTeamOfOneCopiesWhereBothBuffersExist) {
