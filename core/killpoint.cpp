@@ -54,6 +54,7 @@ const char* to_string(KillPoint p) {
     case KillPoint::bootstrap_attached: return "bootstrap.attached";
     case KillPoint::team_settings: return "team.settings";
     case KillPoint::team_created: return "team.created";
+    case KillPoint::team_shared: return "team.shared";
     case KillPoint::team_attached: return "team.attached";
     case KillPoint::team_ready: return "team.ready";
     case KillPoint::reconfigure_begin: return "reconfigure.begin";

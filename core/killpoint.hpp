@@ -18,6 +18,7 @@ enum class KillPoint : int {
   bootstrap_attached,  // every rank has the job segment (before its rendezvous closes)
   team_settings,       // team creation: settings agreed
   team_created,        // team creation: this rank created its segments, nobody attached yet
+  team_shared,         // team creation: every rank has the creators' handles, nobody attached yet
   team_attached,       // team creation: this rank attached, creators still hold their descriptors
   team_ready,          // team creation finished on this rank
   reconfigure_begin,   // a runtime reconfiguration started
@@ -30,10 +31,10 @@ enum class KillPoint : int {
 };
 inline constexpr KillPoint kKillPoints[] = {
     KillPoint::bootstrap_claimed, KillPoint::bootstrap_attached, KillPoint::team_settings,
-    KillPoint::team_created,      KillPoint::team_attached,      KillPoint::team_ready,
-    KillPoint::reconfigure_begin, KillPoint::reconfigure_built,  KillPoint::finalize,
-    KillPoint::launcher_started,  KillPoint::launcher_prepared,  KillPoint::launcher_created,
-    KillPoint::launcher_spawned};
+    KillPoint::team_created,      KillPoint::team_shared,        KillPoint::team_attached,
+    KillPoint::team_ready,        KillPoint::reconfigure_begin,  KillPoint::reconfigure_built,
+    KillPoint::finalize,          KillPoint::launcher_started,   KillPoint::launcher_prepared,
+    KillPoint::launcher_created,  KillPoint::launcher_spawned};
 
 const char* to_string(KillPoint p);
 std::optional<KillPoint> parse_kill_point(std::string_view name);

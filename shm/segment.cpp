@@ -18,6 +18,7 @@
 
 #include "core/env.hpp"
 #include "core/log.hpp"
+#include "shm/peers.hpp"
 
 namespace osmp {
 namespace {
@@ -137,9 +138,12 @@ Result<Segment> Segment::attach(const SegmentHandle& h, const SegmentInfo& expec
   if (fd < 0) {
     int e = errno;
     if (e == ENOENT) {
-      return Status(Errc::not_found, cat("cannot open ", what,
-                                         ": it is gone (its creator exited or "
-                                         "closed it)"));
+      // A creator closes its descriptor only once every rank has attached
+      // (or keeps it for its life: a heap): gone before that, it exited. A
+      // pidfd tells so even of a zombie, whose /proc/PID/fd is already gone.
+      if (!PeerWatch({static_cast<pid_t>(h.pid)}).alive(0))
+        return Status(Errc::peer_dead, cat("cannot open ", what, ": its process exited"));
+      return Status(Errc::not_found, cat("cannot open ", what, ": it is gone (its creator closed it)"));
     }
     return Status(e == EACCES || e == EPERM ? Errc::unsupported : Errc::system,
                   cat("cannot open ", what, ": ", errno_text(e),

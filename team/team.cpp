@@ -334,6 +334,7 @@ struct TeamCore::Builder {
   Status attach_segments() {
     std::map<int, SegmentHandle> handles;
     OSMP_RETURN_IF_ERROR(share_handles(handles));
+    kill_point(KillPoint::team_shared, t.rank_);
     auto handle = [&](int d) { return handles.count(d) ? handles.at(d) : SegmentHandle{}; };
     Status local;
     if (t.rank_ != 0) {
@@ -341,7 +342,7 @@ struct TeamCore::Builder {
       if (c.ok()) {
         t.control_ = std::move(c).value();
       } else {
-        local = c.status();
+        local = Status(c.status().code(), cat("rank 0's control segment: ", c.status().message()));
       }
     }
     for (auto& g : t.groups_) {
@@ -350,7 +351,8 @@ struct TeamCore::Builder {
       if (s.ok()) {
         g.segment = std::move(s).value();
       } else {
-        local = s.status();
+        const int creator = t.tree_.domain(g.domain).leader;
+        local = Status(s.status().code(), cat("rank ", creator, "'s group segment: ", s.status().message()));
       }
     }
     kill_point(KillPoint::team_attached, t.rank_);

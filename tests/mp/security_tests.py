@@ -26,8 +26,8 @@ COLL = os.path.join(BIN, "mp_coll")
 INTRUDER = os.path.join(BIN, "mp_intruder")
 SKIP = 77
 NOBODY = 65534
-KILL_POINTS = ["bootstrap.claimed", "bootstrap.attached", "team.settings", "team.created", "team.attached",
-               "team.ready", "reconfigure.begin", "reconfigure.built", "finalize"]
+KILL_POINTS = ["bootstrap.claimed", "bootstrap.attached", "team.settings", "team.created", "team.shared",
+               "team.attached", "team.ready", "reconfigure.begin", "reconfigure.built", "finalize"]
 
 
 def fail(msg):
@@ -471,6 +471,58 @@ def case_kill_points_env_route():
         survivors_report("".join(o for _, o in res), n, dead, point, what)
         clean.check(what)
     print(f"  {len(KILL_POINTS)} kill points: named and clean")
+
+
+def state(pid):
+    """The state letter of `pid` in /proc/PID/stat (T stopped, Z zombie), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def case_kill_creator_before_attach():
+    """Rank 0 creates the control segment every other rank attaches. Killed
+    after it has handed its part of the agreement that follows the attach to
+    the others, while one of them has not attached yet, that one finds its
+    segment gone and the agreement complete: its error (and so every
+    survivor's) must say rank 0 died, not only that a segment is missing.
+    Without a launcher, rank 1 stopped (SIGSTOP) before it attaches, rank 0
+    SIGKILLed once it waits in the agreement, rank 1 continued. Then the
+    same kill at team.shared under osmprun. Nothing is left either way."""
+    for n in (3, 4):
+        job = new_job()
+        clean = Clean(job)
+        procs = [start([COLL, "lifecycle", job], {"OSMP_JOB_ID": job, "OSMP_RANK": str(r), "OSMP_SIZE": str(n),
+                                                   "OSMP_TEST_KILL": "team.shared:1:19",
+                                                   "OSMP_BOOTSTRAP_TIMEOUT": "30"}) for r in range(n)]
+        end = time.time() + 30
+        while state(procs[1].pid) != "T":
+            if time.time() > end or procs[1].poll() is not None:
+                for p in procs:
+                    p.kill()
+                fail(f"{n} ranks: rank 1 never stopped at team.shared\n{finish(procs)}")
+            time.sleep(0.01)
+        time.sleep(0.5)  # rank 0 attaches nothing: it reaches the agreement and waits for rank 1
+        procs[0].kill()
+        while state(procs[0].pid) not in ("Z", None):  # a zombie, not reaped: its /proc/PID/fd is gone
+            time.sleep(0.01)
+        procs[1].send_signal(signal.SIGCONT)
+        res = finish(procs)
+        what = f"no launcher, {n} ranks, rank 0 killed while rank 1 had not attached"
+        survivors_report("".join(o for _, o in res), n, 0, "team.shared", what)
+        clean.check(what)
+        tag = f"kc-{os.getpid()}-{n}"
+        clean = Clean(tag)
+        p = subprocess.run([OSMPRUN, "-n", str(n), "--oversubscribe", "-x", "OSMP_TEST_KILL=team.shared:0",
+                            COLL, "lifecycle", tag], capture_output=True, text=True, timeout=120)
+        what = f"osmprun, {n} ranks, rank 0 killed at team.shared"
+        if p.returncode != 137:
+            fail(f"{what}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        survivors_report(p.stdout, n, 0, "team.shared", what)
+        clean.check(what)
+    print("  rank 0 killed before another rank attached: named and clean (3 and 4 ranks, both routes)")
 
 
 def case_lazy_dead_peer():

@@ -23,7 +23,7 @@ from mp_support import osmp_names, osmp_sockets as sockets, tagged
 
 BIN = sys.argv[1]
 OSMPRUN, WORKER, COLL = (os.path.join(BIN, x) for x in ("osmprun", "mp_worker", "mp_coll"))
-POINTS = ["bootstrap.claimed", "bootstrap.attached", "team.settings", "team.created", "team.attached",
+POINTS = ["bootstrap.claimed", "bootstrap.attached", "team.settings", "team.created", "team.shared", "team.attached",
           "team.ready", "reconfigure.begin", "reconfigure.built", "finalize"]
 HANG_S = 10
 

@@ -72,6 +72,47 @@ TEST_F(SegmentTest, CreateAttachWithoutAName) {
   EXPECT_EQ(*b->at<std::uint64_t>(4096), 42u);
 }
 
+// A creator that exited before the others attached (killed between handing
+// out its handle and their attach) is a dead peer, not a missing segment:
+// whether it is a zombie still or reaped already.
+TEST_F(SegmentTest, ACreatorThatExitedIsADeadPeer) {
+  for (const bool reap : {false, true}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      auto a = Segment::create(dir, 4096, info());
+      SegmentHandle h = a.ok() ? a->handle() : SegmentHandle{};
+      _exit(::write(fds[1], &h, sizeof h) == sizeof h ? 0 : 1);
+    }
+    ::close(fds[1]);
+    SegmentHandle h;
+    ASSERT_EQ(::read(fds[0], &h, sizeof h), static_cast<ssize_t>(sizeof h));
+    ::close(fds[0]);
+    ASSERT_TRUE(h.valid());
+    int status = 0;
+    if (reap) {
+      ASSERT_EQ(::waitpid(child, &status, 0), child);
+    } else {  // exited, not reaped: kill(pid, 0) still answers, its descriptors are gone
+      siginfo_t si{};
+      for (int i = 0; i < 5000; ++i, ::usleep(1000)) {
+        si.si_pid = 0;
+        if (::waitid(P_PID, static_cast<id_t>(child), &si, WEXITED | WNOWAIT | WNOHANG) == 0 && si.si_pid == child)
+          break;
+      }
+      ASSERT_EQ(si.si_pid, child) << "the child did not exit";
+    }
+    auto b = Segment::attach(h, info());
+    ASSERT_FALSE(b.ok()) << (reap ? "reaped" : "zombie");
+    EXPECT_EQ(b.status().code(), Errc::peer_dead) << b.status().to_string();
+    EXPECT_NE(b.status().message().find("exited"), std::string::npos) << b.status().message();
+    if (!reap) {
+      ASSERT_EQ(::waitpid(child, &status, 0), child);
+    }
+  }
+}
+
 TEST_F(SegmentTest, AttachChecksTheAnnouncedFile) {
   auto a = Segment::create(dir, 4096, info());
   auto other = Segment::create(dir, 4096, info());
