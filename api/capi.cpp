@@ -181,8 +181,6 @@ bool take(osmp_request* req, const char* fn, osmp::Request& out) {
 
 osmp::Datatype dt(osmp_datatype t) { return static_cast<osmp::Datatype>(t); }
 osmp::Op op_of(osmp_op o) { return static_cast<osmp::Op>(o); }
-const void* in(const void* p) { return p == OSMP_IN_PLACE ? osmp::kInPlace : p; }
-void* out(void* p) { return p == OSMP_IN_PLACE ? const_cast<void*>(osmp::kInPlace) : p; }
 
 // A bootstrap over the caller's allgather and broadcast (osmp_init_with).
 class CallbackBootstrap final : public osmp::Bootstrap {
@@ -291,81 +289,43 @@ int osmp_free(osmp_team* t, void* ptr) {
   return guarded(t, "osmp_free", [&](osmp::Team& team) { return team.free_bytes(ptr); });
 }
 
-int osmp_barrier(osmp_team* t) {
-  return guarded(t, "osmp_barrier", [](osmp::Team& team) { return team.barrier(); });
-}
-
-int osmp_bcast(osmp_team* t, void* buf, int64_t count, osmp_datatype type, int root) {
-  return guarded(t, "osmp_bcast", [&](osmp::Team& team) { return team.bcast(buf, count, dt(type), root); });
-}
-
-int osmp_reduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op, int root) {
-  return guarded(t, "osmp_reduce",
-                 [&](osmp::Team& team) { return team.reduce(in(s), r, count, dt(type), op_of(op), root); });
-}
-
-int osmp_allreduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
-  return guarded(t, "osmp_allreduce",
-                 [&](osmp::Team& team) { return team.allreduce(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_gather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root) {
-  return guarded(t, "osmp_gather", [&](osmp::Team& team) { return team.gather(in(s), r, count, dt(type), root); });
-}
-
-int osmp_allgather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type) {
-  return guarded(t, "osmp_allgather", [&](osmp::Team& team) { return team.allgather(in(s), r, count, dt(type)); });
-}
-
-int osmp_scatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root) {
-  return guarded(t, "osmp_scatter", [&](osmp::Team& team) { return team.scatter(s, out(r), count, dt(type), root); });
-}
-
-int osmp_reduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
-  return guarded(t, "osmp_reduce_scatter_block",
-                 [&](osmp::Team& team) { return team.reduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_alltoall(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type) {
-  return guarded(t, "osmp_alltoall", [&](osmp::Team& team) { return team.alltoall(in(s), r, count, dt(type)); });
-}
-
-int osmp_scan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
-  return guarded(t, "osmp_scan", [&](osmp::Team& team) { return team.scan(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_exscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op) {
-  return guarded(t, "osmp_exscan", [&](osmp::Team& team) { return team.exscan(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_reduce_scatter(osmp_team* t, const void* s, void* r, const int64_t* counts, osmp_datatype type, osmp_op op) {
-  return guarded(t, "osmp_reduce_scatter",
-                 [&](osmp::Team& team) { return team.reduce_scatter(in(s), r, counts, dt(type), op_of(op)); });
-}
-
-int osmp_alltoallv(osmp_team* t, const void* s, const int64_t* sc, const int64_t* sd, void* r, const int64_t* rc,
-                   const int64_t* rd, osmp_datatype type) {
-  return guarded(t, "osmp_alltoallv",
-                 [&](osmp::Team& team) { return team.alltoallv(in(s), sc, sd, r, rc, rd, dt(type)); });
-}
-
-int osmp_gatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
-                 osmp_datatype type, int root) {
-  return guarded(t, "osmp_gatherv",
-                 [&](osmp::Team& team) { return team.gatherv(in(s), count, r, counts, displs, dt(type), root); });
-}
-
-int osmp_allgatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
-                    osmp_datatype type) {
-  return guarded(t, "osmp_allgatherv",
-                 [&](osmp::Team& team) { return team.allgatherv(in(s), count, r, counts, displs, dt(type)); });
-}
-
-int osmp_scatterv(osmp_team* t, const void* s, const int64_t* counts, const int64_t* displs, void* r, int64_t count,
-                  osmp_datatype type, int root) {
-  return guarded(t, "osmp_scatterv",
-                 [&](osmp::Team& team) { return team.scatterv(s, counts, displs, out(r), count, dt(type), root); });
-}
+// The collectives, osmp_<name> and osmp_i<name>, one pair per row of
+// osmp_ops.h from its form (OSMP_C_HEAD_<form>: the parameters up to the
+// type; OSMP_C_PASS_<form>: Team's arguments for them). The declarations
+// in osmp.h, which document them, must match: C linkage allows no overload.
+// OSMP_IN_PLACE is osmp::kInPlace (both the address 1): passed as it is.
+#define OSMP_C_HEAD_none
+#define OSMP_C_PASS_none
+#define OSMP_C_HEAD_buffer , void *buf, int64_t count, osmp_datatype type
+#define OSMP_C_PASS_buffer buf, count, dt(type)
+#define OSMP_C_HEAD_uniform , const void *s, void *r, int64_t count, osmp_datatype type
+#define OSMP_C_PASS_uniform s, r, count, dt(type)
+#define OSMP_C_HEAD_gathered \
+  , const void *s, int64_t count, void *r, const int64_t *counts, const int64_t *displs, osmp_datatype type
+#define OSMP_C_PASS_gathered s, count, r, counts, displs, dt(type)
+#define OSMP_C_HEAD_scattered \
+  , const void *s, const int64_t *counts, const int64_t *displs, void *r, int64_t count, osmp_datatype type
+#define OSMP_C_PASS_scattered s, counts, displs, r, count, dt(type)
+#define OSMP_C_HEAD_shares , const void *s, void *r, const int64_t *counts, osmp_datatype type
+#define OSMP_C_PASS_shares s, r, counts, dt(type)
+#define OSMP_C_HEAD_pairs                                                                               \
+  , const void *s, const int64_t *sc, const int64_t *sd, void *r, const int64_t *rc, const int64_t *rd, \
+      osmp_datatype type
+#define OSMP_C_PASS_pairs s, sc, sd, r, rc, rd, dt(type)
+#define OSMP_C_PARAMS_(form, rooted, reduces) \
+  OSMP_C_HEAD_##form OSMP_IF_##reduces(, osmp_op op) OSMP_IF_##rooted(, int root)
+#define OSMP_C_ARGS_(form, rooted, reduces) OSMP_C_PASS_##form OSMP_IF_##reduces(, op_of(op)) OSMP_IF_##rooted(, root)
+#define OSMP_C_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                                  \
+  int osmp_##name(osmp_team* t OSMP_C_PARAMS_(form, rooted, reduces)) {                                \
+    return guarded(t, "osmp_" #name,                                                                   \
+                   [&](osmp::Team& team) { return team.name(OSMP_C_ARGS_(form, rooted, reduces)); });  \
+  }                                                                                                    \
+  int osmp_i##name(osmp_team* t OSMP_C_PARAMS_(form, rooted, reduces), osmp_request* req) {            \
+    return start(t, "osmp_i" #name, req,                                                               \
+                 [&](osmp::Team& team) { return team.i##name(OSMP_C_ARGS_(form, rooted, reduces)); }); \
+  }
+OSMP_COLLECTIVES(OSMP_C_ENTRIES_)
+#undef OSMP_C_ENTRIES_
 
 int osmp_set(osmp_team* t, osmp_coll which, const char* name, const char* value) {
   return set_one(t, "osmp_set", which, name, value);
@@ -384,91 +344,6 @@ int osmp_get_vh(const osmp_team* t, osmp_coll which, char* buf, size_t len) {
   std::string vh = e->team.vh(which == OSMP_COLL_ALL ? osmp::OpKind::barrier : static_cast<osmp::OpKind>(which));
   if (buf && len) std::snprintf(buf, len, "%s", vh.c_str());
   return static_cast<int>(vh.size());
-}
-
-int osmp_ibarrier(osmp_team* t, osmp_request* req) {
-  return start(t, "osmp_ibarrier", req, [&](osmp::Team& team) { return team.ibarrier(); });
-}
-
-int osmp_ibcast(osmp_team* t, void* buf, int64_t count, osmp_datatype type, int root, osmp_request* req) {
-  return start(t, "osmp_ibcast", req, [&](osmp::Team& team) { return team.ibcast(buf, count, dt(type), root); });
-}
-
-int osmp_ireduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op, int root,
-                 osmp_request* req) {
-  return start(t, "osmp_ireduce", req,
-               [&](osmp::Team& team) { return team.ireduce(in(s), r, count, dt(type), op_of(op), root); });
-}
-
-int osmp_iallreduce(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op,
-                    osmp_request* req) {
-  return start(t, "osmp_iallreduce", req,
-               [&](osmp::Team& team) { return team.iallreduce(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_igather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root, osmp_request* req) {
-  return start(t, "osmp_igather", req, [&](osmp::Team& team) { return team.igather(in(s), r, count, dt(type), root); });
-}
-
-int osmp_iallgather(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_request* req) {
-  return start(t, "osmp_iallgather", req, [&](osmp::Team& team) { return team.iallgather(in(s), r, count, dt(type)); });
-}
-
-int osmp_iscatter(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, int root,
-                  osmp_request* req) {
-  return start(t, "osmp_iscatter", req,
-               [&](osmp::Team& team) { return team.iscatter(s, out(r), count, dt(type), root); });
-}
-
-int osmp_ireduce_scatter_block(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op,
-                               osmp_request* req) {
-  return start(t, "osmp_ireduce_scatter_block", req,
-               [&](osmp::Team& team) { return team.ireduce_scatter_block(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_ialltoall(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_request* req) {
-  return start(t, "osmp_ialltoall", req, [&](osmp::Team& team) { return team.ialltoall(in(s), r, count, dt(type)); });
-}
-
-int osmp_iscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op, osmp_request* req) {
-  return start(t, "osmp_iscan", req,
-               [&](osmp::Team& team) { return team.iscan(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_iexscan(osmp_team* t, const void* s, void* r, int64_t count, osmp_datatype type, osmp_op op,
-                 osmp_request* req) {
-  return start(t, "osmp_iexscan", req,
-               [&](osmp::Team& team) { return team.iexscan(in(s), r, count, dt(type), op_of(op)); });
-}
-
-int osmp_ireduce_scatter(osmp_team* t, const void* s, void* r, const int64_t* counts, osmp_datatype type, osmp_op op,
-                         osmp_request* req) {
-  return start(t, "osmp_ireduce_scatter", req,
-               [&](osmp::Team& team) { return team.ireduce_scatter(in(s), r, counts, dt(type), op_of(op)); });
-}
-
-int osmp_ialltoallv(osmp_team* t, const void* s, const int64_t* sc, const int64_t* sd, void* r, const int64_t* rc,
-                    const int64_t* rd, osmp_datatype type, osmp_request* req) {
-  return start(t, "osmp_ialltoallv", req,
-               [&](osmp::Team& team) { return team.ialltoallv(in(s), sc, sd, r, rc, rd, dt(type)); });
-}
-
-int osmp_igatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
-                  osmp_datatype type, int root, osmp_request* req) {
-  return start(t, "osmp_igatherv", req,
-               [&](osmp::Team& team) { return team.igatherv(in(s), count, r, counts, displs, dt(type), root); });
-}
-
-int osmp_iallgatherv(osmp_team* t, const void* s, int64_t count, void* r, const int64_t* counts, const int64_t* displs,
-                     osmp_datatype type, osmp_request* req) {
-  return start(t, "osmp_iallgatherv", req,
-               [&](osmp::Team& team) { return team.iallgatherv(in(s), count, r, counts, displs, dt(type)); });
-}
-
-int osmp_iscatterv(osmp_team* t, const void* s, const int64_t* counts, const int64_t* displs, void* r, int64_t count,
-                   osmp_datatype type, int root, osmp_request* req) {
-  return start(t, "osmp_iscatterv", req,
-               [&](osmp::Team& team) { return team.iscatterv(s, counts, displs, out(r), count, dt(type), root); });
 }
 
 int osmp_test(osmp_request* req, int* flag) {

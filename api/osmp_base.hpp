@@ -172,13 +172,13 @@ constexpr Datatype datatype_of() {
 
 // OpKind::barrier ... OpKind::reduce_scatter_block, numbered as C's
 // OSMP_COLL_<NAME> (barrier is 1).
-#define OSMP_OPKIND_ENUMERATOR_(name, NAME, key, rooted, reduces) name = OSMP_COLL_##NAME,
+#define OSMP_OPKIND_ENUMERATOR_(name, Name, NAME, key, rooted, reduces, form) name = OSMP_COLL_##NAME,
 enum class OpKind : std::uint8_t { OSMP_COLLECTIVES(OSMP_OPKIND_ENUMERATOR_) };
 #undef OSMP_OPKIND_ENUMERATOR_
 inline constexpr int kOpKindCount = OSMP_COLL_COUNT;
 
 // Every operation, in the table's order.
-#define OSMP_OPKIND_ITEM_(name, NAME, key, rooted, reduces) OpKind::name,
+#define OSMP_OPKIND_ITEM_(name, Name, NAME, key, rooted, reduces, form) OpKind::name,
 inline constexpr OpKind kOpKinds[] = {OSMP_COLLECTIVES(OSMP_OPKIND_ITEM_)};
 #undef OSMP_OPKIND_ITEM_
 static_assert(std::size(kOpKinds) == kOpKindCount);
@@ -189,8 +189,8 @@ constexpr int op_index(OpKind k) {
   return i >= 0 && i < kOpKindCount ? i : -1;
 }
 // Whether a call of this kind takes a root, or a reduction op.
-#define OSMP_OPKIND_ROOTED_(name, NAME, key, rooted, reduces) | (rooted##u << OSMP_COLL_##NAME)
-#define OSMP_OPKIND_REDUCES_(name, NAME, key, rooted, reduces) | (reduces##u << OSMP_COLL_##NAME)
+#define OSMP_OPKIND_ROOTED_(name, Name, NAME, key, rooted, reduces, form) | (rooted##u << OSMP_COLL_##NAME)
+#define OSMP_OPKIND_REDUCES_(name, Name, NAME, key, rooted, reduces, form) | (reduces##u << OSMP_COLL_##NAME)
 inline constexpr unsigned kRootedKinds = 0u OSMP_COLLECTIVES(OSMP_OPKIND_ROOTED_);
 inline constexpr unsigned kReductionKinds = 0u OSMP_COLLECTIVES(OSMP_OPKIND_REDUCES_);
 #undef OSMP_OPKIND_ROOTED_

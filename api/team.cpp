@@ -323,72 +323,50 @@ Request Team::failed(Status st) {
   return Request(std::move(c));
 }
 
-Request Team::ibarrier() { return start({OpKind::barrier}); }
-
-Request Team::ibcast(void* buf, std::int64_t count, Datatype type, int root) {
-  return start({OpKind::bcast, nullptr, buf, count, type, Op::sum, root});
-}
-
-Request Team::ireduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op, int root) {
-  return start({OpKind::reduce, send, recv, count, type, op, root});
-}
-
-Request Team::iallreduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return start({OpKind::allreduce, send, recv, count, type, op, -1});
-}
-
-Request Team::igather(const void* send, void* recv, std::int64_t count, Datatype type, int root) {
-  return start({OpKind::gather, send, recv, count, type, Op::sum, root});
-}
-
-Request Team::iallgather(const void* send, void* recv, std::int64_t count, Datatype type) {
-  return start({OpKind::allgather, send, recv, count, type, Op::sum, -1});
-}
-
-Request Team::iscatter(const void* send, void* recv, std::int64_t count, Datatype type, int root) {
-  return start({OpKind::scatter, send, recv, count, type, Op::sum, root});
-}
-
-Request Team::ireduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return start({OpKind::reduce_scatter_block, send, recv, count, type, op, -1});
-}
-
-Request Team::ialltoall(const void* send, void* recv, std::int64_t count, Datatype type) {
-  return start({OpKind::alltoall, send, recv, count, type, Op::sum, -1});
-}
-
-Request Team::iscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return start({OpKind::scan, send, recv, count, type, op, -1});
-}
-
-Request Team::iexscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return start({OpKind::exscan, send, recv, count, type, op, -1});
-}
-
-Request Team::igatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                       const std::int64_t* displs, Datatype type, int root) {
-  return start({OpKind::gatherv, send, recv, count, type, Op::sum, root, counts, displs});
-}
-
-Request Team::iallgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                          const std::int64_t* displs, Datatype type) {
-  return start({OpKind::allgatherv, send, recv, count, type, Op::sum, -1, counts, displs});
-}
-
-Request Team::iscatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
-                        std::int64_t count, Datatype type, int root) {
-  return start({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
-}
-
-Request Team::ireduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op) {
-  return start({OpKind::reduce_scatter, send, recv, 0, type, op, -1, counts});
-}
-
-Request Team::ialltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
-                         const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type) {
-  return start(
-      {OpKind::alltoallv, send, recv, 0, type, Op::sum, -1, send_counts, send_displs, recv_counts, recv_displs});
-}
+// The collectives, Team::<name> and Team::i<name>, one pair per row of
+// osmp_ops.h from its form (OSMP_TEAM_HEAD_<form>: the parameters up to the
+// type; OSMP_TEAM_ARGS_<form>: the call). The declarations in osmp.hpp,
+// which document them, must match (a definition without one is an error).
+#define OSMP_TEAM_HEAD_none
+#define OSMP_TEAM_ARGS_none(kind, op, root) \
+  { kind }
+#define OSMP_TEAM_HEAD_buffer void *buf, std::int64_t count, Datatype type
+#define OSMP_TEAM_ARGS_buffer(kind, op, root) \
+  { kind, nullptr, buf, count, type, op, root }
+#define OSMP_TEAM_HEAD_uniform const void *send, void *recv, std::int64_t count, Datatype type
+#define OSMP_TEAM_ARGS_uniform(kind, op, root) \
+  { kind, send, recv, count, type, op, root }
+#define OSMP_TEAM_HEAD_gathered                                                                             \
+  const void *send, std::int64_t count, void *recv, const std::int64_t *counts, const std::int64_t *displs, \
+      Datatype type
+#define OSMP_TEAM_ARGS_gathered(kind, op, root) \
+  { kind, send, recv, count, type, op, root, counts, displs }
+#define OSMP_TEAM_HEAD_scattered                                                                            \
+  const void *send, const std::int64_t *counts, const std::int64_t *displs, void *recv, std::int64_t count, \
+      Datatype type
+#define OSMP_TEAM_ARGS_scattered(kind, op, root) \
+  { kind, send, recv, count, type, op, root, counts, displs }
+#define OSMP_TEAM_HEAD_shares const void *send, void *recv, const std::int64_t *counts, Datatype type
+#define OSMP_TEAM_ARGS_shares(kind, op, root) \
+  { kind, send, recv, 0, type, op, root, counts }
+#define OSMP_TEAM_HEAD_pairs                                                                      \
+  const void *send, const std::int64_t *send_counts, const std::int64_t *send_displs, void *recv, \
+      const std::int64_t *recv_counts, const std::int64_t *recv_displs, Datatype type
+#define OSMP_TEAM_ARGS_pairs(kind, op, root) \
+  { kind, send, recv, 0, type, op, root, send_counts, send_displs, recv_counts, recv_displs }
+#define OSMP_TEAM_PARAMS_(form, rooted, reduces) \
+  OSMP_TEAM_HEAD_##form OSMP_IF_##reduces(, Op op) OSMP_IF_##rooted(, int root)
+#define OSMP_TEAM_CALL_(name, form, rooted, reduces) \
+  OSMP_TEAM_ARGS_##form(OpKind::name, OSMP_IF_ELSE_##reduces(op, Op::sum), OSMP_IF_ELSE_##rooted(root, -1))
+#define OSMP_TEAM_ENTRIES_(name, Name, NAME, key, rooted, reduces, form) \
+  Status Team::name(OSMP_TEAM_PARAMS_(form, rooted, reduces)) {          \
+    return run(OSMP_TEAM_CALL_(name, form, rooted, reduces));            \
+  }                                                                      \
+  Request Team::i##name(OSMP_TEAM_PARAMS_(form, rooted, reduces)) {      \
+    return start(OSMP_TEAM_CALL_(name, form, rooted, reduces));          \
+  }
+OSMP_COLLECTIVES(OSMP_TEAM_ENTRIES_)
+#undef OSMP_TEAM_ENTRIES_
 
 bool Request::test() {
   if (!c_ || c_->done) return true;
@@ -412,72 +390,6 @@ Status wait_all(std::span<Request> requests) {
     if (first.ok() && !st.ok()) first = std::move(st);
   }
   return first;
-}
-
-Status Team::barrier() { return run({OpKind::barrier}); }
-
-Status Team::bcast(void* buf, std::int64_t count, Datatype type, int root) {
-  return run({OpKind::bcast, nullptr, buf, count, type, Op::sum, root});
-}
-
-Status Team::reduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op, int root) {
-  return run({OpKind::reduce, send, recv, count, type, op, root});
-}
-
-Status Team::allreduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return run({OpKind::allreduce, send, recv, count, type, op, -1});
-}
-
-Status Team::gather(const void* send, void* recv, std::int64_t count, Datatype type, int root) {
-  return run({OpKind::gather, send, recv, count, type, Op::sum, root});
-}
-
-Status Team::allgather(const void* send, void* recv, std::int64_t count, Datatype type) {
-  return run({OpKind::allgather, send, recv, count, type, Op::sum, -1});
-}
-
-Status Team::scatter(const void* send, void* recv, std::int64_t count, Datatype type, int root) {
-  return run({OpKind::scatter, send, recv, count, type, Op::sum, root});
-}
-
-Status Team::reduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return run({OpKind::reduce_scatter_block, send, recv, count, type, op, -1});
-}
-
-Status Team::alltoall(const void* send, void* recv, std::int64_t count, Datatype type) {
-  return run({OpKind::alltoall, send, recv, count, type, Op::sum, -1});
-}
-
-Status Team::scan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return run({OpKind::scan, send, recv, count, type, op, -1});
-}
-
-Status Team::exscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op) {
-  return run({OpKind::exscan, send, recv, count, type, op, -1});
-}
-
-Status Team::gatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                     const std::int64_t* displs, Datatype type, int root) {
-  return run({OpKind::gatherv, send, recv, count, type, Op::sum, root, counts, displs});
-}
-
-Status Team::allgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                        const std::int64_t* displs, Datatype type) {
-  return run({OpKind::allgatherv, send, recv, count, type, Op::sum, -1, counts, displs});
-}
-
-Status Team::scatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
-                      std::int64_t count, Datatype type, int root) {
-  return run({OpKind::scatterv, send, recv, count, type, Op::sum, root, counts, displs});
-}
-
-Status Team::reduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op) {
-  return run({OpKind::reduce_scatter, send, recv, 0, type, op, -1, counts});
-}
-
-Status Team::alltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
-                       const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type) {
-  return run({OpKind::alltoallv, send, recv, 0, type, Op::sum, -1, send_counts, send_displs, recv_counts, recv_displs});
 }
 
 namespace {

@@ -373,7 +373,7 @@ namespace {
 
 // Every operation's entries, by OpKind, in osmp_ops.h's order.
 const OpEntry* entry(OpKind k) {
-#define OSMP_ENTRY_OF_(name, NAME, key, rooted, reduces) &Ops<OpKind::name>::entry,
+#define OSMP_ENTRY_OF_(name, Name, NAME, key, rooted, reduces, form) &Ops<OpKind::name>::entry,
   static const OpEntry* const table[] = {OSMP_COLLECTIVES(OSMP_ENTRY_OF_)};
 #undef OSMP_ENTRY_OF_
   const int i = op_index(k);

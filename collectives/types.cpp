@@ -7,10 +7,10 @@ namespace {
 constexpr const char* kTypeNames[] = {"int8",   "int16",  "int32",  "int64",   "uint8",
                                       "uint16", "uint32", "uint64", "float32", "float64"};
 constexpr const char* kOpNames[] = {"sum", "prod", "min", "max", "band", "bor", "bxor", "land", "lor"};
-#define OSMP_KIND_NAME_(name, NAME, key, rooted, reduces) #name,
+#define OSMP_KIND_NAME_(name, Name, NAME, key, rooted, reduces, form) #name,
 constexpr const char* kKindNames[] = {OSMP_COLLECTIVES(OSMP_KIND_NAME_)};
 #undef OSMP_KIND_NAME_
-#define OSMP_KIND_UPPER_(name, NAME, key, rooted, reduces) #NAME,
+#define OSMP_KIND_UPPER_(name, Name, NAME, key, rooted, reduces, form) #NAME,
 constexpr const char* kKindUpper[] = {OSMP_COLLECTIVES(OSMP_KIND_UPPER_)};
 #undef OSMP_KIND_UPPER_
 }  // namespace

@@ -170,8 +170,8 @@ template <OpKind K>
 struct Ops {
   static const OpEntry entry;
 };
-#define OSMP_OP_ENTRY_(name, NAME, key, rooted, reduces) \
-  template <>                                            \
+#define OSMP_OP_ENTRY_(name, Name, NAME, key, rooted, reduces, form) \
+  template <>                                                        \
   const OpEntry Ops<OpKind::name>::entry;
 OSMP_COLLECTIVES(OSMP_OP_ENTRY_)
 #undef OSMP_OP_ENTRY_

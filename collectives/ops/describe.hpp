@@ -12,6 +12,7 @@
 // common call, Engine::run_call) every look-up folds away.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -68,9 +69,9 @@ enum class BlockLayout : std::uint8_t {
   pairs,      // both sides' blocks on every rank: alltoallv
 };
 struct Varied {
-  BlockLayout layout = BlockLayout::uniform;
-  OpKind of = OpKind::barrier;  // the uniform operation it varies (layout != uniform)
-  ByRole<bool> holds{};         // gathered, scattered: the ranks whose blocks buffer holds every block
+  BlockLayout layout = BlockLayout::uniform;  // from the form in osmp_ops.h (layout_of below)
+  OpKind of = OpKind::barrier;                // the uniform operation it varies (layout != uniform)
+  ByRole<bool> holds{};                       // gathered, scattered: the ranks whose blocks buffer holds every block
 };
 
 // How the heap's single copy (ops/direct.cpp) moves a call.
@@ -209,7 +210,7 @@ inline constexpr std::size_t kAlltoallSymmetricBytes = 16384;
 inline constexpr std::size_t kScanTreeBytes = 1024;
 
 // Which of a call's arguments (CollArgs) an operation takes: its entry
-// point's signature (api/osmp.hpp). The op only where is_reduction, the root
+// points' signature, its form in osmp_ops.h (takes_of below). The op only where is_reduction, the root
 // only where is_rooted (osmp_ops.h); as_called (engine.hpp) clears the rest,
 // so that every route hands the engine the same call.
 struct Takes {
@@ -265,14 +266,10 @@ inline constexpr PlanRules kPrefixPlan{.walk = Route::prefix,
 // 32 KiB, 4.9 / 5.3 at 16 KiB); exscan of two ranks (rank 1 reads rank 0's
 // input) beats the chain through the outboxes from 32 KiB (4.5 us against
 // 5.8, the same at 16). Allreduce stages its buffers from 128 KiB.
-inline constexpr OpDesc kTable[] = {
-    {.kind = OpKind::barrier,
-     .takes = {.send = false, .recv = false, .count = false},
-     .buffers = {},
-     .plan = {.symmetric = SymBytes::none}},
+inline constexpr OpDesc kRows[] = {
+    {.kind = OpKind::barrier, .buffers = {}, .plan = {.symmetric = SymBytes::none}},
     // One buffer (recv); the heap offers the root's as its input.
     {.kind = OpKind::bcast,
-     .takes = {.send = false},
      .buffers = {.send = kNone, .recv = kOne},
      .heap = {.offer_send = at_root(Amount::one),
               .offer_recv = kOne,
@@ -401,8 +398,7 @@ inline constexpr OpDesc kTable[] = {
      .plan = kPrefixPlan,
      .copies = {.cma_from = std::size_t{32} << 10}},
     {.kind = OpKind::gatherv,
-     .takes = {.counts = true, .displs = true},
-     .varied = {BlockLayout::gathered, OpKind::gather, kRootOnly},
+     .varied = {.of = OpKind::gather, .holds = kRootOnly},
      .alone = Alone::own_block_out,
      .plan = {.walk = Route::up,
               .counts = Counts::lengths,
@@ -410,8 +406,7 @@ inline constexpr OpDesc kTable[] = {
               .concatenates = true,
               .symmetric = SymBytes::lengths}},
     {.kind = OpKind::allgatherv,
-     .takes = {.counts = true, .displs = true},
-     .varied = {BlockLayout::gathered, OpKind::allgather, kEverywhere},
+     .varied = {.of = OpKind::allgather, .holds = kEverywhere},
      .alone = Alone::own_block_out,
      .plan = {.walk = Route::round_trip,
               .carry = Carry::total,
@@ -423,8 +418,7 @@ inline constexpr OpDesc kTable[] = {
               .step = {UpMove::gather, Times::one, DownMove::same, Times::ranks}},
      .copies = {.cma_from = std::size_t{32} << 10}},
     {.kind = OpKind::scatterv,
-     .takes = {.counts = true, .displs = true},
-     .varied = {BlockLayout::scattered, OpKind::scatter, kRootOnly},
+     .varied = {.of = OpKind::scatter, .holds = kRootOnly},
      .alone = Alone::own_block_in,
      .plan = {.walk = Route::down,
               .counts = Counts::lengths,
@@ -432,8 +426,7 @@ inline constexpr OpDesc kTable[] = {
               .concatenates = true,
               .symmetric = SymBytes::lengths}},
     {.kind = OpKind::alltoallv,
-     .takes = {.count = false, .counts = true, .displs = true, .pairs = true},
-     .varied = {BlockLayout::pairs, OpKind::alltoall},
+     .varied = {.of = OpKind::alltoall},
      .alone = Alone::own_pair,
      .plan = {.walk = Route::pairs,
               .counts = Counts::pairs,
@@ -441,8 +434,7 @@ inline constexpr OpDesc kTable[] = {
               .slot_symmetric = true,
               .symmetric = SymBytes::pairs}},
     {.kind = OpKind::reduce_scatter,
-     .takes = {.count = false, .counts = true},
-     .varied = {BlockLayout::shares, OpKind::reduce_scatter_block},
+     .varied = {.of = OpKind::reduce_scatter_block},
      .alone = Alone::whole_share,
      .plan = {.walk = Route::round_trip,
               .carry = Carry::total,
@@ -451,6 +443,46 @@ inline constexpr OpDesc kTable[] = {
               .symmetric = SymBytes::total,
               .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}}},
 };
+
+// The arguments and the blocks' layout follow from the row's form in
+// osmp_ops.h, from which the entry points are generated too.
+enum class Form : std::uint8_t { none, buffer, uniform, gathered, scattered, shares, pairs };
+#define OSMP_FORM_OF_(name, Name, NAME, key, rooted, reduces, form) Form::form,
+inline constexpr Form kForms[] = {OSMP_COLLECTIVES(OSMP_FORM_OF_)};
+#undef OSMP_FORM_OF_
+constexpr Takes takes_of(Form f) {
+  switch (f) {
+    case Form::none: return {.send = false, .recv = false, .count = false};
+    case Form::buffer: return {.send = false};
+    case Form::uniform: return {};
+    case Form::gathered:
+    case Form::scattered: return {.counts = true, .displs = true};
+    case Form::shares: return {.count = false, .counts = true};
+    case Form::pairs: return {.count = false, .counts = true, .displs = true, .pairs = true};
+  }
+  return {};
+}
+constexpr BlockLayout layout_of(Form f) {
+  switch (f) {
+    case Form::gathered: return BlockLayout::gathered;
+    case Form::scattered: return BlockLayout::scattered;
+    case Form::shares: return BlockLayout::shares;
+    case Form::pairs: return BlockLayout::pairs;
+    default: return BlockLayout::uniform;
+  }
+}
+static_assert(std::size(kRows) == kOpKindCount, "one description per row of osmp_ops.h");
+static_assert(std::size(kForms) == kOpKindCount);
+constexpr std::array<OpDesc, kOpKindCount> with_forms() {
+  std::array<OpDesc, kOpKindCount> t{};
+  for (int i = 0; i < kOpKindCount; ++i) {
+    t[i] = kRows[i];
+    t[i].takes = takes_of(kForms[i]);
+    t[i].varied.layout = layout_of(kForms[i]);
+  }
+  return t;
+}
+inline constexpr std::array<OpDesc, kOpKindCount> kTable = with_forms();
 
 constexpr bool in_order() {
   for (int i = 0; i < kOpKindCount; ++i)
@@ -466,7 +498,6 @@ constexpr bool varies_uniform() {
   }
   return true;
 }
-static_assert(std::size(kTable) == kOpKindCount, "one description per row of osmp_ops.h");
 static_assert(in_order(), "the descriptions in osmp_ops.h's order");
 static_assert(varies_uniform(), "a v-variant's `of` is a uniform operation");
 

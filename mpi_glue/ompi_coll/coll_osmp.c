@@ -60,11 +60,11 @@ static char* osmp_cma_min = NULL;
 static char* osmp_slot_size = NULL;
 static char* osmp_tuning_file = NULL;
 /* Per operation (coll_osmp_vh_<op>, as OSMP_VH_<OP>), in osmp_ops.h's order. */
-#define OSMP_OP_NAME_(name, NAME, key, rooted, reduces) #name,
+#define OSMP_OP_NAME_(name, Name, NAME, key, rooted, reduces, form) #name,
 static const char* const osmp_ops[OSMP_COLL_COUNT] = {OSMP_COLLECTIVES(OSMP_OP_NAME_)};
 #undef OSMP_OP_NAME_
 /* "OSMP_VH_REDUCE_SCATTER_BLOCK": the variable the engine reads for op i. */
-#define OSMP_OP_VH_ENV_(name, NAME, key, rooted, reduces) "OSMP_VH_" #NAME,
+#define OSMP_OP_VH_ENV_(name, Name, NAME, key, rooted, reduces, form) "OSMP_VH_" #NAME,
 static const char* const osmp_vh_env[OSMP_COLL_COUNT] = {OSMP_COLLECTIVES(OSMP_OP_VH_ENV_)};
 #undef OSMP_OP_VH_ENV_
 static char* osmp_vh_op[OSMP_COLL_COUNT] = {NULL};
@@ -76,7 +76,7 @@ typedef struct {
   mca_coll_base_module_##name##_fn_t prev_##name; \
   mca_coll_base_module_t* prev_##name##_module;
   /* every operation of osmp_ops.h, blocking and non-blocking */
-#define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_PREV(name) OSMP_PREV(i##name)
+#define OSMP_BOTH_(name, Name, NAME, key, rooted, reduces, form) OSMP_PREV(name) OSMP_PREV(i##name)
   OSMP_COLLECTIVES(OSMP_BOTH_)
 #undef OSMP_BOTH_
 #undef OSMP_PREV
@@ -94,7 +94,7 @@ static void module_destruct(mca_coll_osmp_module_t* m) {
 #define OSMP_RELEASE(name) \
   if (m->prev_##name##_module) OBJ_RELEASE(m->prev_##name##_module);
   /* every operation of osmp_ops.h, blocking and non-blocking */
-#define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_RELEASE(name) OSMP_RELEASE(i##name)
+#define OSMP_BOTH_(name, Name, NAME, key, rooted, reduces, form) OSMP_RELEASE(name) OSMP_RELEASE(i##name)
   OSMP_COLLECTIVES(OSMP_BOTH_)
 #undef OSMP_BOTH_
 #undef OSMP_RELEASE
@@ -152,216 +152,23 @@ static int from_bindings(int op, const void* return_address) {
   bypass = saved_;                                                                     \
   return rc_
 
-static int coll_barrier_fn(struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
-  OSMP_CALL(barrier, osmp_pmpi_barrier(comm), M->prev_barrier(comm, M->prev_barrier_module));
-}
-
-static int coll_bcast_fn(void* buf, int count, struct ompi_datatype_t* t, int root, struct ompi_communicator_t* comm,
-                         mca_coll_base_module_t* module) {
-  OSMP_CALL(bcast, osmp_pmpi_bcast(buf, count, t, root, comm),
-            M->prev_bcast(buf, count, t, root, comm, M->prev_bcast_module));
-}
-
-static int coll_allreduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                             struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
-  OSMP_CALL(allreduce, osmp_pmpi_allreduce(s, r, count, t, op, comm),
-            M->prev_allreduce(s, r, count, t, op, comm, M->prev_allreduce_module));
-}
-
-static int coll_reduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op, int root,
-                          struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
-  OSMP_CALL(reduce, osmp_pmpi_reduce(s, r, count, t, op, root, comm),
-            M->prev_reduce(s, r, count, t, op, root, comm, M->prev_reduce_module));
-}
-
-static int coll_gather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                          struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                          mca_coll_base_module_t* module) {
-  OSMP_CALL(gather, osmp_pmpi_gather(s, sc, st, r, rc, rt, root, comm),
-            M->prev_gather(s, sc, st, r, rc, rt, root, comm, M->prev_gather_module));
-}
-
-static int coll_allgather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                             struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
-                             mca_coll_base_module_t* module) {
-  OSMP_CALL(allgather, osmp_pmpi_allgather(s, sc, st, r, rc, rt, comm),
-            M->prev_allgather(s, sc, st, r, rc, rt, comm, M->prev_allgather_module));
-}
-
-static int coll_scatter_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                           struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                           mca_coll_base_module_t* module) {
-  OSMP_CALL(scatter, osmp_pmpi_scatter(s, sc, st, r, rc, rt, root, comm),
-            M->prev_scatter(s, sc, st, r, rc, rt, root, comm, M->prev_scatter_module));
-}
-
-static int coll_reduce_scatter_block_fn(const void* s, void* r, int rc, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                                        struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
-  OSMP_CALL(reduce_scatter_block, osmp_pmpi_reduce_scatter_block(s, r, rc, t, op, comm),
-            M->prev_reduce_scatter_block(s, r, rc, t, op, comm, M->prev_reduce_scatter_block_module));
-}
-
-static int coll_alltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                            struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
-                            mca_coll_base_module_t* module) {
-  OSMP_CALL(alltoall, osmp_pmpi_alltoall(s, sc, st, r, rc, rt, comm),
-            M->prev_alltoall(s, sc, st, r, rc, rt, comm, M->prev_alltoall_module));
-}
-
-static int coll_scan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                        struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
-  OSMP_CALL(scan, osmp_pmpi_scan(s, r, count, t, op, comm),
-            M->prev_scan(s, r, count, t, op, comm, M->prev_scan_module));
-}
-
-static int coll_exscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                          struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
-  OSMP_CALL(exscan, osmp_pmpi_exscan(s, r, count, t, op, comm),
-            M->prev_exscan(s, r, count, t, op, comm, M->prev_exscan_module));
-}
-
-/* Non-blocking: an osmp call in an Open MPI collective request (requests
- * below), completed by progress() below from opal_progress (Open MPI's
- * waits call it), as libnbc's requests are; or the previous component's
- * call (own below). */
-static int coll_ibarrier_fn(struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(BARRIER, osmp_pmpi_ibarrier(comm, req), M->prev_ibarrier(comm, req, M->prev_ibarrier_module));
-}
-
-static int coll_ibcast_fn(void* buf, int count, struct ompi_datatype_t* t, int root, struct ompi_communicator_t* comm,
-                          ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(BCAST, osmp_pmpi_ibcast(buf, count, t, root, comm, req),
-               M->prev_ibcast(buf, count, t, root, comm, req, M->prev_ibcast_module));
-}
-
-static int coll_iallreduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                              struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(ALLREDUCE, osmp_pmpi_iallreduce(s, r, count, t, op, comm, req),
-               M->prev_iallreduce(s, r, count, t, op, comm, req, M->prev_iallreduce_module));
-}
-
-static int coll_ireduce_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op, int root,
-                           struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(REDUCE, osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req),
-               M->prev_ireduce(s, r, count, t, op, root, comm, req, M->prev_ireduce_module));
-}
-
-static int coll_igather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                           struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm, ompi_request_t** req,
-                           mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(GATHER, osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req),
-               M->prev_igather(s, sc, st, r, rc, rt, root, comm, req, M->prev_igather_module));
-}
-
-static int coll_iallgather_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                              struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
-                              mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(ALLGATHER, osmp_pmpi_iallgather(s, sc, st, r, rc, rt, comm, req),
-               M->prev_iallgather(s, sc, st, r, rc, rt, comm, req, M->prev_iallgather_module));
-}
-
-static int coll_iscatter_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                            struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                            ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(SCATTER, osmp_pmpi_iscatter(s, sc, st, r, rc, rt, root, comm, req),
-               M->prev_iscatter(s, sc, st, r, rc, rt, root, comm, req, M->prev_iscatter_module));
-}
-
-static int coll_ireduce_scatter_block_fn(const void* s, void* r, int rc, struct ompi_datatype_t* t,
-                                         struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
-                                         mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(REDUCE_SCATTER_BLOCK, osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req),
-               M->prev_ireduce_scatter_block(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_block_module));
-}
-
-static int coll_ialltoall_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, int rc,
-                             struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
-                             mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(ALLTOALL, osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req),
-               M->prev_ialltoall(s, sc, st, r, rc, rt, comm, req, M->prev_ialltoall_module));
-}
-
-static int coll_gatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
-                           struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                           mca_coll_base_module_t* module) {
-  OSMP_CALL(gatherv, osmp_pmpi_gatherv(s, sc, st, r, rc, d, rt, root, comm),
-            M->prev_gatherv(s, sc, st, r, rc, d, rt, root, comm, M->prev_gatherv_module));
-}
-
-static int coll_allgatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
-                              struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
-                              mca_coll_base_module_t* module) {
-  OSMP_CALL(allgatherv, osmp_pmpi_allgatherv(s, sc, st, r, rc, d, rt, comm),
-            M->prev_allgatherv(s, sc, st, r, rc, d, rt, comm, M->prev_allgatherv_module));
-}
-
-static int coll_scatterv_fn(const void* s, const int* sc, const int* d, struct ompi_datatype_t* st, void* r, int rc,
-                            struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                            mca_coll_base_module_t* module) {
-  OSMP_CALL(scatterv, osmp_pmpi_scatterv(s, sc, d, st, r, rc, rt, root, comm),
-            M->prev_scatterv(s, sc, d, st, r, rc, rt, root, comm, M->prev_scatterv_module));
-}
-
-static int coll_reduce_scatter_fn(const void* s, void* r, const int* rc, struct ompi_datatype_t* t,
-                                  struct ompi_op_t* op, struct ompi_communicator_t* comm,
-                                  mca_coll_base_module_t* module) {
-  OSMP_CALL(reduce_scatter, osmp_pmpi_reduce_scatter(s, r, rc, t, op, comm),
-            M->prev_reduce_scatter(s, r, rc, t, op, comm, M->prev_reduce_scatter_module));
-}
-
-static int coll_ireduce_scatter_fn(const void* s, void* r, const int* rc, struct ompi_datatype_t* t,
-                                   struct ompi_op_t* op, struct ompi_communicator_t* comm, ompi_request_t** req,
-                                   mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(REDUCE_SCATTER, osmp_pmpi_ireduce_scatter(s, r, rc, t, op, comm, req),
-               M->prev_ireduce_scatter(s, r, rc, t, op, comm, req, M->prev_ireduce_scatter_module));
-}
-
-static int coll_alltoallv_fn(const void* s, const int* sc, const int* sd, struct ompi_datatype_t* st, void* r,
-                             const int* rc, const int* rd, struct ompi_datatype_t* rt, struct ompi_communicator_t* comm,
-                             mca_coll_base_module_t* module) {
-  OSMP_CALL(alltoallv, osmp_pmpi_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm),
-            M->prev_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm, M->prev_alltoallv_module));
-}
-
-static int coll_ialltoallv_fn(const void* s, const int* sc, const int* sd, struct ompi_datatype_t* st, void* r,
-                              const int* rc, const int* rd, struct ompi_datatype_t* rt,
-                              struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(ALLTOALLV, osmp_pmpi_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req),
-               M->prev_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req, M->prev_ialltoallv_module));
-}
-
-static int coll_igatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
-                            struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                            ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(GATHERV, osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req),
-               M->prev_igatherv(s, sc, st, r, rc, d, rt, root, comm, req, M->prev_igatherv_module));
-}
-
-static int coll_iallgatherv_fn(const void* s, int sc, struct ompi_datatype_t* st, void* r, const int* rc, const int* d,
-                               struct ompi_datatype_t* rt, struct ompi_communicator_t* comm, ompi_request_t** req,
-                               mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(ALLGATHERV, osmp_pmpi_iallgatherv(s, sc, st, r, rc, d, rt, comm, req),
-               M->prev_iallgatherv(s, sc, st, r, rc, d, rt, comm, req, M->prev_iallgatherv_module));
-}
-
-static int coll_iscatterv_fn(const void* s, const int* sc, const int* d, struct ompi_datatype_t* st, void* r, int rc,
-                             struct ompi_datatype_t* rt, int root, struct ompi_communicator_t* comm,
-                             ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(SCATTERV, osmp_pmpi_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req),
-               M->prev_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req, M->prev_iscatterv_module));
-}
-
-static int coll_iscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                         struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(SCAN, osmp_pmpi_iscan(s, r, count, t, op, comm, req),
-               M->prev_iscan(s, r, count, t, op, comm, req, M->prev_iscan_module));
-}
-
-static int coll_iexscan_fn(const void* s, void* r, int count, struct ompi_datatype_t* t, struct ompi_op_t* op,
-                           struct ompi_communicator_t* comm, ompi_request_t** req, mca_coll_base_module_t* module) {
-  OSMP_NB_CALL(EXSCAN, osmp_pmpi_iexscan(s, r, count, t, op, comm, req),
-               M->prev_iexscan(s, r, count, t, op, comm, req, M->prev_iexscan_module));
-}
+/* coll_<name>_fn and coll_i<name>_fn, one pair per row of osmp_ops.h
+ * (mpi_glue/pmpi/entries.h). Non-blocking: an osmp call in an Open MPI
+ * collective request (requests below), completed by progress() below from
+ * opal_progress (Open MPI's waits call it), as libnbc's requests are; or
+ * the previous component's call (own below). */
+#define OSMP_COLL_FNS_(name, Name, NAME, key, rooted, reduces, form)                                    \
+  static int coll_##name##_fn(OSMP_MPI_PARAMS(form, rooted, reduces), mca_coll_base_module_t* module) { \
+    OSMP_CALL(name, osmp_pmpi_##name(OSMP_MPI_ARGS(form, rooted, reduces)),                             \
+              M->prev_##name(OSMP_MPI_ARGS(form, rooted, reduces), M->prev_##name##_module));           \
+  }                                                                                                     \
+  static int coll_i##name##_fn(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req,                \
+                               mca_coll_base_module_t* module) {                                        \
+    OSMP_NB_CALL(NAME, osmp_pmpi_i##name(OSMP_MPI_ARGS(form, rooted, reduces), req),                    \
+                 M->prev_i##name(OSMP_MPI_ARGS(form, rooted, reduces), req, M->prev_i##name##_module)); \
+  }
+OSMP_COLLECTIVES(OSMP_COLL_FNS_)
+#undef OSMP_COLL_FNS_
 
 /* From opal_progress: what the logic calls through PMPI_ (a call every rank
  * declined goes to the previous component) bypasses this module. */
@@ -402,70 +209,17 @@ static void wait_progress(void) {
   }                                                                                          \
   return comm->c_coll->coll_##name(__VA_ARGS__, comm->c_coll->coll_##name##_module);
 
-static int own_ibarrier(MPI_Comm comm, MPI_Request* req) { OSMP_OWN(ibarrier, comm, req) }
-static int own_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(ibcast, buf, count, t, root, comm, req)
-}
-static int own_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                          MPI_Request* req) {
-  OSMP_OWN(iallreduce, s, r, count, t, op, comm, req)
-}
-static int own_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                       MPI_Request* req) {
-  OSMP_OWN(ireduce, s, r, count, t, op, root, comm, req)
-}
-static int own_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                       MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(igather, s, sc, st, r, rc, rt, root, comm, req)
-}
-static int own_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                          MPI_Request* req) {
-  OSMP_OWN(iallgather, s, sc, st, r, rc, rt, comm, req)
-}
-static int own_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                        MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(iscatter, s, sc, st, r, rc, rt, root, comm, req)
-}
-static int own_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                                     MPI_Request* req) {
-  OSMP_OWN(ireduce_scatter_block, s, r, rc, t, op, comm, req)
-}
-static int own_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                         MPI_Request* req) {
-  OSMP_OWN(ialltoall, s, sc, st, r, rc, rt, comm, req)
-}
-static int own_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(iscan, s, r, count, t, op, comm, req)
-}
-static int own_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(iexscan, s, r, count, t, op, comm, req)
-}
-static int own_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                        int root, MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(igatherv, s, sc, st, r, rc, d, rt, root, comm, req)
-}
-static int own_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d,
-                           MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(iallgatherv, s, sc, st, r, rc, d, rt, comm, req)
-}
-static int own_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                         int root, MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(iscatterv, s, sc, d, st, r, rc, rt, root, comm, req)
-}
-static int own_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
-                          const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
-  OSMP_OWN(ialltoallv, s, sc, sd, st, r, rc, rd, rt, comm, req)
-}
-static int own_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                               MPI_Request* req) {
-  OSMP_OWN(ireduce_scatter, s, r, rc, t, op, comm, req)
-}
+#define OSMP_OWN_FN_(name, Name, NAME, key, rooted, reduces, form)                   \
+  static int own_i##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req) { \
+    OSMP_OWN(i##name, OSMP_MPI_ARGS(form, rooted, reduces), req)                     \
+  }
+OSMP_COLLECTIVES(OSMP_OWN_FN_)
+#undef OSMP_OWN_FN_
 #undef OSMP_OWN
 
-static const osmp_pmpi_own own = {own_ibarrier,    own_ibcast,     own_iallreduce, own_ireduce,
-                                  own_igather,     own_iallgather, own_iscatter,   own_ireduce_scatter_block,
-                                  own_ialltoall,   own_iscan,      own_iexscan,    own_igatherv,
-                                  own_iallgatherv, own_iscatterv,  own_ialltoallv, own_ireduce_scatter};
+#define OSMP_OWN_OF_(name, Name, NAME, key, rooted, reduces, form) own_i##name,
+static const osmp_pmpi_own own = {OSMP_COLLECTIVES(OSMP_OWN_OF_)};
+#undef OSMP_OWN_OF_
 
 /* ---- requests -------------------------------------------------------------
  * A non-blocking call on osmp, as Open MPI's bindings take a coll module's
@@ -592,7 +346,7 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
   m->prev_##name##_module = comm->c_coll->coll_##name##_module;                                     \
   OBJ_RETAIN(m->prev_##name##_module);
   /* every operation of osmp_ops.h, blocking and non-blocking */
-#define OSMP_BOTH_(name, NAME, key, rooted, reduces) OSMP_SAVE(name) OSMP_SAVE(i##name)
+#define OSMP_BOTH_(name, Name, NAME, key, rooted, reduces, form) OSMP_SAVE(name) OSMP_SAVE(i##name)
   OSMP_COLLECTIVES(OSMP_BOTH_)
 #undef OSMP_BOTH_
 #undef OSMP_SAVE
@@ -653,7 +407,8 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   osmp_pmpi_set_own(&own);
   request_class_init();
   osmp_pmpi_set_requests(&requests);
-#define OSMP_FIND_(name, NAME, key, rooted, reduces) find_binding(&binding_of[OSMP_COLL_##NAME], "PMPI_I" #name);
+#define OSMP_FIND_(name, Name, NAME, key, rooted, reduces, form) \
+  find_binding(&binding_of[OSMP_COLL_##NAME], "PMPI_I" #name);
   OSMP_COLLECTIVES(OSMP_FIND_)
 #undef OSMP_FIND_
   return OMPI_SUCCESS;
@@ -666,8 +421,8 @@ static mca_coll_base_module_t* comm_query(struct ompi_communicator_t* comm, int*
   if (!m) return NULL;
   *priority = osmp_priority;
   m->super.coll_module_enable = module_enable;
-#define OSMP_SET_(name, NAME, key, rooted, reduces) \
-  m->super.coll_##name = coll_##name##_fn;          \
+#define OSMP_SET_(name, Name, NAME, key, rooted, reduces, form) \
+  m->super.coll_##name = coll_##name##_fn;                      \
   m->super.coll_i##name = coll_i##name##_fn;
   OSMP_COLLECTIVES(OSMP_SET_)
 #undef OSMP_SET_

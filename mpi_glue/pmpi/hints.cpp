@@ -29,7 +29,7 @@ namespace osmp::pmpi {
 namespace {
 
 // "osmp_vh", then one key per operation, in osmp_ops.h's order; null-ended.
-#define OSMP_HINT_KEY_(name, NAME, key, rooted, reduces) "osmp_vh_" #key,
+#define OSMP_HINT_KEY_(name, Name, NAME, key, rooted, reduces, form) "osmp_vh_" #key,
 const char* const kKeys[] = {"osmp_vh", OSMP_COLLECTIVES(OSMP_HINT_KEY_) nullptr};
 #undef OSMP_HINT_KEY_
 static_assert(std::size(kKeys) == kOpKindCount + 2);

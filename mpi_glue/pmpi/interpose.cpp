@@ -4,6 +4,8 @@
 #include <mpi.h>
 #include <sched.h>
 
+#include <type_traits>
+
 #include "mpi_glue/pmpi/errors.hpp"
 #include "mpi_glue/pmpi/logic.h"
 
@@ -48,119 +50,30 @@ int wait_until(Test&& test) {
 
 extern "C" {
 
-int MPI_Barrier(MPI_Comm comm) { return osmp_pmpi_barrier(comm); }
+// The collectives, MPI_<Name> and MPI_I<name>, one pair per row of
+// osmp_ops.h (entries.h); each hands its call to logic.cpp. mpi.h declares
+// both, so a signature that differs from MPI's does not compile, and a
+// name MPI lacks (a typo in the row) fails the assertion: a definition
+// without a declaration would intercept nothing.
+#define OSMP_INTERPOSE_(name, Name, NAME, key, rooted, reduces, form)             \
+  static_assert(std::is_same_v<decltype(&MPI_##Name), decltype(&PMPI_##Name)> &&  \
+                std::is_same_v<decltype(&MPI_I##name), decltype(&PMPI_I##name)>); \
+  int MPI_##Name(OSMP_MPI_PARAMS(form, rooted, reduces)) {                        \
+    return osmp_pmpi_##name(OSMP_MPI_ARGS(form, rooted, reduces));                \
+  }                                                                               \
+  int MPI_I##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req) {     \
+    return osmp_pmpi_i##name(OSMP_MPI_ARGS(form, rooted, reduces), req);          \
+  }
+OSMP_COLLECTIVES(OSMP_INTERPOSE_)
+#undef OSMP_INTERPOSE_
+
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) { return osmp_pmpi_alloc_mem(size, info, baseptr); }
 int MPI_Free_mem(void* base) { return osmp_pmpi_free_mem(base); }
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return osmp_pmpi_win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 }
 int MPI_Win_free(MPI_Win* win) { return osmp_pmpi_win_free(win); }
-int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  return osmp_pmpi_bcast(buf, count, t, root, comm);
-}
-int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return osmp_pmpi_allreduce(s, r, count, t, op, comm);
-}
-int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
-  return osmp_pmpi_reduce(s, r, count, t, op, root, comm);
-}
-int MPI_Gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
-  return osmp_pmpi_gather(s, sc, st, r, rc, rt, root, comm);
-}
-int MPI_Allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  return osmp_pmpi_allgather(s, sc, st, r, rc, rt, comm);
-}
-int MPI_Scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
-  return osmp_pmpi_scatter(s, sc, st, r, rc, rt, root, comm);
-}
-int MPI_Reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return osmp_pmpi_reduce_scatter_block(s, r, rc, t, op, comm);
-}
-int MPI_Alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  return osmp_pmpi_alltoall(s, sc, st, r, rc, rt, comm);
-}
-int MPI_Scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return osmp_pmpi_scan(s, r, count, t, op, comm);
-}
-int MPI_Exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return osmp_pmpi_exscan(s, r, count, t, op, comm);
-}
-int MPI_Gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt, int root,
-                MPI_Comm comm) {
-  return osmp_pmpi_gatherv(s, sc, st, r, rc, d, rt, root, comm);
-}
-int MPI_Allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                   MPI_Comm comm) {
-  return osmp_pmpi_allgatherv(s, sc, st, r, rc, d, rt, comm);
-}
-int MPI_Scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                 int root, MPI_Comm comm) {
-  return osmp_pmpi_scatterv(s, sc, d, st, r, rc, rt, root, comm);
-}
-int MPI_Reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return osmp_pmpi_reduce_scatter(s, r, rc, t, op, comm);
-}
-int MPI_Ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                        MPI_Request* req) {
-  return osmp_pmpi_ireduce_scatter(s, r, rc, t, op, comm, req);
-}
-int MPI_Alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc, const int* rd,
-                  MPI_Datatype rt, MPI_Comm comm) {
-  return osmp_pmpi_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm);
-}
-int MPI_Ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc, const int* rd,
-                   MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
-}
-int MPI_Igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                 int root, MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_igatherv(s, sc, st, r, rc, d, rt, root, comm, req);
-}
-int MPI_Iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                    MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_iallgatherv(s, sc, st, r, rc, d, rt, comm, req);
-}
-int MPI_Iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                  int root, MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_iscatterv(s, sc, d, st, r, rc, rt, root, comm, req);
-}
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) { return osmp_pmpi_ibarrier(comm, req); }
-int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_ibcast(buf, count, t, root, comm, req);
-}
-int MPI_Iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_iallreduce(s, r, count, t, op, comm, req);
-}
-int MPI_Ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                MPI_Request* req) {
-  return osmp_pmpi_ireduce(s, r, count, t, op, root, comm, req);
-}
-int MPI_Igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-                MPI_Request* req) {
-  return osmp_pmpi_igather(s, sc, st, r, rc, rt, root, comm, req);
-}
-int MPI_Iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                   MPI_Request* req) {
-  return osmp_pmpi_iallgather(s, sc, st, r, rc, rt, comm, req);
-}
-int MPI_Iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-                 MPI_Request* req) {
-  return osmp_pmpi_iscatter(s, sc, st, r, rc, rt, root, comm, req);
-}
-int MPI_Ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                              MPI_Request* req) {
-  return osmp_pmpi_ireduce_scatter_block(s, r, rc, t, op, comm, req);
-}
-int MPI_Ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                  MPI_Request* req) {
-  return osmp_pmpi_ialltoall(s, sc, st, r, rc, rt, comm, req);
-}
-int MPI_Iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_iscan(s, r, count, t, op, comm, req);
-}
-int MPI_Iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
-  return osmp_pmpi_iexscan(s, r, count, t, op, comm, req);
-}
+
 // Completion: with nothing pending on osmp, straight to the MPI.
 int MPI_Wait(MPI_Request* r, MPI_Status* s) {
   if (osmp_pmpi_pending() == 0) return PMPI_Wait(r, s);

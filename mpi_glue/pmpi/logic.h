@@ -6,98 +6,36 @@
 
 #include <mpi.h>
 
+#include "mpi_glue/pmpi/entries.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-int osmp_pmpi_barrier(MPI_Comm comm);
-int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm);
-int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm);
-int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm);
-int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm);
-int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                      MPI_Comm comm);
-int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-int osmp_pmpi_alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm);
-int osmp_pmpi_scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-int osmp_pmpi_exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-/* The v-variants: on one node, with a contiguous type at the blocks' side. */
-int osmp_pmpi_gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                      int root, MPI_Comm comm);
-int osmp_pmpi_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                         MPI_Comm comm);
-int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                       int root, MPI_Comm comm);
-int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
-                        const int* rd, MPI_Datatype rt, MPI_Comm comm);
-int osmp_pmpi_reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-/* The non-blocking forms: on osmp, a request (osmp_pmpi_set_requests below)
- * that osmp_pmpi_progress() completes (the interposer calls it from
- * MPI_Wait, MPI_Test and the rest; the component registers it with
- * opal_progress); or the MPI's own call (osmp_pmpi_set_own), by the route
- * rule (nonblocking.cpp). */
-int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                      MPI_Request* req);
-int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-                      MPI_Request* req);
-int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                         MPI_Request* req);
-int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                       MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                                    MPI_Request* req);
-int osmp_pmpi_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                        MPI_Request* req);
-int osmp_pmpi_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                       int root, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                          MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                        int root, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
-                         const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req);
-int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                              MPI_Request* req);
+/* osmp_pmpi_<name> and osmp_pmpi_i<name>, as MPI_<Name> and MPI_I<name>
+ * (entries.h: one pair per row of osmp_ops.h). The non-blocking forms
+ * run on osmp with a request (osmp_pmpi_set_requests below) that
+ * osmp_pmpi_progress() completes (the interposer calls it from MPI_Wait,
+ * MPI_Test and the rest; the component registers it with opal_progress); or
+ * as the MPI's own call (osmp_pmpi_set_own), by the route rule
+ * (nonblocking.cpp: across nodes, on one process and under
+ * MPI_THREAD_MULTIPLE every non-blocking call is the MPI's). */
+#define OSMP_PMPI_DECLARE_(name, Name, NAME, key, rooted, reduces, form) \
+  int osmp_pmpi_##name(OSMP_MPI_PARAMS(form, rooted, reduces));          \
+  int osmp_pmpi_i##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req);
+OSMP_COLLECTIVES(OSMP_PMPI_DECLARE_)
+#undef OSMP_PMPI_DECLARE_
 /* The MPI's own non-blocking collectives, which the calls osmp hands to the
- * MPI start (nonblocking.cpp). By default PMPI_Ibarrier ... PMPI_Iexscan. The
+ * MPI start (nonblocking.cpp). By default PMPI_I<name> for every row. The
  * component passes the previous component's functions: a call through PMPI_
  * from inside the module enters Open MPI's bindings twice, and each keeps a
  * user op or derived datatype in the request (the second over the first,
  * making a completion callback that calls itself without end). */
 typedef struct osmp_pmpi_own {
-  int (*ibarrier)(MPI_Comm comm, MPI_Request* req);
-  int (*ibcast)(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req);
-  int (*iallreduce)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
-  int (*ireduce)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                 MPI_Request* req);
-  int (*igather)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-                 MPI_Request* req);
-  int (*iallgather)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                    MPI_Request* req);
-  int (*iscatter)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-                  MPI_Request* req);
-  int (*ireduce_scatter_block)(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                               MPI_Request* req);
-  int (*ialltoall)(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                   MPI_Request* req);
-  int (*iscan)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
-  int (*iexscan)(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req);
-  int (*igatherv)(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                  int root, MPI_Comm comm, MPI_Request* req);
-  int (*iallgatherv)(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                     MPI_Comm comm, MPI_Request* req);
-  int (*iscatterv)(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                   int root, MPI_Comm comm, MPI_Request* req);
-  int (*ialltoallv)(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc, const int* rd,
-                    MPI_Datatype rt, MPI_Comm comm, MPI_Request* req);
-  int (*ireduce_scatter)(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                         MPI_Request* req);
+#define OSMP_PMPI_OWN_(name, Name, NAME, key, rooted, reduces, form) \
+  int (*i##name)(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request * req);
+  OSMP_COLLECTIVES(OSMP_PMPI_OWN_)
+#undef OSMP_PMPI_OWN_
 } osmp_pmpi_own;
 /* NULL: the PMPI_ functions again. `own` must outlive its use. */
 void osmp_pmpi_set_own(const osmp_pmpi_own* own);

@@ -104,10 +104,9 @@ int grequest_start(MPI_Comm, MPI_Grequest_query_function* q, MPI_Grequest_free_f
 const osmp_pmpi_requests kGrequests{grequest_start, PMPI_Grequest_complete};
 const osmp_pmpi_requests* g_requests = &kGrequests;  // osmp_pmpi_set_requests
 
-const osmp_pmpi_own kPmpi{PMPI_Ibarrier,    PMPI_Ibcast,     PMPI_Iallreduce, PMPI_Ireduce,
-                          PMPI_Igather,     PMPI_Iallgather, PMPI_Iscatter,   PMPI_Ireduce_scatter_block,
-                          PMPI_Ialltoall,   PMPI_Iscan,      PMPI_Iexscan,    PMPI_Igatherv,
-                          PMPI_Iallgatherv, PMPI_Iscatterv,  PMPI_Ialltoallv, PMPI_Ireduce_scatter};
+#define OSMP_PMPI_OF_(name, Name, NAME, key, rooted, reduces, form) PMPI_I##name,
+const osmp_pmpi_own kPmpi{OSMP_COLLECTIVES(OSMP_PMPI_OF_)};
+#undef OSMP_PMPI_OF_
 const osmp_pmpi_own* g_own = &kPmpi;  // osmp_pmpi_set_own
 
 // osmp's part ended with `st`: true when the call is complete (done on
