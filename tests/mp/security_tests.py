@@ -473,15 +473,6 @@ def case_kill_points_env_route():
     print(f"  {len(KILL_POINTS)} kill points: named and clean")
 
 
-def state(pid):
-    """The state letter of `pid` in /proc/PID/stat (T stopped, Z zombie), or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
-
-
 def case_kill_creator_before_attach():
     """Rank 0 creates the control segment every other rank attaches. Killed
     after it has handed its part of the agreement that follows the attach to
