@@ -58,7 +58,7 @@ struct Allreduce {
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     const std::size_t n = static_cast<std::size_t>(a.count), es = size_of(a.dtype);
-    DirectCall d(e, a, local, {input(a), n * es, static_cast<std::byte*>(a.recv), n * es});
+    DirectCall d(e, a, local, {input(a), n * es, static_cast<std::byte*>(a.recv), n * es}, &DirectCall::reduce);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     if (e.use_cma(OpKind::allreduce, n * es) && cma_reduces(e, a.dtype))

@@ -95,7 +95,7 @@ struct Alltoall {
     // In place, every peer reads the buffer this rank writes: single copy
     // only from a staged copy of it.
     auto* recv = static_cast<std::byte*>(a.recv);
-    DirectCall d(e, a, local, {input(a), row(e, a), recv, row(e, a), a.send == kInPlace});
+    DirectCall d(e, a, local, {input(a), row(e, a), recv, row(e, a), a.send == kInPlace}, &DirectCall::alltoall);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     Exchange x{Blocks::uniform(block(a)), Blocks::uniform(block(a)), block(a)};

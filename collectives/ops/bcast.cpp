@@ -53,7 +53,7 @@ struct Bcast {
     auto* buf = static_cast<std::byte*>(a.recv);
     const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
     const bool root = e.team().rank() == a.root;
-    DirectCall d(e, a, local, {root ? buf : nullptr, bytes, buf, bytes});
+    DirectCall d(e, a, local, {root ? buf : nullptr, bytes, buf, bytes}, &DirectCall::bcast);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     if (e.use_cma(OpKind::bcast, bytes)) co_return co_await cma_bcast(e, buf, bytes, a.root);

@@ -201,12 +201,24 @@ inline std::atomic<void (*)(int)> g_before_direct_copy{nullptr};
 
 class DirectCall {
  public:
-  DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine);
+  // What an operation copies in the mode mode() took: its unit names one of
+  // the moves below (the only part of the heap's single copy that differs
+  // per operation; one without a heap path names none).
+  using Moves = Task (DirectCall::*)(DirectMode);
+  DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine, Moves moves);
   DirectMode mode();
   Task run(DirectMode m);
 
+  // The moves: pull or push (bcast also both; the reductions always pull).
+  Task bcast(DirectMode m);
+  Task gather(DirectMode m);
+  Task allgather(DirectMode m);
+  Task scatter(DirectMode m);
+  Task alltoall(DirectMode m);
+  Task reduce(DirectMode m);
+  Task reduce_scatter(DirectMode m);
+
  private:
-  Task moves(DirectMode m);
   std::size_t bytes() const;  // count * element size
   std::size_t need_send(int q) const;
   std::size_t need_recv(int q) const;
@@ -232,21 +244,19 @@ class DirectCall {
   // A copy of this rank's, made only when it may copy (skip_: run()).
   void copy(std::byte* dst, const std::byte* src, std::size_t n) const;
   Task finished_all(int except = -1);
-  Task bcast(DirectMode m);
   Task gather_pull();
   Task gather_push();
   Task allgather_pull();
   Task allgather_push();
   Task scatter_pull();
   Task scatter_push();
-  Task reduce();
-  Task reduce_scatter();
   Task alltoall_pull();
   Task alltoall_push();
 
   Engine& e_;
   CollArgs a_;
   DirectBuffers mine_;
+  Moves moves_;
   const HeapPeers* heaps_;
   bool on_ = false;  // OSMP_DIRECT: this call offers (the same on every rank)
   int parity_ = 0;

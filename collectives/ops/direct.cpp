@@ -46,8 +46,8 @@
 
 namespace osmp {
 
-DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine)
-    : e_(e), a_(a), mine_(mine), heaps_(e.heaps()), on_(e.direct()) {
+DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine, Moves moves)
+    : e_(e), a_(a), mine_(mine), moves_(moves), heaps_(e.heaps()), on_(e.direct()) {
   if (!on_) return;
   parity_ = e.next_offer();
   RankLine& l = e.team().rank_line(e.team().rank());
@@ -241,34 +241,17 @@ Task DirectCall::run(DirectMode m) {
     publish_with(line.done, kCopyFailed);
     skip_ = true;
   }
-  Status st = co_await moves(m);
+  Status st = co_await (this->*moves_)(m);
   if (skip_) co_return stop;
   // A staged output: every writer is done (the moves waited for them).
   if (st.ok() && staged_out_) std::memcpy(staged_out_, mine_.recv, mine_.recv_len);
   co_return st;
 }
 
-Task DirectCall::moves(DirectMode m) {
-  switch (a_.kind) {
-    case OpKind::bcast: return bcast(m);
-    case OpKind::gather: return m == DirectMode::pull ? gather_pull() : gather_push();
-    case OpKind::allgather: return m == DirectMode::pull ? allgather_pull() : allgather_push();
-    case OpKind::scatter: return m == DirectMode::pull ? scatter_pull() : scatter_push();
-    case OpKind::reduce:
-    case OpKind::allreduce: return reduce();
-    case OpKind::reduce_scatter_block: return reduce_scatter();
-    case OpKind::alltoall: return m == DirectMode::pull ? alltoall_pull() : alltoall_push();
-    case OpKind::barrier:
-    case OpKind::scan:
-    case OpKind::exscan:
-    case OpKind::gatherv:
-    case OpKind::allgatherv:
-    case OpKind::scatterv:
-    case OpKind::alltoallv:
-    case OpKind::reduce_scatter: break;
-  }
-  return bcast(m);  // not reached: mode() never picks a barrier
-}
+Task DirectCall::gather(DirectMode m) { return m == DirectMode::pull ? gather_pull() : gather_push(); }
+Task DirectCall::allgather(DirectMode m) { return m == DirectMode::pull ? allgather_pull() : allgather_push(); }
+Task DirectCall::scatter(DirectMode m) { return m == DirectMode::pull ? scatter_pull() : scatter_push(); }
+Task DirectCall::alltoall(DirectMode m) { return m == DirectMode::pull ? alltoall_pull() : alltoall_push(); }
 
 // pull: every receiver copies from the root's buffer; push: the root
 // copies into every receiver's; both: the root copies the first 1/n of every
@@ -409,7 +392,7 @@ Task DirectCall::alltoall_push() {
 // Reduce and allreduce: every rank combines its share of every input, in
 // rank order, into the root's buffer (reduce) or its own (allreduce), which
 // the others then copy from (allreduce: an allgather of the shares).
-Task DirectCall::reduce() {
+Task DirectCall::reduce(DirectMode) {
   const int me = e_.team().rank(), n = e_.team().size();
   const std::size_t count = static_cast<std::size_t>(a_.count), es = size_of(a_.dtype);
   const bool all = a_.kind == OpKind::allreduce;
@@ -437,7 +420,7 @@ Task DirectCall::reduce() {
 }
 
 // Every rank combines its block of every input into its own buffer.
-Task DirectCall::reduce_scatter() {
+Task DirectCall::reduce_scatter(DirectMode) {
   const int me = e_.team().rank(), n = e_.team().size();
   const std::size_t block = bytes();
   std::vector<const void*> srcs(static_cast<std::size_t>(n));

@@ -105,7 +105,8 @@ struct ReduceScatterBlock {
     const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
     DirectCall d(e, a, local,
                  {input(a), block * static_cast<std::size_t>(e.team().size()), static_cast<std::byte*>(a.recv), block,
-                  a.send == kInPlace});
+                  a.send == kInPlace},
+                 &DirectCall::reduce_scatter);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     if (e.use_cma(OpKind::reduce_scatter_block, block) && cma_reduces(e, a.dtype)) {
