@@ -58,7 +58,7 @@ struct Buffers {
 
 // The v-variants (per-rank counts): the uniform operation each varies, how
 // its blocks lie, and which ranks hold every block (arguments.hpp's
-// check_varied, the MPI glue's prepare_gatheredv; the flat paths move them
+// check_varied, the MPI glue's prepare_gathered; the flat paths move them
 // with ops/common.hpp's Blocks). Every other operation is uniform: `count`
 // elements per rank, checked against its Buffers.
 enum class BlockLayout : std::uint8_t {

@@ -116,32 +116,17 @@ void complete_osmp_parts(MPI_Comm comm);
 void complete_all();
 
 // Calls spanning nodes (nodes.cpp): osmp in each node, the node leaders
-// agreeing (agree.hpp) and moving data through the MPI. Buffers are byte
-// streams; send may be kInPlace as osmp allows.
-Outcome nodes_barrier(const Call& c);
-Outcome nodes_bcast(const Call& c, const Plan& p, void* buf);
-Outcome nodes_reduce(const Call& c, const Plan& p, const void* send, void* recv);
-Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* recv);
-Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv);
-Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv);
-// The v-variants: `counts`, `displs` in bytes per comm rank (null where this
-// rank's own arguments failed).
-Outcome nodes_allgatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
-                         const std::int64_t* displs);
-Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
-                      const std::int64_t* displs);
-Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
-                       const std::int64_t* displs);
-Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv);
-// alltoallv: the send and receive counts and displacements in bytes.
-Outcome nodes_alltoallv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* sc,
-                        const std::int64_t* sd, const std::int64_t* rc, const std::int64_t* rd);
-// reduce_scatter: `counts` in elements of p.dtype per comm rank.
-Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts);
-Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv);
-Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv);
-// scan and exscan (p.kind), where every node's ranks follow one another
-// (CommState::nodes_in_rank_order).
-Outcome nodes_scan(const Call& c, const Plan& p, const void* send, void* recv);
+// agreeing (agree.hpp) and moving data through the MPI; one flow per row of
+// osmp_ops.h, nodes_<name>, from the call as prepared (its buffers as byte
+// streams, send kInPlace where osmp allows; the v-variants' counts and
+// displacements in bytes, reduce_scatter's shares in elements of p.dtype,
+// where this rank's own arguments were fine and it holds them (gatherv,
+// scatterv: the root); else it takes part without them). Blocking calls
+// only: a non-blocking call across nodes is the MPI's (nonblocking.cpp). Scan's and exscan's flow needs every node's ranks to follow one
+// another (CommState::nodes_in_rank_order).
+#define OSMP_PMPI_NODES_(name, Name, NAME, key, rooted, reduces, form) \
+  Outcome nodes_##name(const Call& c, const Prepared& x);
+OSMP_COLLECTIVES(OSMP_PMPI_NODES_)
+#undef OSMP_PMPI_NODES_
 
 }  // namespace osmp::pmpi

@@ -201,38 +201,52 @@ void reduction_type(Prepared& x, std::int64_t count, const TypeInfo& ti, MPI_Op 
   x.p.op = *o;
   x.p.count = count * (ti.size / static_cast<std::int64_t>(size_of(*ti.base)));
 }
-Prepared reduction(const Call& c, OpKind kind, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root,
-                   int in_factor, bool wants_out) {
+// The reductions of one count and type (reduce, allreduce,
+// reduce_scatter_block, scan, exscan): the input is a block (every rank's:
+// reduce_scatter_block), the output where the description's Buffers write
+// one (reduce: the root; exscan: not rank 0, whose recvbuf may be NULL; in
+// place, its input is read from recvbuf).
+template <OpKind K>
+Prepared prepare_reduction(const Call& c, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root) {
   Prepared x;
-  x.p = start(c, kind, root);
+  x.p = start(c, K, root);
+  constexpr const Buffers& b = osmp::describe(K).buffers;
+  const bool is_root = c.me == x.p.root;
+  const bool wants_out = b.recv.at(is_root) != Amount::none && !(b.first_writes_nothing && c.me == 0);
+  const std::int64_t in_factor = b.send.at(is_root) == Amount::all ? c.n : 1;
   // The very buffer as input and output, of the one count and type, is in
   // place (same_as_in_place); buffers that merely overlap stay an error.
   const bool in_place = s == MPI_IN_PLACE || (wants_out && same_as_in_place(s, r));
-  if (in_place && !osmp::describe(kind).buffers.send_in_place.at(c.me == x.p.root))
-    x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
+  if (in_place && !b.send_in_place.at(is_root)) x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
   if (op == MPI_OP_NULL) x.p.fail(MPI_ERR_OP, "the op is MPI_OP_NULL");
   const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
-  x.in = stream_of(x.p, c, in_place ? r : s, static_cast<std::int64_t>(count) * in_factor, t, &ti);
+  x.in = stream_of(x.p, c, in_place ? r : s, count * in_factor, t, &ti);
   if (wants_out) x.out = stream_of(x.p, c, r, count, t, &ti);
   x.commit = wants_out;
   if (x.p.why != Errc::ok) return x;
   reduction_type(x, count, ti, op);
   if (x.in.bytes() > INT_MAX) x.p.refuse("more than 2 GiB in one buffer");
   if (x.p.why != Errc::ok) return x;
-  x.send = in_place && (!wants_out || x.out.raw()) ? kInPlace : x.in.in();
+  x.send = in_place && wants_out && x.out.raw() ? kInPlace : x.in.in();
   x.recv = wants_out ? x.out.out() : nullptr;
   return x;
 }
 
-Prepared prepare_barrier(const Call& c) {
+// Each form of osmp_ops.h has its prepare_<form>, with the MPI arguments
+// of that form (entries.h): what differs between the operations of one form
+// is read from their descriptions (ops/describe.hpp).
+template <OpKind K>
+Prepared prepare_none(const Call& c) {
   Prepared x;
-  x.p = start(c, OpKind::barrier, -1);
+  x.p = start(c, K, -1);
   return x;
 }
 
-Prepared prepare_bcast(const Call& c, void* buf, int count, MPI_Datatype t, int root) {
+// One buffer: the root's input, the others' output (bcast).
+template <OpKind K>
+Prepared prepare_buffer(const Call& c, void* buf, int count, MPI_Datatype t, int root) {
   Prepared x;
-  x.p = start(c, OpKind::bcast, root);
+  x.p = start(c, K, root);
   x.out = stream_of(x.p, c, buf, count, t);
   set_bytes(x.p, x.out.bytes(), x.out.bytes());
   const bool is_root = c.me == x.p.root;
@@ -242,8 +256,10 @@ Prepared prepare_bcast(const Call& c, void* buf, int count, MPI_Datatype t, int 
 }
 
 // gather (`root`) and allgather (every rank receives).
-Prepared prepare_gathered(const Call& c, OpKind kind, const void* s, int sc, MPI_Datatype st, void* r, int rc,
-                          MPI_Datatype rt, int root) {
+template <OpKind K>
+Prepared prepare_uniform_gathered(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc,
+                                  MPI_Datatype rt, int root) {
+  constexpr OpKind kind = K;
   Prepared x;
   x.p = start(c, kind, root);
   Plan& p = x.p;
@@ -263,10 +279,11 @@ Prepared prepare_gathered(const Call& c, OpKind kind, const void* s, int sc, MPI
   return x;
 }
 
-Prepared prepare_scatter(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                         int root) {
+template <OpKind K>
+Prepared prepare_uniform_scattered(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc,
+                                   MPI_Datatype rt, int root) {
   Prepared x;
-  x.p = start(c, OpKind::scatter, root);
+  x.p = start(c, K, root);
   Plan& p = x.p;
   const bool is_root = c.me == p.root;
   const bool in_place = is_root && (r == MPI_IN_PLACE || (sc == rc && st == rt && own_block_is(r, s, c.me, sc, st)));
@@ -287,9 +304,11 @@ Prepared prepare_scatter(const Call& c, const void* s, int sc, MPI_Datatype st, 
 // receive type's. In place, the blocks to send are in recv, with its type.
 // Across nodes the leaders move whole nodes' blocks in one buffer: more
 // than 2 GiB there goes to the MPI (the same on every rank).
-Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt) {
+template <OpKind K>
+Prepared prepare_uniform_pairs(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc,
+                               MPI_Datatype rt) {
   Prepared x;
-  x.p = start(c, OpKind::alltoall, -1);
+  x.p = start(c, K, -1);
   Plan& p = x.p;
   const bool in_place = s == MPI_IN_PLACE || (same_as_in_place(s, r) && sc == rc && st == rt);
   const std::int64_t n = c.n;
@@ -306,6 +325,24 @@ Prepared prepare_alltoall(const Call& c, const void* s, int sc, MPI_Datatype st,
   x.recv = go ? x.out.out() : nullptr;
   x.commit = true;
   return x;
+}
+
+// The uniform blocks of a count and a type on each side, as the
+// description's Buffers lie: every rank's blocks on both sides (alltoall),
+// the root's blocks out to each rank's own (scatter), or each rank's own
+// block into every rank's (gather, allgather).
+template <OpKind K>
+Prepared prepare_uniform(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                         int root) {
+  constexpr const Buffers& b = osmp::describe(K).buffers;
+  if constexpr (b.send.root != Amount::all) {
+    return prepare_uniform_gathered<K>(c, s, sc, st, r, rc, rt, root);
+  } else if constexpr (b.recv.root == Amount::all) {
+    (void)root;
+    return prepare_uniform_pairs<K>(c, s, sc, st, r, rc, rt);
+  } else {
+    return prepare_uniform_scattered<K>(c, s, sc, st, r, rc, rt, root);
+  }
 }
 
 // The v-variants' blocks at the rank that holds them all (BlockSet: in
@@ -326,12 +363,14 @@ void blocks_of(Prepared& x, BlockSet& into, const Call& c, const void* buf, cons
 // gatherv (`root`) and allgatherv (every rank receives): this rank's block
 // as a byte stream, or in place already among the blocks (where they are
 // used in place).
-Prepared prepare_gatheredv(const Call& c, OpKind kind, const void* s, int sc, MPI_Datatype st, void* r, const int* rc,
-                           const int* d, MPI_Datatype rt, int root) {
+template <OpKind K>
+Prepared prepare_gathered(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d,
+                          MPI_Datatype rt, int root) {
   Prepared x;
-  x.p = start(c, kind, root);
+  x.p = start(c, K, root);
   Plan& p = x.p;
-  const bool receives = osmp::describe(kind).varied.holds.at(c.me == p.root);
+  constexpr ByRole<bool> holds = osmp::describe(K).varied.holds;
+  const bool receives = holds.at(c.me == p.root);
   const bool in_place =
       receives && (s == MPI_IN_PLACE || (rc && d && sc == rc[c.me] && st == rt && own_block_is(s, r, d[c.me], 1, rt)));
   if (receives) blocks_of(x, x.blocks, c, r, rc, d, rt, "receive");
@@ -344,6 +383,13 @@ Prepared prepare_gatheredv(const Call& c, OpKind kind, const void* s, int sc, MP
   }
   p.count = x.in.bytes();
   p.dtype = Datatype::uint8;
+  if (c.nodes() && holds.root && holds.other && p.why == Errc::ok && counts_total(x.blocks.counts(), c.n) > INT_MAX) {
+    // allgatherv: the leaders' MPI_Allgatherv counts bytes in ints; the
+    // same on every rank that passes the same counts, and agreed in the
+    // call's first part.
+    p.refuse(cat(to_string(K), " across nodes: ", counts_total(x.blocks.counts(), c.n),
+                 " bytes in all (more than the leaders' int counts)"));
+  }
   const bool go = p.why == Errc::ok;
   x.send = !go ? nullptr : in_place && x.in.raw() ? kInPlace : x.in.in();
   x.recv = go && receives ? x.blocks.out() : nullptr;
@@ -352,10 +398,11 @@ Prepared prepare_gatheredv(const Call& c, OpKind kind, const void* s, int sc, MP
 
 // scatterv: the root's blocks (packed where their type needs it), this
 // rank's own as a byte stream (at the root in place: left where it is).
-Prepared prepare_scatterv(const Call& c, const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc,
-                          MPI_Datatype rt, int root) {
+template <OpKind K>
+Prepared prepare_scattered(const Call& c, const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc,
+                           MPI_Datatype rt, int root) {
   Prepared x;
-  x.p = start(c, OpKind::scatterv, root);
+  x.p = start(c, K, root);
   Plan& p = x.p;
   const bool is_root = c.me == p.root;
   const bool in_place =
@@ -378,9 +425,10 @@ Prepared prepare_scatterv(const Call& c, const void* s, const int* sc, const int
 // reduce_scatter: the input is every rank's share back to back (the same
 // counts on every rank, so whether osmp reduces the type and op is decided
 // alike everywhere, as for the other reductions).
-Prepared prepare_reduce_scatter(const Call& c, const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op) {
+template <OpKind K>
+Prepared prepare_shares(const Call& c, const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op) {
   Prepared x;
-  x.p = start(c, OpKind::reduce_scatter, -1);
+  x.p = start(c, K, -1);
   Plan& p = x.p;
   if (!rc) {
     p.fail(MPI_ERR_ARG, "the receive counts are NULL");
@@ -412,10 +460,11 @@ Prepared prepare_reduce_scatter(const Call& c, const void* s, void* r, const int
 // alltoallv: both sides' blocks (in place, the receive blocks are sent: with
 // a type that needs packing, they are packed into the scratch that then
 // receives, in place).
-Prepared prepare_alltoallv(const Call& c, const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r,
-                           const int* rc, const int* rd, MPI_Datatype rt) {
+template <OpKind K>
+Prepared prepare_pairs(const Call& c, const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r,
+                       const int* rc, const int* rd, MPI_Datatype rt) {
   Prepared x;
-  x.p = start(c, OpKind::alltoallv, -1);
+  x.p = start(c, K, -1);
   Plan& p = x.p;
   const bool in_place = s == MPI_IN_PLACE;
   blocks_of(x, x.blocks, c, r, rc, rd, rt, "receive");
@@ -433,28 +482,14 @@ Prepared prepare_alltoallv(const Call& c, const void* s, const int* sc, const in
   return x;
 }
 
-// exscan: rank 0's output is undefined, so nothing is written or committed
-// there (its recvbuf may be NULL); in place, its input is read from recvbuf.
-Prepared prepare_exscan(const Call& c, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op) {
-  const bool first = c.me == 0;
-  Prepared x = reduction(c, OpKind::exscan, s, r, count, t, op, -1, 1, !first);
-  if (first && x.p.why == Errc::ok && x.send == kInPlace) x.send = x.in.in();
-  return x;
-}
-
-// Operations osmp runs inside one node only: on a communicator spanning
-// nodes (the same on every rank: its state says so) they go to the MPI.
-bool node_only(const Call& c) {
-  if (!c.nodes()) return false;
-  declined(cat(c.name, ": across nodes (osmp runs it inside one node)"));
-  count(false);
-  return true;
-}
-
-// Blocking scan and exscan across nodes keep rank order only where every
+// A prefix (scan, exscan) across nodes keeps rank order only where every
 // node's ranks follow one another (nodes_scan); where they interleave, the
 // MPI (the same on every rank: the communicator's state says so).
-bool scan_out_of_order(const Call& c) {
+template <OpKind K>
+bool out_of_order(const Call& c) {
+  if constexpr (osmp::describe(K).plan.walk != Route::prefix) {
+    return false;  // every other operation's flow keeps no rank order
+  }
   if (!c.nodes() || c.st->nodes_in_rank_order) return false;
   declined(cat(c.name,
                ": across nodes whose ranks interleave (osmp keeps rank order only where each node's ranks "
@@ -481,314 +516,41 @@ int blocking(const Call& c, Prepared& x, Nodes&& nodes, Mpi&& mpi) {
 using namespace osmp;
 using namespace osmp::pmpi;
 
-extern "C" {
+// Each form's prepare_<form> with its arguments (entries.h's names), the
+// root where the row is rooted (-1 elsewhere).
+#define OSMP_PMPI_PREPARE_none(K, reduces, root) prepare_none<K>(c)
+#define OSMP_PMPI_PREPARE_buffer(K, reduces, root) prepare_buffer<K>(c, buf, count, t, root)
+#define OSMP_PMPI_PREPARE_uniform(K, reduces, root) OSMP_PMPI_PREPARE_UNIFORM_##reduces(K, root)
+#define OSMP_PMPI_PREPARE_UNIFORM_1(K, root) prepare_reduction<K>(c, s, r, count, t, op, root)
+#define OSMP_PMPI_PREPARE_UNIFORM_0(K, root) prepare_uniform<K>(c, s, sc, st, r, rc, rt, root)
+#define OSMP_PMPI_PREPARE_gathered(K, reduces, root) prepare_gathered<K>(c, s, sc, st, r, rc, d, rt, root)
+#define OSMP_PMPI_PREPARE_scattered(K, reduces, root) prepare_scattered<K>(c, s, sc, d, st, r, rc, rt, root)
+#define OSMP_PMPI_PREPARE_shares(K, reduces, root) prepare_shares<K>(c, s, r, rc, t, op)
+#define OSMP_PMPI_PREPARE_pairs(K, reduces, root) prepare_pairs<K>(c, s, sc, sd, st, r, rc, rd, rt)
+#define OSMP_PMPI_PREPARE_(name, form, rooted, reduces) \
+  OSMP_PMPI_PREPARE_##form(OpKind::name, reduces, OSMP_IF_ELSE_##rooted(root, -1))
 
-int osmp_pmpi_barrier(MPI_Comm comm) {
-  Call c(comm, OpKind::barrier, "MPI_Barrier");
-  auto mpi = [&] { return PMPI_Barrier(comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_barrier(c);
-  return blocking(
-      c, x, [&] { return nodes_barrier(c); }, mpi);
-}
-
-int osmp_pmpi_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  Call c(comm, OpKind::bcast, "MPI_Bcast");
-  auto mpi = [&] { return PMPI_Bcast(buf, count, t, root, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_bcast(c, buf, count, t, root);
-  return blocking(
-      c, x, [&] { return nodes_bcast(c, x.p, x.recv); }, mpi);
-}
-
-int osmp_pmpi_allreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  Call c(comm, OpKind::allreduce, "MPI_Allreduce");
-  auto mpi = [&] { return PMPI_Allreduce(s, r, count, t, op, comm); };
-  if (!c.take) return mpi();
-  Prepared x = reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true);
-  return blocking(
-      c, x, [&] { return nodes_allreduce(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_reduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
-  Call c(comm, OpKind::reduce, "MPI_Reduce");
-  auto mpi = [&] { return PMPI_Reduce(s, r, count, t, op, root, comm); };
-  if (!c.take) return mpi();
-  Prepared x = reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root);
-  return blocking(
-      c, x, [&] { return nodes_reduce(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_reduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  Call c(comm, OpKind::reduce_scatter_block, "MPI_Reduce_scatter_block");
-  auto mpi = [&] { return PMPI_Reduce_scatter_block(s, r, rc, t, op, comm); };
-  if (!c.take) return mpi();
-  Prepared x = reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true);
-  return blocking(
-      c, x, [&] { return nodes_reduce_scatter_block(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                     MPI_Comm comm) {
-  Call c(comm, OpKind::gather, "MPI_Gather");
-  auto mpi = [&] { return PMPI_Gather(s, sc, st, r, rc, rt, root, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root);
-  return blocking(
-      c, x, [&] { return nodes_gather(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  Call c(comm, OpKind::allgather, "MPI_Allgather");
-  auto mpi = [&] { return PMPI_Allgather(s, sc, st, r, rc, rt, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1);
-  return blocking(
-      c, x, [&] { return nodes_allgather(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                      MPI_Comm comm) {
-  Call c(comm, OpKind::scatter, "MPI_Scatter");
-  auto mpi = [&] { return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_scatter(c, s, sc, st, r, rc, rt, root);
-  return blocking(
-      c, x, [&] { return nodes_scatter(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  Call c(comm, OpKind::alltoall, "MPI_Alltoall");
-  auto mpi = [&] { return PMPI_Alltoall(s, sc, st, r, rc, rt, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_alltoall(c, s, sc, st, r, rc, rt);
-  return blocking(
-      c, x, [&] { return nodes_alltoall(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_scan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  Call c(comm, OpKind::scan, "MPI_Scan");
-  auto mpi = [&] { return PMPI_Scan(s, r, count, t, op, comm); };
-  if (!c.take || scan_out_of_order(c)) return mpi();
-  Prepared x = reduction(c, OpKind::scan, s, r, count, t, op, -1, 1, true);
-  return blocking(
-      c, x, [&] { return nodes_scan(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_exscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  Call c(comm, OpKind::exscan, "MPI_Exscan");
-  auto mpi = [&] { return PMPI_Exscan(s, r, count, t, op, comm); };
-  if (!c.take || scan_out_of_order(c)) return mpi();
-  Prepared x = prepare_exscan(c, s, r, count, t, op);
-  return blocking(
-      c, x, [&] { return nodes_scan(c, x.p, x.send, x.recv); }, mpi);
-}
-
-int osmp_pmpi_gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                      int root, MPI_Comm comm) {
-  Call c(comm, OpKind::gatherv, "MPI_Gatherv");
-  auto mpi = [&] { return PMPI_Gatherv(s, sc, st, r, rc, d, rt, root, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_gatheredv(c, OpKind::gatherv, s, sc, st, r, rc, d, rt, root);
-  const bool go = x.p.why == Errc::ok && c.me == x.p.root;  // the counts are the root's
-  return blocking(
-      c, x,
-      [&] {
-        return nodes_gatherv(c, x.p, x.send, x.recv, go ? x.blocks.counts() : nullptr,
-                             go ? x.blocks.displs() : nullptr);
-      },
-      mpi);
-}
-
-int osmp_pmpi_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                         MPI_Comm comm) {
-  Call c(comm, OpKind::allgatherv, "MPI_Allgatherv");
-  auto mpi = [&] { return PMPI_Allgatherv(s, sc, st, r, rc, d, rt, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_gatheredv(c, OpKind::allgatherv, s, sc, st, r, rc, d, rt, -1);
-  if (c.nodes() && x.p.why == Errc::ok && counts_total(x.blocks.counts(), c.n) > INT_MAX) {
-    // The leaders' MPI_Allgatherv counts bytes in ints; the same on every
-    // rank that passes the same counts, and agreed in the call's first part.
-    x.p.refuse(cat("allgatherv across nodes: ", counts_total(x.blocks.counts(), c.n),
-                   " bytes in all (more than the leaders' int counts)"));
+// osmp_pmpi_<name>: alone, across nodes (nodes_<name>, nodes.cpp) or on
+// osmp in the node; osmp_pmpi_i<name>: started on osmp (nonblocking.cpp).
+// Each as the MPI's own call where the route rule says so.
+#define OSMP_PMPI_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                               \
+  int osmp_pmpi_##name(OSMP_MPI_PARAMS(form, rooted, reduces)) {                                       \
+    Call c(comm, OpKind::name, "MPI_" #Name);                                                          \
+    auto mpi = [&] { return PMPI_##Name(OSMP_MPI_ARGS(form, rooted, reduces)); };                      \
+    if (!c.take || out_of_order<OpKind::name>(c)) return mpi();                                        \
+    Prepared x = OSMP_PMPI_PREPARE_(name, form, rooted, reduces);                                      \
+    return blocking(                                                                                   \
+        c, x, [&] { return nodes_##name(c, x); }, mpi);                                                \
+  }                                                                                                    \
+  int osmp_pmpi_i##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req) {                    \
+    Call c(comm, OpKind::name, "MPI_I" #name, /*nonblocking=*/true);                                   \
+    auto mpi = [=](MPI_Request* q) { return own().i##name(OSMP_MPI_ARGS(form, rooted, reduces), q); }; \
+    if (!c.take) return mpi(req);                                                                      \
+    return nonblocking(c, OSMP_PMPI_PREPARE_(name, form, rooted, reduces), req, mpi);                  \
   }
-  const bool go = x.p.why == Errc::ok;
-  return blocking(
-      c, x,
-      [&] {
-        return nodes_allgatherv(c, x.p, x.send, x.recv, go ? x.blocks.counts() : nullptr,
-                                go ? x.blocks.displs() : nullptr);
-      },
-      mpi);
-}
 
-int osmp_pmpi_scatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                       int root, MPI_Comm comm) {
-  Call c(comm, OpKind::scatterv, "MPI_Scatterv");
-  auto mpi = [&] { return PMPI_Scatterv(s, sc, d, st, r, rc, rt, root, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_scatterv(c, s, sc, d, st, r, rc, rt, root);
-  const bool go = x.p.why == Errc::ok && c.me == x.p.root;  // the counts are the root's
-  return blocking(
-      c, x,
-      [&] {
-        return nodes_scatterv(c, x.p, x.send, x.recv, go ? x.blocks.counts() : nullptr,
-                              go ? x.blocks.displs() : nullptr);
-      },
-      mpi);
-}
-
-int osmp_pmpi_alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
-                        const int* rd, MPI_Datatype rt, MPI_Comm comm) {
-  Call c(comm, OpKind::alltoallv, "MPI_Alltoallv");
-  auto mpi = [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_alltoallv(c, s, sc, sd, st, r, rc, rd, rt);
-  const bool go = x.p.why == Errc::ok, in_place = x.send == kInPlace;
-  return blocking(
-      c, x,
-      [&] {
-        return nodes_alltoallv(c, x.p, x.send, x.recv, go && !in_place ? x.send_blocks.counts() : nullptr,
-                               go && !in_place ? x.send_blocks.displs() : nullptr, go ? x.blocks.counts() : nullptr,
-                               go ? x.blocks.displs() : nullptr);
-      },
-      mpi);
-}
-
-int osmp_pmpi_ialltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
-                         const int* rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::alltoallv, "MPI_Ialltoallv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_alltoallv(c, s, sc, sd, st, r, rc, rd, rt), req, mpi);
-}
-
-int osmp_pmpi_reduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  Call c(comm, OpKind::reduce_scatter, "MPI_Reduce_scatter");
-  auto mpi = [&] { return PMPI_Reduce_scatter(s, r, rc, t, op, comm); };
-  if (!c.take) return mpi();
-  Prepared x = prepare_reduce_scatter(c, s, r, rc, t, op);
-  const bool go = x.p.why == Errc::ok;
-  return blocking(
-      c, x, [&] { return nodes_reduce_scatter(c, x.p, x.send, x.recv, go ? x.counts.data() : nullptr); }, mpi);
-}
-
-int osmp_pmpi_ireduce_scatter(const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                              MPI_Request* req) {
-  Call c(comm, OpKind::reduce_scatter, "MPI_Ireduce_scatter", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().ireduce_scatter(s, r, rc, t, op, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_reduce_scatter(c, s, r, rc, t, op), req, mpi);
-}
-
-int osmp_pmpi_igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                       int root, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::gatherv, "MPI_Igatherv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().igatherv(s, sc, st, r, rc, d, rt, root, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_gatheredv(c, OpKind::gatherv, s, sc, st, r, rc, d, rt, root), req, mpi);
-}
-
-int osmp_pmpi_iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
-                          MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::allgatherv, "MPI_Iallgatherv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().iallgatherv(s, sc, st, r, rc, d, rt, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_gatheredv(c, OpKind::allgatherv, s, sc, st, r, rc, d, rt, -1), req, mpi);
-}
-
-int osmp_pmpi_iscatterv(const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
-                        int root, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::scatterv, "MPI_Iscatterv", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().iscatterv(s, sc, d, st, r, rc, rt, root, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_scatterv(c, s, sc, d, st, r, rc, rt, root), req, mpi);
-}
-
-int osmp_pmpi_ibarrier(MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::barrier, "MPI_Ibarrier", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().ibarrier(comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_barrier(c), req, mpi);
-}
-
-int osmp_pmpi_ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::bcast, "MPI_Ibcast", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().ibcast(buf, count, t, root, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_bcast(c, buf, count, t, root), req, mpi);
-}
-
-int osmp_pmpi_iallreduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                         MPI_Request* req) {
-  Call c(comm, OpKind::allreduce, "MPI_Iallreduce", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().iallreduce(s, r, count, t, op, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, reduction(c, OpKind::allreduce, s, r, count, t, op, -1, 1, true), req, mpi);
-}
-
-int osmp_pmpi_ireduce(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                      MPI_Request* req) {
-  Call c(comm, OpKind::reduce, "MPI_Ireduce", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().ireduce(s, r, count, t, op, root, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, reduction(c, OpKind::reduce, s, r, count, t, op, root, 1, c.me == root), req, mpi);
-}
-
-int osmp_pmpi_ireduce_scatter_block(const void* s, void* r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                                    MPI_Request* req) {
-  Call c(comm, OpKind::reduce_scatter_block, "MPI_Ireduce_scatter_block", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().ireduce_scatter_block(s, r, rc, t, op, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, reduction(c, OpKind::reduce_scatter_block, s, r, rc, t, op, -1, c.n, true), req, mpi);
-}
-
-int osmp_pmpi_igather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-                      MPI_Request* req) {
-  Call c(comm, OpKind::gather, "MPI_Igather", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().igather(s, sc, st, r, rc, rt, root, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_gathered(c, OpKind::gather, s, sc, st, r, rc, rt, root), req, mpi);
-}
-
-int osmp_pmpi_iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                         MPI_Request* req) {
-  Call c(comm, OpKind::allgather, "MPI_Iallgather", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().iallgather(s, sc, st, r, rc, rt, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_gathered(c, OpKind::allgather, s, sc, st, r, rc, rt, -1), req, mpi);
-}
-
-int osmp_pmpi_iscatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-                       MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::scatter, "MPI_Iscatter", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().iscatter(s, sc, st, r, rc, rt, root, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_scatter(c, s, sc, st, r, rc, rt, root), req, mpi);
-}
-
-int osmp_pmpi_ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
-                        MPI_Request* req) {
-  Call c(comm, OpKind::alltoall, "MPI_Ialltoall", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().ialltoall(s, sc, st, r, rc, rt, comm, q); };
-  if (!c.take) return mpi(req);
-  return nonblocking(c, prepare_alltoall(c, s, sc, st, r, rc, rt), req, mpi);
-}
-
-int osmp_pmpi_iscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::scan, "MPI_Iscan", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().iscan(s, r, count, t, op, comm, q); };
-  if (!c.take || node_only(c)) return mpi(req);
-  return nonblocking(c, reduction(c, OpKind::scan, s, r, count, t, op, -1, 1, true), req, mpi);
-}
-
-int osmp_pmpi_iexscan(const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
-  Call c(comm, OpKind::exscan, "MPI_Iexscan", /*nonblocking=*/true);
-  auto mpi = [=](MPI_Request* q) { return own().iexscan(s, r, count, t, op, comm, q); };
-  if (!c.take || node_only(c)) return mpi(req);
-  return nonblocking(c, prepare_exscan(c, s, r, count, t, op), req, mpi);
-}
-
+extern "C" {
+OSMP_COLLECTIVES(OSMP_PMPI_ENTRIES_)
 }  // extern "C"
 
 extern "C" {

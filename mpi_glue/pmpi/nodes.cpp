@@ -157,13 +157,25 @@ Status gather_rows(const Call& c, const Plan& p, const void* data, std::int64_t 
               [&] { return team.gatherv(data, len, rows.data(), lens.data(), at.data(), Datatype::uint8, 0); });
 }
 
+// A v-variant's counts and displacements (bytes per comm rank) where this
+// rank's own arguments were fine and it holds the blocks (`holds`); else
+// none, and it takes part without data.
+struct Held {
+  const std::int64_t* counts = nullptr;
+  const std::int64_t* displs = nullptr;
+};
+Held held(const Prepared& x, const BlockSet& blocks, bool holds) {
+  if (x.p.why != Errc::ok || !holds) return {};
+  return {blocks.counts(), blocks.displs()};
+}
+
 std::size_t node_rank(const Call& c) {
   return static_cast<std::size_t>(c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)]);
 }
 
 }  // namespace
 
-Outcome nodes_barrier(const Call& c) {
+Outcome nodes_barrier(const Call& c, const Prepared& /*x*/) {
   Plan p;
   Status v1 = c.team().barrier();
   Decision d;
@@ -172,7 +184,10 @@ Outcome nodes_barrier(const Call& c) {
   return last_part(c, d, p, [&] { return c.team().barrier(); });
 }
 
-Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_allreduce(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const bool lead = leader(c);
   const void* in = send == kInPlace && !lead ? recv : send;
@@ -196,7 +211,10 @@ Outcome nodes_allreduce(const Call& c, const Plan& p, const void* send, void* re
 // reduce_scatter_block: every node reduces all blocks to its leader; the
 // leaders reduce-scatter them in node order (each its node's blocks); each
 // node scatters its blocks from the leader.
-Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_reduce_scatter_block(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const bool lead = leader(c);
   const std::int64_t b = p.bytes(), all = b * c.n;  // b: one rank's block
@@ -218,7 +236,10 @@ Outcome nodes_reduce_scatter_block(const Call& c, const Plan& p, const void* sen
                    [&] { return team.scatter(node.data(), recv, b, Datatype::uint8, 0); });
 }
 
-Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_allgather(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const bool lead = leader(c);
   const std::int64_t b = p.bytes(), all = b * c.n;
@@ -253,8 +274,11 @@ Outcome nodes_allgather(const Call& c, const Plan& p, const void* send, void* re
 // the leaders' order, and every rank puts them at its displacements.
 // `counts`, `displs`: bytes per comm rank (null where this rank's own
 // arguments failed: it takes part without data).
-Outcome nodes_allgatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
-                         const std::int64_t* displs) {
+Outcome nodes_allgatherv(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
+  const auto [counts, displs] = held(x, x.blocks, true);
   Team& team = c.team();
   const bool lead = leader(c), go = p.why == Errc::ok && counts;
   const std::int64_t digest = go ? counts_digest(counts, c.n) : 0;
@@ -330,7 +354,9 @@ Outcome nodes_allgatherv(const Call& c, const Plan& p, const void* send, void* r
 
 // bcast: the root's node first (bcast from the root), then the leaders,
 // then the other nodes (bcast from their leader).
-Outcome nodes_bcast(const Call& c, const Plan& p, void* buf) {
+Outcome nodes_bcast(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  void* buf = x.recv;
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const std::int64_t b = p.bytes();
@@ -356,7 +382,10 @@ Outcome nodes_bcast(const Call& c, const Plan& p, void* buf) {
 
 // scatter: the root's node first (its blocks scattered from the root, the
 // rest handed to the leader), then the leaders, then the other nodes.
-Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_scatter(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const std::int64_t b = p.bytes(), all = b * c.n;
@@ -396,7 +425,10 @@ Outcome nodes_scatter(const Call& c, const Plan& p, const void* send, void* recv
 // reduce: every node reduces to its leader (the root's node to the root,
 // which hands the sum to its leader), the leaders reduce to the root's
 // leader, which hands the result to the root.
-Outcome nodes_reduce(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_reduce(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const bool lead = leader(c);
@@ -437,7 +469,10 @@ Outcome nodes_reduce(const Call& c, const Plan& p, const void* send, void* recv)
 // gather: every node gathers to its leader (the root's node to the root,
 // which hands the blocks to its leader), the leaders gather to the root's
 // leader, which hands all blocks to the root.
-Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_gather(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const bool lead = leader(c);
@@ -475,7 +510,10 @@ Outcome nodes_gather(const Call& c, const Plan& p, const void* send, void* recv)
 // leaders exchange them, each node's blocks for another node's ranks in one
 // piece (MPI_Alltoallv); each leader sorts what came into its ranks'
 // receive buffers, in source rank order, and scatters them.
-Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_alltoall(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const bool lead = leader(c);
   const std::int64_t b = p.bytes(), row = b * c.n;  // one block; one rank's buffer
@@ -537,7 +575,10 @@ Outcome nodes_alltoall(const Call& c, const Plan& p, const void* send, void* rec
 // and puts it before its ranks' results (exscan: the node's first rank's
 // result is that alone). The built-in ops osmp runs commute exactly, so the
 // order of the two operands of the last combine changes no bit.
-Outcome nodes_scan(const Call& c, const Plan& p, const void* send, void* recv) {
+Outcome nodes_scan(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
   Team& team = c.team();
   const bool lead = leader(c), last = team.rank() == team.size() - 1, ex = osmp::describe(p.kind).exclusive;
   const bool first_node = c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)] == 0;
@@ -599,8 +640,11 @@ Outcome nodes_scan(const Call& c, const Plan& p, const void* send, void* recv) {
 // checks each rank's length against its count before it puts any block at
 // its displacement. As with gather, the other nodes return without
 // hearing what the root found. `counts`, `displs`: the root's, in bytes.
-Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
-                      const std::int64_t* displs) {
+Outcome nodes_gatherv(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
+  const auto [counts, displs] = held(x, x.blocks, c.me == p.root);
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const bool lead = leader(c), go = p.why == Errc::ok;
@@ -687,8 +731,11 @@ Outcome nodes_gatherv(const Call& c, const Plan& p, const void* send, void* recv
 // length it gets (osmp's scatterv). As with scatter, the root's node returns
 // without hearing what the others found. `counts`, `displs`: the root's, in
 // bytes.
-Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts,
-                       const std::int64_t* displs) {
+Outcome nodes_scatterv(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
+  const auto [counts, displs] = held(x, x.blocks, c.me == p.root);
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const bool lead = leader(c), go = p.why == Errc::ok;
@@ -770,7 +817,11 @@ Outcome nodes_scatterv(const Call& c, const Plan& p, const void* send, void* rec
 // it fits, else MPI_Reduce_scatter); each leader scatters its node's shares,
 // every rank checking its own count against its leader's. `counts`:
 // elements of p.dtype per comm rank (null where this rank's arguments failed).
-Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* counts) {
+Outcome nodes_reduce_scatter(const Call& c, const Prepared& x) {
+  const Plan& p = x.p;
+  const void* send = x.send;
+  void* recv = x.recv;
+  const std::int64_t* counts = p.why == Errc::ok ? x.counts.data() : nullptr;
   Team& team = c.team();
   const bool lead = leader(c), go = p.why == Errc::ok && counts;
   const auto es = static_cast<std::int64_t>(size_of(p.dtype));
@@ -847,8 +898,12 @@ Outcome nodes_reduce_scatter(const Call& c, const Plan& p, const void* send, voi
 // osmp) and each length against its count before it places any block.
 // `sc`, `sd`, `rc`, `rd`: bytes per comm rank (null where this rank's own
 // arguments failed); send kInPlace: the blocks to send are in recv (rc, rd).
-Outcome nodes_alltoallv(const Call& c, const Plan& p, const void* send, void* recv, const std::int64_t* sc,
-                        const std::int64_t* sd, const std::int64_t* rc, const std::int64_t* rd) {
+Outcome nodes_alltoallv(const Call& c, const Prepared& prepared) {
+  const Plan& p = prepared.p;
+  const void* send = prepared.send;
+  void* recv = prepared.recv;
+  const auto [sc, sd] = held(prepared, prepared.send_blocks, send != kInPlace);
+  const auto [rc, rd] = held(prepared, prepared.blocks, true);
   Team& team = c.team();
   const bool lead = leader(c), go = p.why == Errc::ok && rc;
   const auto un = static_cast<std::size_t>(c.n);
@@ -994,5 +1049,7 @@ Outcome nodes_alltoallv(const Call& c, const Plan& p, const void* send, void* re
   }
   return o;
 }
+
+Outcome nodes_exscan(const Call& c, const Prepared& x) { return nodes_scan(c, x); }
 
 }  // namespace osmp::pmpi
