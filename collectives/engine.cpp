@@ -201,7 +201,7 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
   std::uint16_t earlier = 0;
   if (c.numbered) {
     OpHeader h;
-    if (Status st = number(a, h); !st.ok()) return c.ends(std::move(st));
+    if (Status st = number(a, a.kind, h); !st.ok()) return c.ends(std::move(st));
     earlier = h.earlier;
   }
   const CollArgs& u = a;
@@ -357,7 +357,7 @@ StatusWord Engine::peek() {
 // names the ranks that differ from the majority.
 // Blocking, also in a non-blocking call (an error path).
 Status Engine::explain_mismatch(const CollArgs& a, Status verdict) {
-  const OpHeader mine = header_for(a, team_.size());
+  const OpHeader mine = header_for(a, a.kind, team_.size());
   std::vector<OpHeader> all(static_cast<std::size_t>(team_.size()));
   CollArgs exchange{OpKind::allgather, &mine, all.data(), sizeof mine, Datatype::uint8};
   const bool was = blocking_;

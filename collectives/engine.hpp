@@ -290,8 +290,8 @@ class Engine {
   // Numbers a call in the team's Calls (numbered_ teams): `h` is its header,
   // with the digest of the call before, entered in this rank's record; what
   // end() reads starts afresh. Not ok: the call must not run (Calls::enter).
-  // In ops/common.hpp, beside header_for().
-  Status number(const CollArgs& a, OpHeader& h);
+  // In ops/common.hpp, beside header_for(); `kind` as its.
+  Status number(const CollArgs& a, OpKind kind, OpHeader& h);
   // A call around its walk: begin() checks and numbers it, end() turns the
   // walk's status into the call's (every error path: verdicts explained,
   // errors raised or learned). run() and call() are begin, walk, end.

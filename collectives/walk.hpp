@@ -39,7 +39,7 @@ inline bool elsewhere(const OpHeader& mine, Field f) {
 // team with unit acks, a mismatch that may have sent ranks on a one-pass
 // plan, which waits for no verdict.
 template <class P>
-StatusWord step_to_raise(const StepState<P>& x) {
+[[gnu::always_inline]] inline StatusWord step_to_raise(const StepState<P>& x) {
   if (x.plan.one_pass) return x.found;
   if (!x.plan.header) return 0;
   const StatusWord v = x.verdict;

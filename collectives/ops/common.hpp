@@ -20,21 +20,23 @@ namespace osmp {
 // (gatherv's and scatterv's first step compares them with the root's:
 // share_lengths; alltoallv's counts rows: its first step's where
 // pairs_in_first, else agree_pairs, ops/flat.cpp).
-inline OpHeader header_for(const CollArgs& a, int n) {
+// `kind` is a.kind: a constant where the operation is (Op::kKind), so that
+// its description folds on the common path.
+[[gnu::always_inline]] inline OpHeader header_for(const CollArgs& a, OpKind kind, int n) {
   OpHeader h;
-  h.kind = static_cast<std::uint8_t>(a.kind);
+  h.kind = static_cast<std::uint8_t>(kind);
   h.dtype = static_cast<std::uint8_t>(a.dtype);
   h.op = static_cast<std::uint8_t>(a.op);
   // A root outside the team fails validation; the header only carries it.
   h.root = static_cast<std::int16_t>(a.root >= -1 && a.root <= kMaxTeamRanks ? a.root : kMaxTeamRanks);
   h.earlier = a.earlier;
-  h.count = !is_varied(a.kind) ? a.count : counts_step(a.kind) ? 0 : counts_digest(a.counts, n);
+  h.count = !is_varied(kind) ? a.count : counts_step(kind) ? 0 : counts_digest(a.counts, n);
   h.declined = a.abstain == Errc::unsupported ? 1 : 0;
   return h;
 }
 
-inline Status Engine::number(const CollArgs& a, OpHeader& h) {
-  h = header_for(a, team_.size());
+inline Status Engine::number(const CollArgs& a, OpKind kind, OpHeader& h) {
+  h = header_for(a, kind, team_.size());
   h.earlier = calls_->earlier();
   OSMP_RETURN_IF_ERROR(calls_->enter(h));
   found_ = 0;
@@ -44,11 +46,11 @@ inline Status Engine::number(const CollArgs& a, OpHeader& h) {
 }
 
 // The plan of a call on this rank (`local`: its own argument error, with
-// which it takes part without data).
-inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
-  PlanInput in{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
-  if (plans_on_total(a.kind)) in.total = counts_total(a.counts, e.shape().ranks);
-  if (plans_on_longest(a.kind)) in.longest = counts_longest(a.counts, e.shape().ranks);
+// which it takes part without data); `kind` as header_for's.
+[[gnu::always_inline]] inline Plan plan_for(const Engine& e, const CollArgs& a, OpKind kind, StatusWord local) {
+  PlanInput in{kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
+  if (plans_on_total(kind)) in.total = counts_total(a.counts, e.shape().ranks);
+  if (plans_on_longest(kind)) in.longest = counts_longest(a.counts, e.shape().ranks);
   return e.plan(in);
 }
 
@@ -56,7 +58,7 @@ inline Plan plan_for(const Engine& e, const CollArgs& a, StatusWord local) {
 // payload's data when the plan says it fits (co_await it).
 template <PayloadHooks P>
 StepAwait<P> first_step(Engine& e, P& p, const CollArgs& a, StatusWord local, const Plan& plan) {
-  return run_step(e, p, plan.first, e.next_step(), header_for(a, e.team().size()), local, a.root);
+  return run_step(e, p, plan.first, e.next_step(), header_for(a, a.kind, e.team().size()), local, a.root);
 }
 
 // A payload that moves nothing: barrier, and the first step of a call whose
@@ -108,7 +110,7 @@ concept HasBlockingSteps = requires(Engine& e, const CollArgs& a, const OpHeader
 
 template <class Op>
 Status run_operation(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header) {
-  const Plan plan = plan_for(e, a, local);
+  const Plan plan = plan_for(e, a, Op::kKind, local);
   if constexpr (HasBlockingSteps<Op>) {
     if (plan.rest != Rest::none) return Op::blocking_steps(e, a, local, header, plan);
   }
@@ -118,12 +120,12 @@ Status run_operation(Engine& e, const CollArgs& a, StatusWord local, const OpHea
 }
 template <class Op>
 Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
-  return run_operation<Op>(e, a, local, header_for(a, e.team().size()));
+  return run_operation<Op>(e, a, local, header_for(a, Op::kKind, e.team().size()));
 }
 
 template <class Op>
 Task start_operation(Engine& e, CollArgs a, StatusWord local) {
-  const Plan plan = plan_for(e, a, local);
+  const Plan plan = plan_for(e, a, Op::kKind, local);
   if (plan.rest != Rest::none) co_return co_await Op::steps(e, a, local, plan);
   auto p = Op::one_step(e, a, local);
   co_return co_await first_step(e, p, a, local, plan);
@@ -150,7 +152,7 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
     return e.run_general(a);
   }
   OpHeader h;
-  if (Status st = e.number(a, h); !st.ok()) return st;
+  if (Status st = e.number(a, Op::kKind, h); !st.ok()) return st;
   CollArgs args = a;
   args.earlier = h.earlier;
   Status st = run_operation<Op>(e, args, 0, h);

@@ -442,7 +442,7 @@ Task rows_call(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan,
                const std::byte* send, std::byte* recv) {
   const std::uint64_t step = e.next_step();
   P p(e, a, plan, step, holds(e, a, local), mine, blocks, local ? nullptr : send, local ? nullptr : recv);
-  Status st = co_await run_step(e, p, plan.first, step, header_for(a, e.team().size()), local, a.root);
+  Status st = co_await run_step(e, p, plan.first, step, header_for(a, a.kind, e.team().size()), local, a.root);
   if (p.finishing()) st = co_await p.finish(std::move(st));
   co_return p.explain(st);
 }
