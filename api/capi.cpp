@@ -290,37 +290,24 @@ int osmp_free(osmp_team* t, void* ptr) {
 }
 
 // The collectives, osmp_<name> and osmp_i<name>, one pair per row of
-// osmp_ops.h from its form (OSMP_C_HEAD_<form>: the parameters up to the
-// type; OSMP_C_PASS_<form>: Team's arguments for them). The declarations
-// in osmp.h, which document them, must match: C linkage allows no overload.
-// OSMP_IN_PLACE is osmp::kInPlace (both the address 1): passed as it is.
-#define OSMP_C_HEAD_none
+// osmp_ops.h, with osmp.h's parameters of its form (OSMP_PARAMS: the
+// declarations are generated from the same row); OSMP_C_PASS_<form>:
+// Team's arguments for them. OSMP_IN_PLACE is osmp::kInPlace (both the
+// address 1): passed as it is.
 #define OSMP_C_PASS_none
-#define OSMP_C_HEAD_buffer , void *buf, int64_t count, osmp_datatype type
 #define OSMP_C_PASS_buffer buf, count, dt(type)
-#define OSMP_C_HEAD_uniform , const void *s, void *r, int64_t count, osmp_datatype type
-#define OSMP_C_PASS_uniform s, r, count, dt(type)
-#define OSMP_C_HEAD_gathered \
-  , const void *s, int64_t count, void *r, const int64_t *counts, const int64_t *displs, osmp_datatype type
-#define OSMP_C_PASS_gathered s, count, r, counts, displs, dt(type)
-#define OSMP_C_HEAD_scattered \
-  , const void *s, const int64_t *counts, const int64_t *displs, void *r, int64_t count, osmp_datatype type
-#define OSMP_C_PASS_scattered s, counts, displs, r, count, dt(type)
-#define OSMP_C_HEAD_shares , const void *s, void *r, const int64_t *counts, osmp_datatype type
-#define OSMP_C_PASS_shares s, r, counts, dt(type)
-#define OSMP_C_HEAD_pairs                                                                               \
-  , const void *s, const int64_t *sc, const int64_t *sd, void *r, const int64_t *rc, const int64_t *rd, \
-      osmp_datatype type
-#define OSMP_C_PASS_pairs s, sc, sd, r, rc, rd, dt(type)
-#define OSMP_C_PARAMS_(form, rooted, reduces) \
-  OSMP_C_HEAD_##form OSMP_IF_##reduces(, osmp_op op) OSMP_IF_##rooted(, int root)
+#define OSMP_C_PASS_uniform sendbuf, recvbuf, count, dt(type)
+#define OSMP_C_PASS_gathered sendbuf, sendcount, recvbuf, recvcounts, displs, dt(type)
+#define OSMP_C_PASS_scattered sendbuf, sendcounts, displs, recvbuf, recvcount, dt(type)
+#define OSMP_C_PASS_shares sendbuf, recvbuf, recvcounts, dt(type)
+#define OSMP_C_PASS_pairs sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt(type)
 #define OSMP_C_ARGS_(form, rooted, reduces) OSMP_C_PASS_##form OSMP_IF_##reduces(, op_of(op)) OSMP_IF_##rooted(, root)
 #define OSMP_C_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                                  \
-  int osmp_##name(osmp_team* t OSMP_C_PARAMS_(form, rooted, reduces)) {                                \
+  int osmp_##name(osmp_team* t OSMP_PARAMS(form, rooted, reduces)) {                                   \
     return guarded(t, "osmp_" #name,                                                                   \
                    [&](osmp::Team& team) { return team.name(OSMP_C_ARGS_(form, rooted, reduces)); });  \
   }                                                                                                    \
-  int osmp_i##name(osmp_team* t OSMP_C_PARAMS_(form, rooted, reduces), osmp_request* req) {            \
+  int osmp_i##name(osmp_team* t OSMP_PARAMS(form, rooted, reduces), osmp_request* req) {               \
     return start(t, "osmp_i" #name, req,                                                               \
                  [&](osmp::Team& team) { return team.i##name(OSMP_C_ARGS_(form, rooted, reduces)); }); \
   }

@@ -85,54 +85,48 @@ int osmp_finalize(osmp_team* team);
 int osmp_rank(const osmp_team* team);
 int osmp_size(const osmp_team* team);
 
-int osmp_barrier(osmp_team* team);
-int osmp_bcast(osmp_team* team, void* buf, int64_t count, osmp_datatype type, int root);
-int osmp_reduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
-                int root);
-int osmp_allreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
-int osmp_gather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root);
-int osmp_allgather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type);
-int osmp_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root);
-int osmp_reduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                              osmp_op op);
-/* count elements from every rank to every rank: block q of sendbuf goes to
- * rank q, block q of recvbuf comes from rank q. OSMP_IN_PLACE as sendbuf:
- * the blocks to send are in recvbuf, replaced by those received. */
-int osmp_alltoall(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type);
-/* Prefix reductions, combined in rank order: rank r gets the reduction of
- * the inputs of ranks 0..r (scan) or 0..r-1 (exscan: rank 0's recvbuf is
- * not written, and may be NULL unless its input is there, in place). */
-int osmp_scan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
-int osmp_exscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op);
-/* Per-rank counts (the v-variants, as MPI's): rank r's block is counts[r]
- * elements at displs[r] elements into the buffer that holds every rank's
- * block (gatherv: the root's recvbuf; allgatherv: every rank's, with the same
- * counts everywhere and displacements of its own; scatterv: the root's
- * sendbuf); counts and displs are read only where that buffer is. Each rank
- * passes its own block's count (sendcount, recvcount), which must equal its
- * entry in counts (else an error in the call on every rank, or with
- * OSMP_CHECK=lazy, where gatherv and scatterv make one pass, on the rank that
- * reads it and in the others' next call). OSMP_IN_PLACE: gatherv's root (sendbuf; its block is
- * already in recvbuf), allgatherv (sendbuf), scatterv's root (recvbuf). */
-int osmp_gatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
-                 const int64_t* displs, osmp_datatype type, int root);
-int osmp_allgatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
-                    const int64_t* displs, osmp_datatype type);
-int osmp_scatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* displs, void* recvbuf,
-                  int64_t recvcount, osmp_datatype type, int root);
-/* alltoallv: block q of sendbuf (sendcounts[q] elements at sdispls[q]) goes
- * to rank q, block q of recvbuf (recvcounts[q] at rdispls[q]) comes from
- * rank q, whose sendcounts entry for this rank must be that count. In place
- * (OSMP_IN_PLACE as sendbuf; sendcounts, sdispls not read) the blocks to
- * send are the receive blocks, replaced by those received. */
-int osmp_alltoallv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* sdispls,
-                   void* recvbuf, const int64_t* recvcounts, const int64_t* rdispls, osmp_datatype type);
-/* reduce_scatter: the input is every rank's share back to back
- * (recvcounts[r] elements for rank r, the same counts on every rank); rank
- * r gets the reduction of its share, combined in rank order. In place
- * (OSMP_IN_PLACE as sendbuf) the input is in recvbuf, the result at its start. */
-int osmp_reduce_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, const int64_t* recvcounts,
-                        osmp_datatype type, osmp_op op);
+/* The collectives: osmp_<name> and its non-blocking osmp_i<name> for each
+ * row of osmp_ops.h (osmp_barrier, osmp_bcast, osmp_reduce, osmp_allreduce,
+ * osmp_gather, osmp_allgather, osmp_scatter, osmp_reduce_scatter_block,
+ * osmp_alltoall, osmp_scan, osmp_exscan, osmp_gatherv, osmp_allgatherv,
+ * osmp_scatterv, osmp_alltoallv, osmp_reduce_scatter), declared below from
+ * the row's form. What each computes, and its in-place and NULL rules, as
+ * MPI's namesake: docs/standalone.md, "The collectives". The parameters,
+ * after the team, by form, then `osmp_op op` where the operation reduces
+ * and `int root` where it has one:
+ *   none       nothing (barrier)
+ *   buffer     buf, count, type: the root's input, the others' output (bcast)
+ *   uniform    sendbuf, recvbuf, count, type: count elements per block
+ *   gathered   sendbuf, sendcount, recvbuf, recvcounts, displs, type:
+ *              rank r's block is recvcounts[r] elements at displs[r] of
+ *              recvbuf (gatherv: the root's; allgatherv: every rank's, with
+ *              the same counts everywhere), read only where recvbuf holds
+ *              every block; sendcount is this rank's own, equal to its entry
+ *   scattered  sendbuf, sendcounts, displs, recvbuf, recvcount, type: the
+ *              same, the blocks in the root's sendbuf (scatterv)
+ *   shares     sendbuf, recvbuf, recvcounts, type: rank r's share of the
+ *              input is recvcounts[r] elements (reduce_scatter)
+ *   pairs      sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
+ *              type: both sides' blocks on every rank (alltoallv)
+ * OSMP_IN_PLACE as sendbuf (scatter, scatterv: the root's recvbuf) where MPI
+ * allows MPI_IN_PLACE.
+ */
+#define OSMP_PARAMS_none
+#define OSMP_PARAMS_buffer , void *buf, int64_t count, osmp_datatype type
+#define OSMP_PARAMS_uniform , const void *sendbuf, void *recvbuf, int64_t count, osmp_datatype type
+#define OSMP_PARAMS_gathered                                                                                 \
+  , const void *sendbuf, int64_t sendcount, void *recvbuf, const int64_t *recvcounts, const int64_t *displs, \
+      osmp_datatype type
+#define OSMP_PARAMS_scattered                                                                                \
+  , const void *sendbuf, const int64_t *sendcounts, const int64_t *displs, void *recvbuf, int64_t recvcount, \
+      osmp_datatype type
+#define OSMP_PARAMS_shares , const void *sendbuf, void *recvbuf, const int64_t *recvcounts, osmp_datatype type
+#define OSMP_PARAMS_pairs                                                                                             \
+  , const void *sendbuf, const int64_t *sendcounts, const int64_t *sdispls, void *recvbuf, const int64_t *recvcounts, \
+      const int64_t *rdispls, osmp_datatype type
+/* A row's parameters after the team: its form's, then op, then root. */
+#define OSMP_PARAMS(form, rooted, reduces) \
+  OSMP_PARAMS_##form OSMP_IF_##reduces(, osmp_op op) OSMP_IF_##rooted(, int root)
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
  * request completes them. Every rank starts a team's calls, blocking and not,
@@ -145,38 +139,13 @@ int osmp_reduce_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, con
  * the start itself (a bad team handle, a NULL request pointer). */
 typedef struct osmp_request_s* osmp_request;
 #define OSMP_REQUEST_NULL ((osmp_request)0)
-int osmp_ibarrier(osmp_team* team, osmp_request* req);
-int osmp_ibcast(osmp_team* team, void* buf, int64_t count, osmp_datatype type, int root, osmp_request* req);
-int osmp_ireduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
-                 int root, osmp_request* req);
-int osmp_iallreduce(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
-                    osmp_request* req);
-int osmp_igather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root,
-                 osmp_request* req);
-int osmp_iallgather(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                    osmp_request* req);
-int osmp_iscatter(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, int root,
-                  osmp_request* req);
-int osmp_ireduce_scatter_block(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                               osmp_op op, osmp_request* req);
-int osmp_ialltoall(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type,
-                   osmp_request* req);
-int osmp_iscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
-               osmp_request* req);
-int osmp_iexscan(osmp_team* team, const void* sendbuf, void* recvbuf, int64_t count, osmp_datatype type, osmp_op op,
-                 osmp_request* req);
-/* The counts and displacements too stay put until the request completes. */
-int osmp_igatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
-                  const int64_t* displs, osmp_datatype type, int root, osmp_request* req);
-int osmp_iallgatherv(osmp_team* team, const void* sendbuf, int64_t sendcount, void* recvbuf, const int64_t* recvcounts,
-                     const int64_t* displs, osmp_datatype type, osmp_request* req);
-int osmp_iscatterv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* displs,
-                   void* recvbuf, int64_t recvcount, osmp_datatype type, int root, osmp_request* req);
-int osmp_ialltoallv(osmp_team* team, const void* sendbuf, const int64_t* sendcounts, const int64_t* sdispls,
-                    void* recvbuf, const int64_t* recvcounts, const int64_t* rdispls, osmp_datatype type,
-                    osmp_request* req);
-int osmp_ireduce_scatter(osmp_team* team, const void* sendbuf, void* recvbuf, const int64_t* recvcounts,
-                         osmp_datatype type, osmp_op op, osmp_request* req);
+/* Every row's osmp_<name> and osmp_i<name> (above); a started call's counts
+ * and displacements too stay put until the request completes. */
+#define OSMP_DECLARE_(name, Name, NAME, key, rooted, reduces, form)    \
+  int osmp_##name(osmp_team* team OSMP_PARAMS(form, rooted, reduces)); \
+  int osmp_i##name(osmp_team* team OSMP_PARAMS(form, rooted, reduces), osmp_request* req);
+OSMP_COLLECTIVES(OSMP_DECLARE_)
+#undef OSMP_DECLARE_
 /* *flag = 1 when the call completed: then returns its status and frees the
  * request (*req = OSMP_REQUEST_NULL). *flag = 0: not yet (returns
  * OSMP_SUCCESS). Never blocks. OSMP_REQUEST_NULL: *flag = 1, OSMP_SUCCESS. */

@@ -137,6 +137,25 @@ class HeapArray {
   std::size_t size_ = 0;
 };
 
+// The parameters of each form of osmp_ops.h, as Team's collectives take
+// them (osmp.h's OSMP_PARAMS in C++ types); OSMP_TEAM_PARAMS: a row's,
+// with the op where it reduces and the root where it has one.
+#define OSMP_TEAM_PARAMS_none
+#define OSMP_TEAM_PARAMS_buffer void *buf, std::int64_t count, Datatype type
+#define OSMP_TEAM_PARAMS_uniform const void *send, void *recv, std::int64_t count, Datatype type
+#define OSMP_TEAM_PARAMS_gathered                                                                           \
+  const void *send, std::int64_t count, void *recv, const std::int64_t *counts, const std::int64_t *displs, \
+      Datatype type
+#define OSMP_TEAM_PARAMS_scattered                                                                          \
+  const void *send, const std::int64_t *counts, const std::int64_t *displs, void *recv, std::int64_t count, \
+      Datatype type
+#define OSMP_TEAM_PARAMS_shares const void *send, void *recv, const std::int64_t *counts, Datatype type
+#define OSMP_TEAM_PARAMS_pairs                                                                    \
+  const void *send, const std::int64_t *send_counts, const std::int64_t *send_displs, void *recv, \
+      const std::int64_t *recv_counts, const std::int64_t *recv_displs, Datatype type
+#define OSMP_TEAM_PARAMS(form, rooted, reduces) \
+  OSMP_TEAM_PARAMS_##form OSMP_IF_##reduces(, Op op) OSMP_IF_##rooted(, int root)
+
 class Team {
  public:
   // The team of the job osmprun started; collective over its ranks.
@@ -176,67 +195,21 @@ class Team {
   // Distinct trees (teams of segments) the operations use now.
   int views() const;
 
-  Status barrier();
-  Status bcast(void* buf, std::int64_t count, Datatype type, int root);
-  Status reduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op, int root);
-  Status allreduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  Status gather(const void* send, void* recv, std::int64_t count, Datatype type, int root);
-  Status allgather(const void* send, void* recv, std::int64_t count, Datatype type);
-  Status scatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
-  Status reduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  // count elements from every rank to every rank: block q of send goes to
-  // rank q, block q of recv comes from rank q (n blocks each).
-  Status alltoall(const void* send, void* recv, std::int64_t count, Datatype type);
-  // Prefix reductions, combined in rank order: rank r gets the reduction of
-  // ranks 0..r's inputs (scan) or 0..r-1's (exscan; rank 0's recv is not
-  // written, and may be null unless its input is there, in place).
-  Status scan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  Status exscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  // Per-rank counts (osmp.h's osmp_gatherv): rank r's block is counts[r]
-  // elements at displs[r] of the buffer with every rank's (gatherv: the
-  // root's recv; allgatherv: every rank's, the counts alike everywhere;
-  // scatterv: the root's send), read only there; `count` is this rank's own.
-  // One that differs from the root's entry for it is an error on every rank
-  // in the call, or under OSMP_CHECK=lazy (gatherv, scatterv: one pass) on
-  // the rank that reads it, the others learning it in their next call.
-  Status gatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                 const std::int64_t* displs, Datatype type, int root);
-  Status allgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                    const std::int64_t* displs, Datatype type);
-  Status scatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
-                  std::int64_t count, Datatype type, int root);
-  // Block q of send (send_counts[q] at send_displs[q]) to rank q, block q of
-  // recv from rank q; in place (send = kInPlace) the receive blocks are sent.
-  Status alltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
-                   const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type);
-  // Rank r's share is counts[r] elements of the input (the shares back to
-  // back, the same counts on every rank); in place, the input is in recv.
-  Status reduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op);
-  // Non-blocking forms: the same calls, started now, completed by the
-  // Request (docs/nonblocking.md). Every rank starts a team's calls, blocking
-  // and not, in the same order. Bad arguments and mismatches are reported by
-  // the request.
-  Request ibarrier();
-  Request ibcast(void* buf, std::int64_t count, Datatype type, int root);
-  Request ireduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op, int root);
-  Request iallreduce(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  Request igather(const void* send, void* recv, std::int64_t count, Datatype type, int root);
-  Request iallgather(const void* send, void* recv, std::int64_t count, Datatype type);
-  Request iscatter(const void* send, void* recv, std::int64_t count, Datatype type, int root);
-  Request ireduce_scatter_block(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  Request ialltoall(const void* send, void* recv, std::int64_t count, Datatype type);
-  Request iscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  Request iexscan(const void* send, void* recv, std::int64_t count, Datatype type, Op op);
-  // The counts and displacements too stay put until the request completes.
-  Request igatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                   const std::int64_t* displs, Datatype type, int root);
-  Request iallgatherv(const void* send, std::int64_t count, void* recv, const std::int64_t* counts,
-                      const std::int64_t* displs, Datatype type);
-  Request iscatterv(const void* send, const std::int64_t* counts, const std::int64_t* displs, void* recv,
-                    std::int64_t count, Datatype type, int root);
-  Request ialltoallv(const void* send, const std::int64_t* send_counts, const std::int64_t* send_displs, void* recv,
-                     const std::int64_t* recv_counts, const std::int64_t* recv_displs, Datatype type);
-  Request ireduce_scatter(const void* send, void* recv, const std::int64_t* counts, Datatype type, Op op);
+  // The collectives: Team::<name> and its started form Team::i<name> for
+  // each row of osmp_ops.h (barrier, bcast, reduce, ..., reduce_scatter),
+  // with the parameters of its form (OSMP_TEAM_PARAMS above: osmp.h's, send
+  // and recv for sendbuf and recvbuf), then the op where it reduces and the
+  // root where it has one. What each computes: docs/standalone.md, "The
+  // collectives". The started forms are completed by their Request
+  // (docs/nonblocking.md); every rank starts a team's calls, blocking and
+  // not, in the same order, and a started call's bad arguments and
+  // mismatches are reported by its request. The counts and displacements
+  // too stay put until the request completes.
+#define OSMP_TEAM_DECLARE_(name, Name, NAME, key, rooted, reduces, form) \
+  Status name(OSMP_TEAM_PARAMS(form, rooted, reduces));                  \
+  Request i##name(OSMP_TEAM_PARAMS(form, rooted, reduces));
+  OSMP_COLLECTIVES(OSMP_TEAM_DECLARE_)
+#undef OSMP_TEAM_DECLARE_
 
   // The shared heap (docs/heap.md). Local: no other rank takes part. Sizes
   // in bytes are rounded up to pages. No room: Errc::no_space with the sizes

@@ -324,45 +324,29 @@ Request Team::failed(Status st) {
 }
 
 // The collectives, Team::<name> and Team::i<name>, one pair per row of
-// osmp_ops.h from its form (OSMP_TEAM_HEAD_<form>: the parameters up to the
-// type; OSMP_TEAM_ARGS_<form>: the call). The declarations in osmp.hpp,
-// which document them, must match (a definition without one is an error).
-#define OSMP_TEAM_HEAD_none
+// osmp_ops.h, with osmp.hpp's parameters of its form (OSMP_TEAM_PARAMS: the
+// declarations come from the same row); OSMP_TEAM_ARGS_<form>: the call.
 #define OSMP_TEAM_ARGS_none(kind, op, root) \
   { kind }
-#define OSMP_TEAM_HEAD_buffer void *buf, std::int64_t count, Datatype type
 #define OSMP_TEAM_ARGS_buffer(kind, op, root) \
   { kind, nullptr, buf, count, type, op, root }
-#define OSMP_TEAM_HEAD_uniform const void *send, void *recv, std::int64_t count, Datatype type
 #define OSMP_TEAM_ARGS_uniform(kind, op, root) \
   { kind, send, recv, count, type, op, root }
-#define OSMP_TEAM_HEAD_gathered                                                                             \
-  const void *send, std::int64_t count, void *recv, const std::int64_t *counts, const std::int64_t *displs, \
-      Datatype type
 #define OSMP_TEAM_ARGS_gathered(kind, op, root) \
   { kind, send, recv, count, type, op, root, counts, displs }
-#define OSMP_TEAM_HEAD_scattered                                                                            \
-  const void *send, const std::int64_t *counts, const std::int64_t *displs, void *recv, std::int64_t count, \
-      Datatype type
 #define OSMP_TEAM_ARGS_scattered(kind, op, root) \
   { kind, send, recv, count, type, op, root, counts, displs }
-#define OSMP_TEAM_HEAD_shares const void *send, void *recv, const std::int64_t *counts, Datatype type
 #define OSMP_TEAM_ARGS_shares(kind, op, root) \
   { kind, send, recv, 0, type, op, root, counts }
-#define OSMP_TEAM_HEAD_pairs                                                                      \
-  const void *send, const std::int64_t *send_counts, const std::int64_t *send_displs, void *recv, \
-      const std::int64_t *recv_counts, const std::int64_t *recv_displs, Datatype type
 #define OSMP_TEAM_ARGS_pairs(kind, op, root) \
   { kind, send, recv, 0, type, op, root, send_counts, send_displs, recv_counts, recv_displs }
-#define OSMP_TEAM_PARAMS_(form, rooted, reduces) \
-  OSMP_TEAM_HEAD_##form OSMP_IF_##reduces(, Op op) OSMP_IF_##rooted(, int root)
 #define OSMP_TEAM_CALL_(name, form, rooted, reduces) \
   OSMP_TEAM_ARGS_##form(OpKind::name, OSMP_IF_ELSE_##reduces(op, Op::sum), OSMP_IF_ELSE_##rooted(root, -1))
 #define OSMP_TEAM_ENTRIES_(name, Name, NAME, key, rooted, reduces, form) \
-  Status Team::name(OSMP_TEAM_PARAMS_(form, rooted, reduces)) {          \
+  Status Team::name(OSMP_TEAM_PARAMS(form, rooted, reduces)) {           \
     return run(OSMP_TEAM_CALL_(name, form, rooted, reduces));            \
   }                                                                      \
-  Request Team::i##name(OSMP_TEAM_PARAMS_(form, rooted, reduces)) {      \
+  Request Team::i##name(OSMP_TEAM_PARAMS(form, rooted, reduces)) {       \
     return start(OSMP_TEAM_CALL_(name, form, rooted, reduces));          \
   }
 OSMP_COLLECTIVES(OSMP_TEAM_ENTRIES_)

@@ -116,7 +116,7 @@ inline PlanInput uniform_input(OpKind op, std::size_t count, std::size_t esize, 
 
 // The thresholds of one step over the tree (kAlltoallTreeBytes,
 // kAlltoallSymmetricBytes, kScanTreeBytes) are in the operations'
-// descriptions (ops/describe.hpp: PlanRules).
+// descriptions (ops/alltoall.hpp, ops/scan.hpp: PlanRules).
 
 // In a team that makes one-pass calls, scan and exscan go through the
 // prefix top (one pass: each rank folds the inputs of the ranks before it,

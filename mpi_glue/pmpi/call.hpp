@@ -116,17 +116,17 @@ void complete_osmp_parts(MPI_Comm comm);
 void complete_all();
 
 // Calls spanning nodes (nodes.cpp): osmp in each node, the node leaders
-// agreeing (agree.hpp) and moving data through the MPI; one flow per row of
-// osmp_ops.h, nodes_<name>, from the call as prepared (its buffers as byte
-// streams, send kInPlace where osmp allows; the v-variants' counts and
-// displacements in bytes, reduce_scatter's shares in elements of p.dtype,
-// where this rank's own arguments were fine and it holds them (gatherv,
-// scatterv: the root); else it takes part without them). Blocking calls
-// only: a non-blocking call across nodes is the MPI's (nonblocking.cpp). Scan's and exscan's flow needs every node's ranks to follow one
-// another (CommState::nodes_in_rank_order).
-#define OSMP_PMPI_NODES_(name, Name, NAME, key, rooted, reduces, form) \
-  Outcome nodes_##name(const Call& c, const Prepared& x);
-OSMP_COLLECTIVES(OSMP_PMPI_NODES_)
-#undef OSMP_PMPI_NODES_
+// agreeing (agree.hpp) and moving data through the MPI; an operation's flow
+// from the call as prepared (its buffers as byte streams, send kInPlace
+// where osmp allows; the v-variants' counts and displacements in bytes,
+// reduce_scatter's shares in elements of p.dtype, where this rank's own
+// arguments were fine and it holds them (gatherv, scatterv: the root); else
+// it takes part without them). Blocking calls only: a non-blocking call
+// across nodes is the MPI's (nonblocking.cpp). Scan's and exscan's flow
+// needs every node's ranks to follow one another
+// (CommState::nodes_in_rank_order). An operation without a flow (null) is
+// the MPI's own collective across nodes, on every rank alike.
+using Flow = Outcome (*)(const Call& c, const Prepared& x);
+Flow flow_across_nodes(OpKind k);
 
 }  // namespace osmp::pmpi

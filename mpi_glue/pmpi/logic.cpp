@@ -482,27 +482,34 @@ Prepared prepare_pairs(const Call& c, const void* s, const int* sc, const int* s
   return x;
 }
 
-// A prefix (scan, exscan) across nodes keeps rank order only where every
-// node's ranks follow one another (nodes_scan); where they interleave, the
-// MPI (the same on every rank: the communicator's state says so).
+// Across nodes, the MPI's own collective (the same on every rank: the
+// operation and the communicator's state say so) for an operation without
+// a flow across nodes (nodes.cpp), and for a prefix (scan, exscan) whose
+// nodes' ranks interleave: osmp keeps rank order only where every node's
+// ranks follow one another (nodes_scan).
 template <OpKind K>
-bool out_of_order(const Call& c) {
-  if constexpr (osmp::describe(K).plan.walk != Route::prefix) {
-    return false;  // every other operation's flow keeps no rank order
+bool mpi_across_nodes(const Call& c) {
+  if (!c.nodes()) return false;
+  const char* why = nullptr;
+  if (!flow_across_nodes(K)) {
+    why = ": across nodes (osmp has no flow across nodes for it)";
+  } else if (osmp::describe(K).plan.walk == Route::prefix && !c.st->nodes_in_rank_order) {
+    why =
+        ": across nodes whose ranks interleave (osmp keeps rank order only where each node's ranks follow one "
+        "another)";
+  } else {
+    return false;
   }
-  if (!c.nodes() || c.st->nodes_in_rank_order) return false;
-  declined(cat(c.name,
-               ": across nodes whose ranks interleave (osmp keeps rank order only where each node's ranks "
-               "follow one another)"));
+  declined(cat(c.name, why));
   count(false);
   return true;
 }
 
-// A blocking call once prepared: alone, across nodes (`nodes`), or on osmp
+// A blocking call once prepared: alone, across nodes (its flow), or on osmp
 // in the node; then its outcome on this rank.
-template <class Nodes, class Mpi>
-int blocking(const Call& c, Prepared& x, Nodes&& nodes, Mpi&& mpi) {
-  Outcome o = c.alone() ? alone(x) : c.nodes() ? nodes() : Outcome::of(run_joined(c.team(), x));
+template <OpKind K, class Mpi>
+int blocking(const Call& c, Prepared& x, Mpi&& mpi) {
+  Outcome o = c.alone() ? alone(x) : c.nodes() ? flow_across_nodes(K)(c, x) : Outcome::of(run_joined(c.team(), x));
   if (o.route == Outcome::Route::osmp) {
     if (x.commit) x.out.commit();
     x.blocks.commit();
@@ -530,17 +537,16 @@ using namespace osmp::pmpi;
 #define OSMP_PMPI_PREPARE_(name, form, rooted, reduces) \
   OSMP_PMPI_PREPARE_##form(OpKind::name, reduces, OSMP_IF_ELSE_##rooted(root, -1))
 
-// osmp_pmpi_<name>: alone, across nodes (nodes_<name>, nodes.cpp) or on
+// osmp_pmpi_<name>: alone, across nodes (its flow, nodes.cpp) or on
 // osmp in the node; osmp_pmpi_i<name>: started on osmp (nonblocking.cpp).
 // Each as the MPI's own call where the route rule says so.
 #define OSMP_PMPI_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                               \
   int osmp_pmpi_##name(OSMP_MPI_PARAMS(form, rooted, reduces)) {                                       \
     Call c(comm, OpKind::name, "MPI_" #Name);                                                          \
     auto mpi = [&] { return PMPI_##Name(OSMP_MPI_ARGS(form, rooted, reduces)); };                      \
-    if (!c.take || out_of_order<OpKind::name>(c)) return mpi();                                        \
+    if (!c.take || mpi_across_nodes<OpKind::name>(c)) return mpi();                                    \
     Prepared x = OSMP_PMPI_PREPARE_(name, form, rooted, reduces);                                      \
-    return blocking(                                                                                   \
-        c, x, [&] { return nodes_##name(c, x); }, mpi);                                                \
+    return blocking<OpKind::name>(c, x, mpi);                                                          \
   }                                                                                                    \
   int osmp_pmpi_i##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req) {                    \
     Call c(comm, OpKind::name, "MPI_I" #name, /*nonblocking=*/true);                                   \

@@ -173,8 +173,6 @@ std::size_t node_rank(const Call& c) {
   return static_cast<std::size_t>(c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)]);
 }
 
-}  // namespace
-
 Outcome nodes_barrier(const Call& c, const Prepared& /*x*/) {
   Plan p;
   Status v1 = c.team().barrier();
@@ -580,7 +578,8 @@ Outcome nodes_scan(const Call& c, const Prepared& x) {
   const void* send = x.send;
   void* recv = x.recv;
   Team& team = c.team();
-  const bool lead = leader(c), last = team.rank() == team.size() - 1, ex = osmp::describe(p.kind).exclusive;
+  const bool lead = leader(c), last = team.rank() == team.size() - 1,
+             ex = osmp::describe(p.kind).buffers.first_writes_nothing;
   const bool first_node = c.st->leader_rank_of_node[static_cast<std::size_t>(c.st->my_node)] == 0;
   const auto n = static_cast<std::size_t>(p.bytes());
   const bool go = p.why == Errc::ok;  // this rank's buffers are good
@@ -1050,6 +1049,52 @@ Outcome nodes_alltoallv(const Call& c, const Prepared& prepared) {
   return o;
 }
 
-Outcome nodes_exscan(const Call& c, const Prepared& x) { return nodes_scan(c, x); }
+// Each operation's flow above; an operation without one (the primary: an
+// operation added without a flow here) is the MPI's own collective across
+// nodes, on every rank alike (logic.cpp).
+template <OpKind K>
+constexpr Flow kFlow = nullptr;
+template <>
+constexpr Flow kFlow<OpKind::barrier> = nodes_barrier;
+template <>
+constexpr Flow kFlow<OpKind::bcast> = nodes_bcast;
+template <>
+constexpr Flow kFlow<OpKind::reduce> = nodes_reduce;
+template <>
+constexpr Flow kFlow<OpKind::allreduce> = nodes_allreduce;
+template <>
+constexpr Flow kFlow<OpKind::gather> = nodes_gather;
+template <>
+constexpr Flow kFlow<OpKind::allgather> = nodes_allgather;
+template <>
+constexpr Flow kFlow<OpKind::scatter> = nodes_scatter;
+template <>
+constexpr Flow kFlow<OpKind::reduce_scatter_block> = nodes_reduce_scatter_block;
+template <>
+constexpr Flow kFlow<OpKind::alltoall> = nodes_alltoall;
+template <>
+constexpr Flow kFlow<OpKind::scan> = nodes_scan;  // exscan's too (describe: first_writes_nothing)
+template <>
+constexpr Flow kFlow<OpKind::exscan> = nodes_scan;
+template <>
+constexpr Flow kFlow<OpKind::gatherv> = nodes_gatherv;
+template <>
+constexpr Flow kFlow<OpKind::allgatherv> = nodes_allgatherv;
+template <>
+constexpr Flow kFlow<OpKind::scatterv> = nodes_scatterv;
+template <>
+constexpr Flow kFlow<OpKind::alltoallv> = nodes_alltoallv;
+template <>
+constexpr Flow kFlow<OpKind::reduce_scatter> = nodes_reduce_scatter;
+
+}  // namespace
+
+Flow flow_across_nodes(OpKind k) {
+#define OSMP_PMPI_FLOW_(name, Name, NAME, key, rooted, reduces, form) kFlow<OpKind::name>,
+  static constexpr Flow kFlows[] = {OSMP_COLLECTIVES(OSMP_PMPI_FLOW_)};
+#undef OSMP_PMPI_FLOW_
+  const int i = op_index(k);
+  return i < 0 ? nullptr : kFlows[i];
+}
 
 }  // namespace osmp::pmpi

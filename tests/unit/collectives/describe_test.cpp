@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 
 #include "collectives/plan.hpp"
 
@@ -105,7 +106,12 @@ TEST(Describe, EachVariantVariesItsUniformOperation) {
   EXPECT_EQ(uniform_of(K::scatterv), K::scatter);
   EXPECT_EQ(uniform_of(K::alltoallv), K::alltoall);
   EXPECT_EQ(uniform_of(K::reduce_scatter), K::reduce_scatter_block);
-  EXPECT_EQ(where([](K k) { return describe(k).exclusive; }), (std::set<K>{K::exscan}));
+  EXPECT_EQ(where([](K k) { return describe(k).buffers.first_writes_nothing; }), (std::set<K>{K::exscan}));
+  // Who holds every block, derived from the uniform operation's buffers.
+  const auto holds = [](K k) { return std::pair{describe(k).varied.holds.root, describe(k).varied.holds.other}; };
+  EXPECT_EQ(holds(K::gatherv), std::pair(true, false));
+  EXPECT_EQ(holds(K::allgatherv), std::pair(true, true));
+  EXPECT_EQ(holds(K::scatterv), std::pair(true, false));
   for (OpKind k : kOpKinds) {
     const OpDesc& d = describe(k);
     SCOPED_TRACE(to_string(k));

@@ -1,0 +1,21 @@
+// reduce_scatter's description, read by every layer through describe.hpp (what each
+// field means: description.hpp). Its unit: collectives/ops/reduce_scatter.cpp.
+#pragma once
+
+#include "collectives/ops/description.hpp"
+
+namespace osmp {
+
+template <>
+struct Description<OpKind::reduce_scatter> : RowTerms {
+  static constexpr OpDesc row = {.varied = {.of = OpKind::reduce_scatter_block},
+                                 .alone = Alone::whole_share,
+                                 .plan = {.walk = Route::round_trip,
+                                          .carry = Carry::total,
+                                          .areas = kAllAreas,
+                                          .slot_symmetric = true,
+                                          .symmetric = SymBytes::total,
+                                          .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}}};
+};
+
+}  // namespace osmp
