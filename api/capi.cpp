@@ -290,7 +290,7 @@ int osmp_free(osmp_team* t, void* ptr) {
 }
 
 // The collectives, osmp_<name> and osmp_i<name>, one pair per row of
-// osmp_ops.h, with osmp.h's parameters of its form (OSMP_PARAMS: the
+// osmp_ops.h, with osmp.h's parameters of its form (OSMP_PARAMS_OF_: the
 // declarations are generated from the same row); OSMP_C_PASS_<form>:
 // Team's arguments for them. OSMP_IN_PLACE is osmp::kInPlace (both the
 // address 1): passed as it is.
@@ -303,11 +303,11 @@ int osmp_free(osmp_team* t, void* ptr) {
 #define OSMP_C_PASS_pairs sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt(type)
 #define OSMP_C_ARGS_(form, rooted, reduces) OSMP_C_PASS_##form OSMP_IF_##reduces(, op_of(op)) OSMP_IF_##rooted(, root)
 #define OSMP_C_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                                  \
-  int osmp_##name(osmp_team* t OSMP_PARAMS(form, rooted, reduces)) {                                   \
+  int osmp_##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces)) {                               \
     return guarded(t, "osmp_" #name,                                                                   \
                    [&](osmp::Team& team) { return team.name(OSMP_C_ARGS_(form, rooted, reduces)); });  \
   }                                                                                                    \
-  int osmp_i##name(osmp_team* t OSMP_PARAMS(form, rooted, reduces), osmp_request* req) {               \
+  int osmp_i##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces), osmp_request* req) {           \
     return start(t, "osmp_i" #name, req,                                                               \
                  [&](osmp::Team& team) { return team.i##name(OSMP_C_ARGS_(form, rooted, reduces)); }); \
   }

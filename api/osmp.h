@@ -86,11 +86,8 @@ int osmp_rank(const osmp_team* team);
 int osmp_size(const osmp_team* team);
 
 /* The collectives: osmp_<name> and its non-blocking osmp_i<name> for each
- * row of osmp_ops.h (osmp_barrier, osmp_bcast, osmp_reduce, osmp_allreduce,
- * osmp_gather, osmp_allgather, osmp_scatter, osmp_reduce_scatter_block,
- * osmp_alltoall, osmp_scan, osmp_exscan, osmp_gatherv, osmp_allgatherv,
- * osmp_scatterv, osmp_alltoallv, osmp_reduce_scatter), declared below from
- * the row's form. What each computes, and its in-place and NULL rules, as
+ * row of osmp_ops.h (osmp_barrier, osmp_bcast, ..., osmp_reduce_scatter),
+ * declared below from the row's form. What each computes, and its in-place and NULL rules, as
  * MPI's namesake: docs/standalone.md, "The collectives". The parameters,
  * after the team, by form, then `osmp_op op` where the operation reduces
  * and `int root` where it has one:
@@ -124,8 +121,12 @@ int osmp_size(const osmp_team* team);
 #define OSMP_PARAMS_pairs                                                                                             \
   , const void *sendbuf, const int64_t *sendcounts, const int64_t *sdispls, void *recvbuf, const int64_t *recvcounts, \
       const int64_t *rdispls, osmp_datatype type
-/* A row's parameters after the team: its form's, then op, then root. */
-#define OSMP_PARAMS(form, rooted, reduces) \
+/* A row's parameters after the team: its form's, then op, then root. The
+ * form and flags are pasted where the row is read (OSMP_DECLARE_), never
+ * passed on, so that a program's own macro named like a form (`buffer`)
+ * cannot reach them. OSMP_PARAMS_* and the macros ending in _ are the
+ * header's means, not API (docs/install.md). */
+#define OSMP_PARAMS_OF_(form, rooted, reduces) \
   OSMP_PARAMS_##form OSMP_IF_##reduces(, osmp_op op) OSMP_IF_##rooted(, int root)
 
 /* Non-blocking calls (docs/nonblocking.md): the same calls, started now; the
@@ -141,9 +142,10 @@ typedef struct osmp_request_s* osmp_request;
 #define OSMP_REQUEST_NULL ((osmp_request)0)
 /* Every row's osmp_<name> and osmp_i<name> (above); a started call's counts
  * and displacements too stay put until the request completes. */
-#define OSMP_DECLARE_(name, Name, NAME, key, rooted, reduces, form)    \
-  int osmp_##name(osmp_team* team OSMP_PARAMS(form, rooted, reduces)); \
-  int osmp_i##name(osmp_team* team OSMP_PARAMS(form, rooted, reduces), osmp_request* req);
+#define OSMP_DECLARE_(name, Name, NAME, key, rooted, reduces, form)                                                 \
+  int osmp_##name(osmp_team* team OSMP_PARAMS_##form OSMP_IF_##reduces(, osmp_op op) OSMP_IF_##rooted(, int root)); \
+  int osmp_i##name(osmp_team* team OSMP_PARAMS_##form OSMP_IF_##reduces(, osmp_op op) OSMP_IF_##rooted(, int root), \
+                   osmp_request* req);
 OSMP_COLLECTIVES(OSMP_DECLARE_)
 #undef OSMP_DECLARE_
 /* *flag = 1 when the call completed: then returns its status and frees the

@@ -138,8 +138,10 @@ class HeapArray {
 };
 
 // The parameters of each form of osmp_ops.h, as Team's collectives take
-// them (osmp.h's OSMP_PARAMS in C++ types); OSMP_TEAM_PARAMS: a row's,
-// with the op where it reduces and the root where it has one.
+// them (osmp.h's OSMP_PARAMS_<form> in C++ types, with shorter names);
+// OSMP_TEAM_PARAMS_OF_: a row's, with the op where it reduces and the root
+// where it has one. Pasted where the row is read (OSMP_TEAM_DECLARE_), as
+// osmp.h's are; the header's means, not API.
 #define OSMP_TEAM_PARAMS_none
 #define OSMP_TEAM_PARAMS_buffer void *buf, std::int64_t count, Datatype type
 #define OSMP_TEAM_PARAMS_uniform const void *send, void *recv, std::int64_t count, Datatype type
@@ -153,7 +155,7 @@ class HeapArray {
 #define OSMP_TEAM_PARAMS_pairs                                                                    \
   const void *send, const std::int64_t *send_counts, const std::int64_t *send_displs, void *recv, \
       const std::int64_t *recv_counts, const std::int64_t *recv_displs, Datatype type
-#define OSMP_TEAM_PARAMS(form, rooted, reduces) \
+#define OSMP_TEAM_PARAMS_OF_(form, rooted, reduces) \
   OSMP_TEAM_PARAMS_##form OSMP_IF_##reduces(, Op op) OSMP_IF_##rooted(, int root)
 
 class Team {
@@ -197,17 +199,17 @@ class Team {
 
   // The collectives: Team::<name> and its started form Team::i<name> for
   // each row of osmp_ops.h (barrier, bcast, reduce, ..., reduce_scatter),
-  // with the parameters of its form (OSMP_TEAM_PARAMS above: osmp.h's, send
-  // and recv for sendbuf and recvbuf), then the op where it reduces and the
+  // with the parameters of its form (OSMP_TEAM_PARAMS_<form> above: osmp.h's
+  // in C++ types and shorter names), then the op where it reduces and the
   // root where it has one. What each computes: docs/standalone.md, "The
   // collectives". The started forms are completed by their Request
   // (docs/nonblocking.md); every rank starts a team's calls, blocking and
   // not, in the same order, and a started call's bad arguments and
   // mismatches are reported by its request. The counts and displacements
   // too stay put until the request completes.
-#define OSMP_TEAM_DECLARE_(name, Name, NAME, key, rooted, reduces, form) \
-  Status name(OSMP_TEAM_PARAMS(form, rooted, reduces));                  \
-  Request i##name(OSMP_TEAM_PARAMS(form, rooted, reduces));
+#define OSMP_TEAM_DECLARE_(name, Name, NAME, key, rooted, reduces, form)                        \
+  Status name(OSMP_TEAM_PARAMS_##form OSMP_IF_##reduces(, Op op) OSMP_IF_##rooted(, int root)); \
+  Request i##name(OSMP_TEAM_PARAMS_##form OSMP_IF_##reduces(, Op op) OSMP_IF_##rooted(, int root));
   OSMP_COLLECTIVES(OSMP_TEAM_DECLARE_)
 #undef OSMP_TEAM_DECLARE_
 

@@ -324,7 +324,7 @@ Request Team::failed(Status st) {
 }
 
 // The collectives, Team::<name> and Team::i<name>, one pair per row of
-// osmp_ops.h, with osmp.hpp's parameters of its form (OSMP_TEAM_PARAMS: the
+// osmp_ops.h, with osmp.hpp's parameters of its form (OSMP_TEAM_PARAMS_OF_: the
 // declarations come from the same row); OSMP_TEAM_ARGS_<form>: the call.
 #define OSMP_TEAM_ARGS_none(kind, op, root) \
   { kind }
@@ -343,10 +343,10 @@ Request Team::failed(Status st) {
 #define OSMP_TEAM_CALL_(name, form, rooted, reduces) \
   OSMP_TEAM_ARGS_##form(OpKind::name, OSMP_IF_ELSE_##reduces(op, Op::sum), OSMP_IF_ELSE_##rooted(root, -1))
 #define OSMP_TEAM_ENTRIES_(name, Name, NAME, key, rooted, reduces, form) \
-  Status Team::name(OSMP_TEAM_PARAMS(form, rooted, reduces)) {           \
+  Status Team::name(OSMP_TEAM_PARAMS_OF_(form, rooted, reduces)) {       \
     return run(OSMP_TEAM_CALL_(name, form, rooted, reduces));            \
   }                                                                      \
-  Request Team::i##name(OSMP_TEAM_PARAMS(form, rooted, reduces)) {       \
+  Request Team::i##name(OSMP_TEAM_PARAMS_OF_(form, rooted, reduces)) {   \
     return start(OSMP_TEAM_CALL_(name, form, rooted, reduces));          \
   }
 OSMP_COLLECTIVES(OSMP_TEAM_ENTRIES_)

@@ -32,15 +32,15 @@ function(osmp_add_library name)
   add_library(osmp_${name}_objects OBJECT ${ARG_SOURCES})
   # Sources include "layer/file.hpp" from the root, the public headers
   # (api/osmp_base.hpp, api/osmp_ops.h, ...) by their bare names, and what
-  # the build writes (collectives/ops/all.hpp) from generated/.
+  # the build writes (collectives/ops/all.hpp) from generated_ops/.
   target_include_directories(osmp_${name}_objects PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
-                             $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/api> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
+                             $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/api> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated_ops>)
   target_link_libraries(osmp_${name}_objects PUBLIC ${ARG_DEPENDS}
                         PRIVATE osmp_build_flags osmp_runtime_flags ${ARG_PRIVATE_DEPENDS})
   add_library(osmp_${name} STATIC $<TARGET_OBJECTS:osmp_${name}_objects>)
   add_library(osmp::${name} ALIAS osmp_${name})
   target_include_directories(osmp_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
-                             $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/api> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
+                             $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/api> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated_ops>)
   target_link_libraries(osmp_${name} PUBLIC ${ARG_DEPENDS} PRIVATE ${ARG_PRIVATE_DEPENDS})
   set_property(GLOBAL APPEND PROPERTY OSMP_LAYER_OBJECTS $<TARGET_OBJECTS:osmp_${name}_objects>)
   set_property(GLOBAL APPEND PROPERTY OSMP_LAYER_PRIVATE_DEPENDS ${ARG_PRIVATE_DEPENDS})

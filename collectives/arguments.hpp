@@ -169,7 +169,7 @@ inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   const bool root = me == a.root;
   const bool in_place_send = a.send == kInPlace, in_place_recv = a.recv == kInPlace;
   // What each rank reads and writes, and where in place is allowed (MPI's
-  // rules: ops/describe.hpp).
+  // rules: its description, ops/<name>.hpp).
   const Buffers& b = describe(kind).buffers;
   const std::size_t send_len = bytes_of(b.send.at(root), one, all);
   const std::size_t recv_len =

@@ -93,7 +93,7 @@ struct CmaRange {
   static constexpr std::size_t kAuto = ~std::size_t{0};
   std::size_t min = kAuto;                  // OSMP_CMA_MIN
   std::size_t max = std::size_t{64} << 20;  // OSMP_CMA_MAX
-  // The operation's own thresholds (ops/describe.hpp: CopyRange) unless set.
+  // The operation's own thresholds (its description: CopyRange, ops/description.hpp) unless set.
   std::size_t from(OpKind k) const { return min != kAuto ? min : describe(k).copies.cma_from; }
   std::size_t until(OpKind k) const { return min != kAuto ? kAuto : describe(k).copies.cma_until; }
   bool covers(OpKind k, std::size_t bytes) const { return bytes >= from(k) && bytes < until(k) && bytes <= max; }

@@ -161,7 +161,7 @@ Task Engine::call(CollArgs a) {
 
 namespace {
 
-// The copy a call on a team of one implies (ops/describe.hpp: Alone); its
+// The copy a call on a team of one implies (its description's Alone, ops/description.hpp); its
 // arguments are checked.
 void copy_alone(const CollArgs& u) {
   const std::size_t es = size_of(u.dtype), bytes = static_cast<std::size_t>(u.count) * es;

@@ -65,7 +65,7 @@ struct CollArgs {
 };
 
 // `a` as the operation's entry point passes it (api/team.cpp): the
-// arguments the operation does not take (ops/describe.hpp: Takes) cleared,
+// arguments the operation does not take (its description's Takes, ops/description.hpp) cleared,
 // whatever the caller left in them. The routes that build a call for any
 // operation (the MPI glue, osmp-tune) go through this, and run the same call
 // a direct one would.

@@ -31,7 +31,7 @@ struct Group {
   LevelCost cost;
 };
 
-using Up = UpMove;  // ops/describe.hpp: StepShape
+using Up = UpMove;  // ops/description.hpp: StepShape
 using Down = DownMove;
 
 // What one step moves: `up_m` per unit (gather: per rank), `down_m` per

@@ -73,15 +73,30 @@ constexpr std::array<OpDesc, kOpKindCount> with_forms() {
     t[i].varied.layout = layout_of(kForms[i]);
   }
   for (OpDesc& d : t) {
-    const int of = op_index(d.varied.of);
-    if (of < 0) continue;
-    const ByRole<Amount>& whole = d.varied.layout == BlockLayout::gathered ? t[of].buffers.recv : t[of].buffers.send;
-    if (d.varied.layout == BlockLayout::gathered || d.varied.layout == BlockLayout::scattered)
-      d.varied.holds = {whole.root == Amount::all, whole.other == Amount::all};
+    const bool gathered = d.varied.layout == BlockLayout::gathered;
+    if (!gathered && d.varied.layout != BlockLayout::scattered) continue;
+    const OpDesc& u = t[static_cast<std::size_t>(op_index(d.varied.of))];  // varies_uniform: a row
+    const ByRole<Amount>& whole = gathered ? u.buffers.recv : u.buffers.send;
+    d.varied.holds = {whole.root == Amount::all, whole.other == Amount::all};
   }
   return t;
 }
 inline constexpr std::array<OpDesc, kOpKindCount> kTable = with_forms();
+
+// A row leaves what with_forms() derives as it was: one source for each.
+constexpr bool rows_leave_derived() {
+  for (const OpDesc& r : kRows) {
+    const Takes t{};
+    const bool takes = r.takes.send == t.send && r.takes.recv == t.recv && r.takes.count == t.count &&
+                       r.takes.counts == t.counts && r.takes.displs == t.displs && r.takes.pairs == t.pairs;
+    if (r.kind != OpKind::barrier || !takes || r.varied.layout != BlockLayout::uniform || r.varied.holds.root ||
+        r.varied.holds.other)
+      return false;
+  }
+  return true;
+}
+static_assert(rows_leave_derived(),
+              "a row sets no kind, Takes, Varied::layout or Varied::holds (describe.hpp derives them)");
 
 // A v-variant varies a uniform operation, whose row says it is one.
 constexpr bool varies_uniform() {

@@ -4,10 +4,8 @@
 // gathers them into the table every layer reads.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 
 #include "collectives/types.hpp"
 
@@ -42,11 +40,13 @@ enum class Alone : std::uint8_t {
 // The uniform operations' buffers, as MPI's rules have them (the
 // v-variants' blocks are checked by arguments.hpp's check_varied).
 struct Buffers {
-  ByRole<Amount> send{}, recv{};      // what a rank reads from send, writes into recv
-  ByRole<bool> send_in_place{};       // send may be kInPlace (the input is in recv)
-  ByRole<bool> recv_in_place{};       // recv may be kInPlace (the output stays in send)
-  bool first_writes_nothing = false;  // exscan: rank 0 writes nothing unless in place (recv may be null); a
-                                      // prefix without the rank's own input (the MPI glue's nodes_scan)
+  ByRole<Amount> send{}, recv{};  // what a rank reads from send, writes into recv
+  ByRole<bool> send_in_place{};   // send may be kInPlace (the input is in recv)
+  ByRole<bool> recv_in_place{};   // recv may be kInPlace (the output stays in send)
+  // An exclusive prefix (exscan): each rank's result leaves out its own
+  // input, so rank 0 writes nothing unless in place (recv may be null);
+  // the MPI glue's nodes_scan reads it so.
+  bool first_writes_nothing = false;
 };
 
 // The v-variants (per-rank counts): the uniform operation each varies, how
@@ -62,7 +62,7 @@ enum class BlockLayout : std::uint8_t {
   pairs,      // both sides' blocks on every rank: alltoallv
 };
 struct Varied {
-  BlockLayout layout = BlockLayout::uniform;  // from the form in osmp_ops.h (layout_of below)
+  BlockLayout layout = BlockLayout::uniform;  // from the form in osmp_ops.h (describe.hpp: layout_of)
   OpKind of = OpKind::barrier;                // the uniform operation it varies (layout != uniform)
   ByRole<bool> holds{};                       // gathered, scattered: the ranks whose buffer holds every block
                                               // (from `of`'s buffers: describe.hpp)
@@ -181,7 +181,7 @@ struct PlanRules {
 };
 
 // Which of a call's arguments (CollArgs) an operation takes: its entry
-// points' signature, its form in osmp_ops.h (takes_of below). The op only where is_reduction, the root
+// points' signature, its form in osmp_ops.h (describe.hpp: takes_of). The op only where is_reduction, the root
 // only where is_rooted (osmp_ops.h); as_called (engine.hpp) clears the rest,
 // so that every route hands the engine the same call.
 struct Takes {
@@ -225,7 +225,8 @@ struct RowTerms {
 
 // Description<OpKind::<name>>::row, in collectives/ops/<name>.hpp; the
 // primary is never defined, so that an operation without its header fails
-// to compile where describe.hpp gathers the rows.
+// to compile where describe.hpp gathers the rows (configuring the build
+// already stops: collectives/CMakeLists.txt).
 template <OpKind K>
 struct Description;
 

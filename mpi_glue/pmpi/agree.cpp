@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "collectives/kernels.hpp"
+#include "collectives/ops/describe.hpp"
 #include "core/strings.hpp"
 
 namespace osmp::pmpi {
@@ -134,8 +135,9 @@ Decision decide(const Header& h) {
   }
   if (h.kind_min != h.kind_max) return mismatch("operation");
   if (h.bytes_min != h.bytes_max) {
-    // allgatherv's leaders say the digest of the counts (nodes.cpp)
-    const bool varied = h.kind_min == static_cast<int>(OpKind::allgatherv);
+    // allgatherv's and reduce_scatter's leaders say the digest of the
+    // counts (nodes.cpp); the other v-variants' say none
+    const bool varied = is_varied(static_cast<OpKind>(h.kind_min));
     return mismatch(varied ? "counts (their digest)" : "count (bytes per rank)");
   }
   if (h.dtype_min != h.dtype_max) return mismatch("datatype");

@@ -139,7 +139,7 @@ int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
   return deliver(c.comm, c.name, class_of(o.error.code()), o.error.message());
 }
 
-// A call on one process: the copy it implies (ops/describe.hpp: Alone, as
+// A call on one process: the copy it implies (its description's Alone, as
 // the engine's team of one makes it; none in place; the v-variants' block
 // at its displacement, in bytes here).
 Outcome alone(const Prepared& x) {

@@ -28,3 +28,12 @@ for h in $want; do
   esac
   echo "$h compiles alone"
 done
+# A program's own macros named like osmp_ops.h's forms (`buffer`, `pairs`,
+# ...) do not reach the declarations generated from its rows.
+forms=(-Dnone=1 -Dbuffer=2 -Duniform=3 -Dgathered=4 -Dscattered=5 -Dshares=6 -Dpairs=7)
+printf '#include <osmp.h>\n' >"$work/forms.src"
+cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$inc" "${forms[@]}" -x c "$work/forms.src"
+# (C++: osmp.hpp names enumerators `none`, as any header may name its own.)
+printf '#include <osmp.hpp>\n' >"$work/forms.src"
+c++ -std=c++20 -Wall -Wextra -Werror -fsyntax-only -I"$inc" "${forms[@]:1}" -x c++ "$work/forms.src"
+echo "osmp.h and osmp.hpp compile beside macros named like the forms"

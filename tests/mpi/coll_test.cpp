@@ -453,6 +453,60 @@ void derived_alltoall() {
   MPI_Type_free(&block);
 }
 
+// Every operation runs on osmp on MPI_COMM_WORLD, on one node and across
+// nodes (each has its flow across nodes, nodes.cpp's kFlow: one without
+// would quietly be the MPI's, with right results): one call of each, int
+// sums checked, 16 calls on osmp. Not with one rank per node (nothing to
+// share: the MPI's).
+void every_operation_on_osmp() {
+  const char* rpn = std::getenv("OSMP_SIM_RANKS_PER_NODE");
+  if (osmp_calls() < 0 || (rpn && std::atoi(rpn) == 1)) return;
+  const int n = g_size, me = g_rank, v = me + 1, sum = n * (n + 1) / 2;
+  const std::size_t all_n = static_cast<std::size_t>(n);
+  std::vector<int> all(all_n), got(all_n), ones(all_n, 1), at(all_n);
+  for (std::size_t q = 0; q < all_n; ++q) {
+    all[q] = v;  // block q of every rank's input: its own value
+    at[q] = static_cast<int>(q);
+  }
+  int x = me == 0 ? 7 : 0, r = 0;
+  const long long before = osmp_calls();
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (x != 7) fail("bcast on every node");
+  MPI_Reduce(&v, &r, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (me == 0 && r != sum) fail("reduce on every node");
+  MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (r != sum) fail("allreduce on every node");
+  MPI_Gather(&v, 1, MPI_INT, got.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (me == 0 && got[all_n - 1] != n) fail("gather on every node");
+  MPI_Allgather(&v, 1, MPI_INT, got.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  if (got[all_n - 1] != n) fail("allgather on every node");
+  MPI_Scatter(at.data(), 1, MPI_INT, &r, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (r != me) fail("scatter on every node");
+  MPI_Reduce_scatter_block(all.data(), &r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (r != sum) fail("reduce_scatter_block on every node");
+  MPI_Alltoall(all.data(), 1, MPI_INT, got.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  if (got[all_n - 1] != n) fail("alltoall on every node");
+  MPI_Scan(&v, &r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (r != (me + 1) * (me + 2) / 2) fail("scan on every node");
+  MPI_Exscan(&v, &r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me > 0 && r != me * (me + 1) / 2) fail("exscan on every node");
+  MPI_Gatherv(&v, 1, MPI_INT, got.data(), ones.data(), at.data(), MPI_INT, 0, MPI_COMM_WORLD);
+  if (me == 0 && got[all_n - 1] != n) fail("gatherv on every node");
+  MPI_Allgatherv(&v, 1, MPI_INT, got.data(), ones.data(), at.data(), MPI_INT, MPI_COMM_WORLD);
+  if (got[all_n - 1] != n) fail("allgatherv on every node");
+  MPI_Scatterv(at.data(), ones.data(), at.data(), MPI_INT, &r, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (r != me) fail("scatterv on every node");
+  MPI_Alltoallv(all.data(), ones.data(), at.data(), MPI_INT, got.data(), ones.data(), at.data(), MPI_INT,
+                MPI_COMM_WORLD);
+  if (got[all_n - 1] != n) fail("alltoallv on every node");
+  MPI_Reduce_scatter(all.data(), &r, ones.data(), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (r != sum) fail("reduce_scatter on every node");
+  if (osmp_calls() - before != 16)
+    fail("every operation once: " + std::to_string(osmp_calls() - before) + " of 16 calls on osmp (" +
+         (one_node() ? "one node" : "across nodes") + ")");
+}
+
 // Cases osmp declines: the MPI must still give the right answers.
 // A communicator with one rank on every node (ranks of one local rank):
 // nothing for osmp to share, so the MPI's own, and right.
@@ -628,6 +682,7 @@ int main(int argc, char** argv) {
   varied<double>("double");
   derived_varied();
   scan_orders();
+  every_operation_on_osmp();
   one_per_node();
   declined_cases();
   auto calls = reinterpret_cast<long long (*)(int)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_calls"));

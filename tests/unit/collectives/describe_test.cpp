@@ -1,4 +1,4 @@
-// The operations' descriptions (collectives/ops/describe.hpp): one row per
+// The operations' descriptions (collectives/ops/<name>.hpp, gathered by describe.hpp): one row per
 // operation of osmp_ops.h, consistent with each other and with the rules
 // the docs state (docs/engine.md, docs/protocol.md). A row edited against
 // MPI's rules or its own other fields fails here, before any collective runs.
