@@ -125,6 +125,14 @@ struct LaneWork {
   std::vector<int> from;              // the units to wait for
   std::vector<const std::byte*> src;  // [unit] where its data is
   std::vector<const void*> ptrs;      // for the kernels: sources in order
+  // What `order` and `from` hold, so that a lane whose steps collect alike
+  // (every small call) fills them once (base/flat.hpp, base/fan_in.hpp).
+  struct Holds {
+    enum What : std::uint8_t { nothing, all_units, all_but_me, own_unit, knomial } what = nothing;
+    int n = 0, me = 0, radix = 0, root = 0;
+    bool operator==(const Holds&) const = default;
+  };
+  Holds order_holds, from_holds;
   void size_to(int n) {
     order.reserve(static_cast<std::size_t>(n));
     from.reserve(static_cast<std::size_t>(n));
@@ -132,8 +140,11 @@ struct LaneWork {
     ptrs.assign(static_cast<std::size_t>(n), nullptr);
   }
   void all_units(int n) {  // order = 0..n-1
+    const Holds h{Holds::all_units, n};
+    if (order_holds == h) return;
     order.resize(static_cast<std::size_t>(n));
     for (int u = 0; u < n; ++u) order[static_cast<std::size_t>(u)] = u;
+    order_holds = h;
   }
 };
 

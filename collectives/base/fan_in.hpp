@@ -12,15 +12,20 @@
 
 namespace osmp {
 
-// Fills w with what this rank collects in lane l as local root or member.
+// Fills w with what this rank collects in lane l as local root or member
+// (kept from the step before when that collected alike: LaneWork::Holds).
 template <class P>
 void sources(const StepState<P>& x, const Lane& l, bool lroot, LaneWork& w) {
   const BaseCase b = x.base(l);
-  if (b.kind == BaseCase::Kind::knomial) {
-    knomial_sources(Knomial{l.n(), knomial_radix(b), l.lroot(x.root)}, l.g->me, w);
-  } else {
+  if (b.kind != BaseCase::Kind::knomial) {
     flat_sources(l.n(), l.g->me, lroot, w);
+    return;
   }
+  const Knomial t{l.n(), knomial_radix(b), l.lroot(x.root)};
+  const LaneWork::Holds tree{LaneWork::Holds::knomial, t.n, l.g->me, t.k, t.root};
+  if (w.order_holds == tree && w.from_holds == tree) return;
+  knomial_sources(t, l.g->me, w);
+  w.order_holds = w.from_holds = tree;
 }
 
 // Where the combine of local-root lane j writes: private scratch below the
@@ -81,9 +86,7 @@ class RootUp {
           // Ranks that disagree on the count may disagree on using the
           // symmetric top too; publishing my header lets such peers see the
           // mismatch instead of waiting for a line I would not write.
-          CtrlLine& line = mline(l, l.g->me, x.step);
-          x.publish_header(line);
-          publish(line.ready, x.step, x.sleepy);
+          x.publish_mine(l);
         }
         sources(x, l, true, w);
         phase_ = 1;

@@ -48,7 +48,7 @@ class FanOut {
         }
         // A down-only chunk step: tell my local root I am done (with unit
         // acks the walk acks every step, after raising what it found).
-        if (x.m < x.k && !x.top_member && !x.plan.up && !x.unit_acks) {
+        if (!x.unit_acks && !x.plan.up && x.m < x.k && !x.top_member) {
           Lane& l = x.lane(x.m);
           publish(mline(l, l.g->me, x.step).ack, x.step, x.sleepy);
         }

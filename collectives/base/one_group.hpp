@@ -66,9 +66,7 @@ class OneGroupStep {
     Lane& l = x.lane(0);
     // My header in my line, unread otherwise: a peer on another plan may
     // wait for it, and compare (Walk::progress).
-    CtrlLine& line = mline(l, l.g->me, x.step);
-    x.publish_header(line);
-    publish(line.ready, x.step, x.sleepy);
+    x.publish_mine(l);
     if (x.m == 0) {  // a receiver: the release, checked, then my part of it
       CtrlLine& rel = rel_line(l, x.step);
       const int from = x.actor(l, l.lroot(x.root));
@@ -108,18 +106,15 @@ class OneGroupStep {
     StepState<P>& x = x_;
     Lane& l = x.lane(0);
     const int me = l.g->me;
-    CtrlLine& line = mline(l, me, x.step);
     if (x.m == 0) {  // a member
       const std::size_t len = x.p.up_len(l, me);
       if (len) put_up(x.p, up_ptr(l, len, me, x.step), x.p.own_up(), len);
-      x.publish_header(line);
-      publish(line.ready, x.step, x.sleepy);  // after data, header, status
+      x.publish_mine(l);  // after the data
       return {};
     }
     // The root. My header too, for peers that (disagreeing on the count)
     // took the symmetric top and wait for my line (RootUp).
-    x.publish_header(line);
-    publish(line.ready, x.step, x.sleepy);
+    x.publish_mine(l);
     LaneWork& w = x.work_of(0);
     flat_sources(l.n(), me, true, w);
     if (Wait wt = collect_.progress(x, l, w)) return wt;

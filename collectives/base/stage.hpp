@@ -191,6 +191,13 @@ struct StepState {
     line.ready.word = status;
   }
 
+  // Publishes my line of lane l, my header and status in it.
+  void publish_mine(Lane& l) {
+    CtrlLine& line = mline(l, l.g->me, step);
+    publish_header(line);
+    publish(line.ready, step, sleepy);
+  }
+
   // Before a slot of lane l is written again, its local root must have
   // consumed what was written there two steps ago. A release seen since says
   // so; after up-only steps (chunked reduce), whose writers move on without

@@ -180,11 +180,13 @@ TEST(BaseCases, SlicesAtTheTop) {
   }
 }
 
-// The one-group step (base/one_group.hpp) against the Walk, in a team with
-// unit acks: in every step some ranks run one and the others the other (as
-// when a rank's call takes the general path), then all the one-group step.
-// Down one pass: everyone gets the root's data; up one pass: the root gets
-// the sum, once; the symmetric round trip: everyone gets the sum.
+// The one-group step (base/one_group.hpp) against the Walk resumed
+// (progress() with every wait returned: the non-blocking path), in a team
+// with unit acks: in every step some ranks run one and the others the other
+// (as when some ranks' calls are blocking and others' started), then all
+// the one-group step. Down one pass: everyone gets the root's data; up one
+// pass: the root gets the sum, once; the symmetric round trip: everyone
+// gets the sum.
 void run_one_group(int n, StepPlan plan, std::size_t elems) {
   auto teams = test::create_teams(n, test::placed_on(cat("Package:1 Core:", n, " PU:1"), n));
   for (auto& t : teams) ASSERT_TRUE(t.status.ok()) << t.status.to_string();
@@ -215,7 +217,7 @@ void run_one_group(int n, StepPlan plan, std::size_t elems) {
         ASSERT_TRUE(w.run().ok());
         verdict = w.state().verdict;
       } else {
-        Walk<SumAll> w(e, p, plan, step, h, 0, root, 0, /*block=*/true);
+        Walk<SumAll> w(e, p, plan, step, h, 0, root, 0, /*block=*/false);
         ASSERT_TRUE(drive(team, w).ok());
         EXPECT_TRUE(w.done());
         verdict = w.verdict();

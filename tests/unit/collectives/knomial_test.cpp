@@ -71,6 +71,39 @@ TEST(Flat, TheLocalRootWaitsForEveryOtherUnitOnce) {
   EXPECT_TRUE(w.from.empty());
 }
 
+// The lists are kept from one step to the next (LaneWork::Holds) and
+// refilled whenever what a step collects differs: role, rank, size, a
+// symmetric top's all_units in between.
+TEST(Flat, KeptOnlyWhileTheSameIsCollected) {
+  LaneWork w;
+  w.size_to(6);
+  flat_sources(5, 2, true, w);
+  flat_sources(5, 2, true, w);
+  EXPECT_EQ(w.order, (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(w.from, (std::vector<int>{0, 1, 3, 4}));
+  flat_sources(5, 4, true, w);  // another rank's view
+  EXPECT_EQ(w.from, (std::vector<int>{0, 1, 2, 3}));
+  flat_sources(5, 4, false, w);
+  EXPECT_EQ(w.order, (std::vector<int>{4}));
+  EXPECT_TRUE(w.from.empty());
+  w.all_units(5);  // a symmetric top's combine: every unit in order
+  EXPECT_EQ(w.order, (std::vector<int>{0, 1, 2, 3, 4}));
+  flat_sources(5, 4, false, w);
+  EXPECT_EQ(w.order, (std::vector<int>{4}));
+  w.all_units(6);
+  flat_sources(6, 0, true, w);  // order kept from all_units, from refilled
+  EXPECT_EQ(w.order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(w.from, (std::vector<int>{1, 2, 3, 4, 5}));
+  LaneWork k;
+  k.size_to(9);
+  flat_sources(9, 4, true, k);
+  knomial_sources(Knomial{9, 3, 4}, 4, k);  // a k-nomial step of the same lane: its own lists
+  k.order_holds = k.from_holds = LaneWork::Holds{LaneWork::Holds::knomial, 9, 4, 3, 4};
+  flat_sources(9, 4, true, k);
+  EXPECT_EQ(k.order, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(k.from, (std::vector<int>{0, 1, 2, 3, 5, 6, 7, 8}));
+}
+
 TEST(Slices, CoverEveryElementOnce) {
   for (std::size_t elems : {0, 1, 2, 7, 37, 1000})
     for (int n = 1; n <= 9; ++n) {
