@@ -128,8 +128,15 @@ struct LaneWork {
   // What `order` and `from` hold, so that a lane whose steps collect alike
   // (every small call) fills them once (base/flat.hpp, base/fan_in.hpp).
   struct Holds {
-    enum What : std::uint8_t { nothing, all_units, all_but_me, own_unit, knomial } what = nothing;
-    int n = 0, me = 0, radix = 0, root = 0;
+    enum What : std::uint64_t { nothing, all_units, all_but_me, own_unit, knomial };
+    // Two words, compared on every small call: what, the lane's size and
+    // this rank's unit (each below 2^30); a k-nomial tree's radix and root.
+    std::uint64_t a = 0, b = 0;
+    Holds() = default;
+    Holds(What what, int n, int me = 0, int radix = 0, int root = 0)
+        : a(what | std::uint64_t{static_cast<std::uint32_t>(n)} << 4 |
+            std::uint64_t{static_cast<std::uint32_t>(me)} << 34),
+          b(static_cast<std::uint32_t>(radix) | std::uint64_t{static_cast<std::uint32_t>(root)} << 32) {}
     bool operator==(const Holds&) const = default;
   };
   Holds order_holds, from_holds;

@@ -137,12 +137,7 @@ class Walk {
       return x_.plan.top == TopCase::slices ? slices_.progress(x_, mine_) : symmetric_.progress(x_, mine_);
     }
     if (x_.m < x_.k) return member_.progress(x_, mine_);
-    // The top local root: the up result is complete.
-    x_.result = mine_;
-    x_.verdict = x_.status;
-    // An up-only one-pass step: the senders have returned, only I know.
-    if (x_.plan.one_pass && !x_.plan.down) x_.found = x_.verdict;
-    if (x_.data_ok()) x_.p.at_top(mine_);
+    reached_top(x_, mine_);  // the top local root: the up result is complete
     return {};
   }
 
@@ -185,10 +180,12 @@ Status step_result(Engine& e, const StepState<P>& x, Status st) {
 
 // One step of a blocking call, waited for in place: what a StepAwait does
 // when its engine blocks, without the awaiter (the path of every small
-// blocking call).
+// blocking call). Always inlined into run_operation: GCC left it out of
+// line for some payloads once the one-group step shared the Walk's steps
+// (about 30 instructions more per barrier, callcost.sh).
 template <PayloadHooks P>
-Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header,
-                     StatusWord local, int root) {
+[[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
+                                                   const OpHeader& header, StatusWord local, int root) {
   const bool watch = plan.header && e.unit_acks();
   if (watch) e.watch_step(step, &header);
   auto result = [&](const StepState<P>& x, Status st) {

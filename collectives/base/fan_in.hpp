@@ -70,6 +70,17 @@ void combine_into(StepState<P>& x, const Lane& l, LaneWork& w, const UpOut& o) {
   if (into != o.out) copy_to_shared(o.out, into, o.shared_len);
 }
 
+// At the top local root, once the up result (`mine`) is complete: its
+// verdict is my running status; an up-only one-pass step's senders have
+// returned, so only I know it (to be raised: step_to_raise).
+template <class P>
+void reached_top(StepState<P>& x, const std::byte* mine) {
+  x.result = mine;
+  x.verdict = x.status;
+  if (x.plan.one_pass && !x.plan.down) x.found = x.verdict;
+  if (x.data_ok()) x.p.at_top(mine);
+}
+
 // As local root of lane j: collect, combine, ack. `mine` is what I bring
 // from below; on completion, what I bring to the next lane.
 template <class P>

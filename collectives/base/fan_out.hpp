@@ -31,6 +31,60 @@ void check_release(StepState<P>& x, const CtrlLine& rel, int from) {
   }
 }
 
+// The steps of the down half, which FanOut strings over the lanes a rank
+// leads (and OneGroupStep runs for a one-group team, base/one_group.hpp).
+
+// As an ordinary member of lane l (the j-th of mine): waits for its release,
+// takes the verdict (header steps) and checks the release's header, then
+// delivers my part; `from`: where the lane's down data lies (null: none).
+template <class P>
+[[gnu::always_inline]] inline Wait take_release(StepState<P>& x, Lane& l, int j, const std::byte*& from) {
+  CtrlLine& rel = rel_line(l, x.step);
+  const int writer = x.actor(l, l.lroot(x.root));
+  if (Wait w = x.need(rel.ready, x.step, writer)) return w;
+  l.up_ok = x.step;  // released: everything up to this step was consumed
+  if (x.plan.up) x.all_finished_before(l);
+  if (x.plan.header) x.verdict = rel.ready.word;  // acquired with `ready`
+  if (x.plan.one_pass || (x.unit_acks && x.plan.header)) check_release(x, rel, writer);
+  const std::size_t len = x.p.down_len(l);
+  from = len ? down_ptr(l, len, x.step) : nullptr;
+  if (x.verdict_ok()) x.p.deliver(j, &l, from);
+  return {};
+}
+
+// As the top local root: what goes down (the up result, or the payload's
+// own data in a down-only step, whose verdict is my own status).
+template <class P>
+[[gnu::always_inline]] inline const std::byte* start_down(StepState<P>& x, const std::byte* up_result) {
+  if (x.plan.header && !x.plan.up) x.verdict = x.status;
+  if (!x.verdict_ok()) return nullptr;
+  const std::byte* from = x.p.top_down(up_result ? up_result : x.result);
+  x.p.deliver(x.k, nullptr, from);
+  return from;
+}
+
+// Releases lane l (the j-th I lead) with its part of `from` (data that came
+// down `from_lane`; null at the top) and, in header steps, the verdict.
+// Returns where the lane's down data lies, for the lanes below.
+template <class P>
+[[gnu::always_inline]] inline std::byte* release_lane(StepState<P>& x, Lane& l, int j, const Lane* from_lane,
+                                                      const std::byte* from) {
+  const std::size_t len = x.p.down_len(l);
+  std::byte* area = len ? down_ptr(l, len, x.step) : nullptr;
+  if (area && x.verdict_ok()) forward(x.p, from_lane, l, from, area);
+  if (!x.plan.up) {  // the ack moves on every step, so that slot_free() never waits on a gap
+    if (!x.unit_acks) publish(l.release->ack, x.step, x.sleepy);  // (unit acks: never read)
+    l.up_ok = x.step;
+  }
+  CtrlLine& rel = rel_line(l, x.step);
+  if (x.plan.header) rel.ready.word = x.verdict;
+  // Checked by every member in a team with unit acks (check_release).
+  if (x.plan.one_pass || (x.unit_acks && x.plan.header)) *header_of(rel) = x.header;
+  publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
+  if (x.verdict_ok()) x.p.deliver(j, &l, area);
+  return area;
+}
+
 template <class P>
 class FanOut {
  public:
@@ -66,29 +120,16 @@ class FanOut {
       if (x.verdict == 0) x.p.deliver(x.k - 1, from_lane_, from_);
     } else if (x.m < x.k) {
       Lane& l = x.lane(x.m);
-      CtrlLine& rel = rel_line(l, x.step);
-      const int from = x.actor(l, l.lroot(x.root));
-      if (Wait w = x.need(rel.ready, x.step, from)) return w;
-      l.up_ok = x.step;  // released: everything up to this step was consumed
-      if (x.plan.up) x.all_finished_before(l);
-      if (x.plan.header) x.verdict = rel.ready.word;  // acquired with `ready`
-      if (x.plan.one_pass || (x.unit_acks && x.plan.header)) check_release(x, rel, from);
-      const std::size_t len = x.p.down_len(l);
-      from_ = len ? down_ptr(l, len, x.step) : nullptr;
+      if (Wait w = take_release(x, l, x.m, from_)) return w;
       from_lane_ = &l;
-      if (x.verdict_ok()) x.p.deliver(x.m, &l, from_);
     } else {
-      // A down-only header step starts here: my own status is the verdict.
-      if (x.plan.header && !x.plan.up) x.verdict = x.status;
-      from_ = x.verdict_ok() ? x.p.top_down(up_result ? up_result : x.result) : nullptr;
-      if (x.verdict_ok()) x.p.deliver(x.k, nullptr, from_);
+      from_ = start_down(x, up_result);
     }
     return {};
   }
 
   Wait release(StepState<P>& x, Lane& l) {
     const std::size_t len = x.p.down_len(l);
-    std::byte* area = len ? down_ptr(l, len, x.step) : nullptr;
     if (len > kInlineBytes && !x.plan.up && x.first_chunk && x.step >= x.first_chunk + 2) {
       // Down-only chunk step: the members must be done with two steps ago.
       for (; u_ < l.n(); ++u_) {
@@ -96,18 +137,7 @@ class FanOut {
         if (Wait w = x.need(mline(l, u_, x.step).ack, x.step - 2, x.actor(l, u_))) return w;
       }
     }
-    if (area && x.verdict_ok()) forward(x.p, from_lane_, l, from_, area);
-    if (!x.plan.up) {  // the ack moves on every step, so that slot_free() never waits on a gap
-      if (!x.unit_acks) publish(l.release->ack, x.step, x.sleepy);  // (unit acks: never read)
-      l.up_ok = x.step;
-    }
-    CtrlLine& rel = rel_line(l, x.step);
-    if (x.plan.header) rel.ready.word = x.verdict;
-    // Checked by every member in a team with unit acks (check_release).
-    if (x.plan.one_pass || (x.unit_acks && x.plan.header)) *header_of(rel) = x.header;
-    publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
-    if (x.verdict_ok()) x.p.deliver(j_, &l, area);
-    from_ = area;
+    from_ = release_lane(x, l, j_, from_lane_, from_);
     from_lane_ = &l;
     return {};
   }

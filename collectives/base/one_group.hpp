@@ -3,13 +3,14 @@
 // take: one pass down (bcast, scatter), one pass up over a flat group
 // (reduce, gather), one pass through the prefix top (scan, exscan), a round
 // trip through the symmetric top (barrier, allreduce, allgather,
-// reduce_scatter_block, alltoall). It
-// reads and writes exactly
-// what the Walk (walk.hpp) does in the same step, so ranks on either meet
-// in it (a rank whose call takes the general path runs the Walk); the Walk
-// strings resumable stages over any tree, this is that path with the tree
-// known to be one lane and every wait in place: straight-line code, which
-// is most of what a small call costs on a host that moves cache lines fast.
+// reduce_scatter_block, alltoall). It is the Walk's own steps (take_release,
+// start_down, release_lane; flat_sources, Collect, up_out, combine_into,
+// reached_top; the tops), run in the order the Walk runs them over one flat
+// lane with every wait in place, so
+// ranks on either meet in a step (a rank whose call takes the general path
+// runs the Walk): what it leaves out is only the Walk's bookkeeping for
+// resuming and for trees of several lanes, which is most of what a small
+// call costs besides its cache lines.
 #pragma once
 
 #include "collectives/base/fan_in.hpp"
@@ -60,48 +61,24 @@ class OneGroupStep {
  private:
   // One pass down: the root (the group's local root in a rooted operation)
   // releases the data with its header; every other unit takes it and
-  // compares the header with its own (FanOut).
+  // compares the header with its own. My header goes in my line first,
+  // unread otherwise: a peer on another plan may wait for it, and compare
+  // (Walk::progress).
   Wait down() {
     StepState<P>& x = x_;
     Lane& l = x.lane(0);
-    // My header in my line, unread otherwise: a peer on another plan may
-    // wait for it, and compare (Walk::progress).
     x.publish_mine(l);
-    if (x.m == 0) {  // a receiver: the release, checked, then my part of it
-      CtrlLine& rel = rel_line(l, x.step);
-      const int from = x.actor(l, l.lroot(x.root));
-      if (Wait w = x.need(rel.ready, x.step, from)) return w;
-      l.up_ok = x.step;
-      x.verdict = rel.ready.word;  // acquired with `ready`
-      check_release(x, rel, from);
-      const std::size_t len = x.p.down_len(l);
-      if (x.verdict == 0) x.p.deliver(0, &l, len ? down_ptr(l, len, x.step) : nullptr);
-      return {};
-    }
-    // The root: my status is the verdict; the data into the release line
-    // (or area), then the release.
-    x.verdict = x.status;
     const std::byte* from = nullptr;
-    if (x.verdict == 0) {
-      const std::byte* up = x.p.own_up();
-      from = x.p.top_down(up ? up : x.result);
-      x.p.deliver(1, nullptr, from);
-    }
-    const std::size_t len = x.p.down_len(l);
-    std::byte* area = len ? down_ptr(l, len, x.step) : nullptr;
-    if (area && x.verdict == 0) forward(x.p, nullptr, l, from, area);
-    l.up_ok = x.step;
-    CtrlLine& rel = rel_line(l, x.step);
-    rel.ready.word = x.verdict;
-    *header_of(rel) = x.header;            // every member checks it (check_release)
-    publish(rel.ready, x.step, x.sleepy);  // after the data, the verdict and the header
-    if (x.verdict == 0) x.p.deliver(0, &l, area);
+    if (x.m == 0) return take_release(x, l, 0, from);  // a receiver
+    from = start_down(x, x.p.own_up());
+    release_lane(x, l, 0, nullptr, from);
     return {};
   }
 
   // One pass up a flat group: every unit puts its data and header in its
   // line (or slot) and publishes; the root collects them in unit order,
-  // checks the headers and combines (RootUp, MemberUp).
+  // checks the headers and combines, and has the result (RootUp, MemberUp
+  // and the Walk's top, for one flat lane).
   Wait up() {
     StepState<P>& x = x_;
     Lane& l = x.lane(0);
@@ -124,11 +101,7 @@ class OneGroupStep {
     up_out(x, 0, out);  // the top's output: never waits
     if (x.data_ok()) combine_into(x, l, w, out);
     l.up_ok = x.step;
-    // The top of an up-only one-pass step: only I know the verdict (Walk::top).
-    x.result = out.out;
-    x.verdict = x.status;
-    x.found = x.verdict;
-    if (x.data_ok()) x.p.at_top(out.out);
+    reached_top(x, out.out);
     return {};
   }
 
