@@ -190,6 +190,10 @@ class Engine {
   std::vector<LaneWork>& work() { return work_; }
   // The tree as the plan sees it (plan.hpp), and the plan of a call.
   const PlanShape& shape() const { return shape_; }
+  // The settings the plan weighs (CMA allowed by the kernel, probed at team
+  // creation, and enabled: cma_carries and cma_from read them after a
+  // counts step).
+  const PlanSettings& settings() const { return settings_; }
   // Every call asks: the last answer per operation is kept (a program
   // repeats its calls; make_plan is pure, and its other inputs change only
   // in set_calls()).
@@ -258,10 +262,6 @@ class Engine {
   std::byte* staging() { return scratch(4); }
   std::size_t scratch_bytes() const { return scratch_bytes_; }
   bool cma() const { return cma_; }
-  // Single copy with CMA for operation `k` of `bytes` per rank: allowed by
-  // the kernel (probed at team creation), enabled, and in the operation's
-  // range (CmaRange).
-  bool use_cma(OpKind k, std::size_t bytes) const { return cma_usable() && config_.cma_range.covers(k, bytes); }
   // The team may copy with CMA at all (probed, and OSMP_CMA).
   bool cma_usable() const { return cma_ && config_.cma; }
   // Team creation decides, collectively, whether every rank may read every
@@ -277,9 +277,6 @@ class Engine {
   const HeapPeers* heaps() const { return config_.direct ? heaps_ : nullptr; }
   // The pids of the team's ranks, in rank order (made on first use).
   const std::vector<pid_t>& pids();
-  // Whether calls offer their buffers for single copy (OSMP_DIRECT: the
-  // same on every rank; the heaps and shared regions may still hold none).
-  bool direct() const { return config_.direct; }
   // The parity of the next call that offers its buffers (ops/direct.cpp):
   // counted per call, restarted on every rank by realign().
   int next_offer() { return static_cast<int>(++offers_ % 2); }

@@ -16,11 +16,25 @@ struct Fit {
 };
 
 bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set);
+// The first step and what follows it through the areas (make_plan).
+Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings& set);
+Plan rest_by_copies(Plan p, const PlanInput& in, const PlanShape& s, const PlanSettings& set);
 
-// Whether the single copy (CMA) carries a call of `bytes` per rank in place
-// of a step through the areas (PlanSettings::cma_range).
-bool single_copy(OpKind op, std::size_t bytes, const PlanSettings& set) {
-  return set.cma && set.cma_range.covers(op, bytes);
+// Whether CMA's single copy carries the data that follows the first step,
+// where what its range weighs is known before the call (CmaPath).
+bool by_cma(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
+  std::size_t weighed = in.count * in.esize;
+  switch (describe(in.op).copies.cma) {
+    case CmaPath::none:
+    case CmaPath::after_counts: return false;  // gatherv, scatterv, alltoallv: after their counts step
+    case CmaPath::block: break;
+    case CmaPath::longest: weighed = in.longest * in.esize; break;
+    case CmaPath::two_ranks:
+      if (s.ranks != 2) return false;
+      break;
+  }
+  if (is_reduction(in.op) && cma_piece(s, in.esize) == 0) return false;
+  return cma_carries(in.op, weighed, set);
 }
 
 // The room of the areas a step goes through (PlanRules::areas).
@@ -57,8 +71,8 @@ Fit fit(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
     fits = fits && carried <= r.symmetric_cap && s.top_max_unit == 1 && symmetric_top(carried_in, s, set);
   }
   // Single copy weighs this rank's block or the longest, as flat_allgather does.
-  if (r.cma_first == CmaFirst::own_block) fits = fits && !single_copy(in.op, one, set);
-  if (r.cma_first == CmaFirst::longest_block) fits = fits && !single_copy(in.op, in.longest * in.esize, set);
+  if (r.cma_first == CmaFirst::own_block) fits = fits && !cma_carries(in.op, one, set);
+  if (r.cma_first == CmaFirst::longest_block) fits = fits && !cma_carries(in.op, in.longest * in.esize, set);
   return {r.carry == Carry::total ? every : one, fits};
 }
 
@@ -102,7 +116,23 @@ std::size_t symmetric_bytes(const PlanInput& in, const PlanShape& s) {
   return 0;
 }
 
-Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
+namespace {
+
+// Where the data follows the first step: the heap's single copy before the
+// rest where the operation has one (heap rules) and calls offer their
+// buffers; CMA's in place of chunks or the flat path where it carries them.
+Plan rest_by_copies(Plan p, const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
+  if (p.rest == Rest::none) return p;
+  p.heap = set.direct && describe(in.op).heap.rules[0].mode != DirectMode::none;
+  if (by_cma(in, s, set)) {
+    p.rest = Rest::cma;
+    p.chunk = StepPlan{};
+    p.chunk_bytes = p.chunks = 0;
+  }
+  return p;
+}
+
+Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   Plan p;
   p.first = StepPlan{true, true, true, false, TopCase::tree, false};
   const bool gathers = describe(in.op).plan.walk == Route::up;  // gatherv (else scatterv)
@@ -191,6 +221,12 @@ Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set)
     }
   }
   return p;
+}
+
+}  // namespace
+
+Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
+  return rest_by_copies(first_and_rest(in, s, set), in, s, set);
 }
 
 PlanShape plan_shape(const Tree& tree, std::size_t slot_bytes, std::size_t bcast_bytes) {

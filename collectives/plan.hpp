@@ -5,8 +5,13 @@
 //
 // A call is a first step (headers up, verdict down; the data too when it fits
 // the areas; or, for small rooted calls with OSMP_CHECK=lazy, one pass with
-// the headers riding along) and then, for larger data, either chunk steps over the tree or
-// the flat path over the whole team (collectives/ops/flat.cpp). At each
+// the headers riding along) and then, for larger data, chunk steps over the
+// tree, the flat path over the whole team (collectives/ops/flat.cpp) or
+// CMA's single copy (collectives/ops/cma.cpp); before any of them, where the
+// plan says so, the heap's single copy when every buffer it needs lies in
+// the heaps or shared regions (collectives/ops/direct.cpp: the only part
+// of a path that the ranks' buffers decide, read after the header step
+// alike on every rank). At each
 // group a step runs a base case (collectives/base/): flat or k-nomial below
 // the top, and at the top one of the tree's local root, the symmetric top or
 // the slice-parallel reduction.
@@ -30,7 +35,7 @@ struct PlanShape {
   int top_max_unit = 0;         // ranks in the top group's largest unit
   std::size_t slot_bytes = 0;   // per unit, per parity (shm/layout.hpp)
   std::size_t bcast_bytes = 0;  // the broadcast area, per parity
-  std::size_t scratch_bytes() const { return slot_bytes > bcast_bytes ? slot_bytes : bcast_bytes; }
+  constexpr std::size_t scratch_bytes() const { return slot_bytes > bcast_bytes ? slot_bytes : bcast_bytes; }
 };
 // The shape of `tree` with the given area sizes (Engine::create, the model).
 PlanShape plan_shape(const Tree& tree, std::size_t slot_bytes, std::size_t bcast_bytes);
@@ -65,6 +70,7 @@ enum class Rest : std::uint8_t {
   none,    // the first step carried the data
   chunks,  // chunk steps over the tree (`chunk` says which way)
   flat,    // the flat path over the team (collectives/ops/flat.cpp)
+  cma,     // CMA's single copy between the ranks' own buffers (collectives/ops/cma.cpp)
 };
 
 struct Plan {
@@ -73,6 +79,12 @@ struct Plan {
   StepPlan chunk;               // rest == chunks
   std::size_t chunk_bytes = 0;  // rest == chunks: bytes per chunk (a multiple of the element)
   std::size_t chunks = 0;       // rest == chunks: how many; they cover the bytes once
+  // Before `rest`: the heap's single copy, taken where every buffer one of
+  // the operation's heap rules names was offered (DirectCall::mode, after
+  // the header step); the call offers its buffers, staging them from
+  // stage_from (PlanSettings::direct, an operation with heap rules, data
+  // that follows the first step).
+  bool heap = false;
   // Gatherv's and scatterv's first step (lengths_step): the data bytes per
   // block its rows carry (0: none), and whether the rows have each their own
   // length, in their ranks' slots (kLengthsSlotDataBytes), or a fixed one.
@@ -93,9 +105,9 @@ struct PlanInput {
   // every rank that passes the same counts; 0 on a rank without counts,
   // whose header then differs anyway); the other operations: 0.
   std::size_t total = 0;
-  // allgatherv: the longest block's elements (counts_longest; 0 on a rank
-  // without counts), which decides single copy in the plan and in the flat
-  // path alike; the other operations: 0.
+  // allgatherv, reduce_scatter: the longest block's elements
+  // (counts_longest; 0 on a rank without counts), on which CMA's range is
+  // weighed (CmaPath::longest); the other operations: 0.
   std::size_t longest = 0;
   bool operator==(const PlanInput&) const = default;
 };
@@ -103,7 +115,7 @@ struct PlanInput {
 // The operations whose plan weighs PlanInput::total, and ::longest: the one
 // list for a real call's input (plan_for, ops/common.hpp) and a uniform one's.
 constexpr bool plans_on_total(OpKind op) { return describe(op).plan.carry == Carry::total; }
-constexpr bool plans_on_longest(OpKind op) { return describe(op).plan.cma_first == CmaFirst::longest_block; }
+constexpr bool plans_on_longest(OpKind op) { return describe(op).copies.cma == CmaPath::longest; }
 
 // A call of `count` elements of `esize` bytes per rank where each of
 // `ranks` ranks passes the same (the model's input, and the plan's tests').
@@ -139,8 +151,30 @@ struct PlanSettings {
   // blocks would fit the areas in one step.
   bool cma = false;
   CmaRange cma_range;
-  static PlanSettings of(const CollectiveConfig& c) { return {c.sym_max, c.sym_slot_max, false, false, c.cma_range}; }
+  // Calls offer their buffers for the heap's single copy (OSMP_DIRECT).
+  bool direct = true;
+  static PlanSettings of(const CollectiveConfig& c) {
+    return {c.sym_max, c.sym_slot_max, false, false, c.cma_range, c.direct};
+  }
 };
+
+// CMA's single copy carries `bytes` per rank of `op` (its range weighs what
+// the operation's CmaPath says): the plan's rule, which make_plan applies
+// where the bytes are known before the call (Rest::cma), and gatherv,
+// scatterv and alltoallv after their counts step, on the longest block.
+constexpr bool cma_carries(OpKind op, std::size_t bytes, const PlanSettings& set) {
+  return set.cma && set.cma_range.covers(op, bytes);
+}
+// The smallest block of `op` that CMA carries (alltoallv's per pair).
+constexpr std::size_t cma_from(OpKind op, const PlanSettings& set) {
+  return set.cma ? set.cma_range.from(op) : kNoLimit;
+}
+// The slice-parallel reductions' CMA (allreduce, reduce_scatter(_block)):
+// the elements of `esize` bytes per piece, four scratch areas over the
+// ranks; they need at least one.
+constexpr std::size_t cma_piece(const PlanShape& s, std::size_t esize) {
+  return 4 * s.scratch_bytes() / static_cast<std::size_t>(s.ranks) / (esize ? esize : 1);
+}
 
 // The operations whose one step may run the symmetric top with data beyond
 // the line, through the slots (PlanRules::slot_symmetric): each member reads

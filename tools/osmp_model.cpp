@@ -34,6 +34,8 @@ const std::string kUsage = std::string("usage: osmp-model [options]\n") + osmp::
                            "                     Default: typical figures for every level (tuning/costs.hpp).\n"
                            "                     A domain standing for several levels (Package+L3Cache) pays\n"
                            "                     the deepest cache's costs: see the 'costs of' column.\n"
+                           "  --heap             every rank's buffers in the shared heaps (osmp_alloc, MPI\n"
+                           "                     shared windows): the heap's single copy where it applies\n"
                            "  --recommend        rank the virtual hierarchies of this machine and placement\n"
                            "  --json             machine-readable output\n"
                            "  -h, --help, --version\n";
@@ -49,6 +51,7 @@ struct Options {
   std::string alpha, beta, gamma, contention, tuning;
   bool recommend = false;
   bool json = false;
+  bool heap = false;
 };
 
 int fail(const std::string& msg) {
@@ -74,6 +77,10 @@ int parse(int argc, char** argv, Options& o) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") return std::fputs(kUsage.c_str(), stdout), 1;
     if (a == "--version") return osmp::build_info::print_version("osmp-model"), 1;
+    if (a == "--heap") {
+      o.heap = true;
+      continue;
+    }
     if (a == "--json" || a == "--recommend" || a == "--oversubscribe") {
       (a == "--json" ? o.json : a == "--recommend" ? o.recommend : o.where.oversubscribe) = true;
       continue;
@@ -176,6 +183,8 @@ osmp::Result<osmp::Calibration> calibration_from(const Options& o, const osmp::M
     }
     cal.gamma_us_per_kib = f.calibration.gamma_us_per_kib;
     cal.contention = f.calibration.contention;
+    cal.cma_call_us = f.calibration.cma_call_us;
+    cal.cma_us_per_kib = f.calibration.cma_us_per_kib;
     cal.source = osmp::cat(f.calibration.source, " (", o.tuning, ", ", f.created, ")");
   }
   if (!o.alpha.empty()) OSMP_RETURN_IF_ERROR(apply_level_costs(o.alpha, "--alpha", machine, cal));
@@ -217,9 +226,10 @@ std::string tree_summary(const osmp::Tree& t) {
 
 // The machine and its costs, for the text output.
 std::string describe_costs(const osmp::Calibration& cal) {
-  std::string out =
-      osmp::cat("costs: ", cal.source, "\n", "  gamma ", fmt("%.3f", cal.gamma_us_per_kib), " us/KiB, contention ",
-                fmt("%.2f", cal.contention), " per extra reader\n", "  level        alpha(us)  beta(GB/s)\n");
+  std::string out = osmp::cat(
+      "costs: ", cal.source, "\n", "  gamma ", fmt("%.3f", cal.gamma_us_per_kib), " us/KiB, contention ",
+      fmt("%.2f", cal.contention), " per extra reader\n", "  CMA ", fmt("%.2f", cal.cma_call_us), " us per call, ",
+      fmt("%.1f", osmp::gb_per_s(cal.cma_us_per_kib)), " GB/s\n", "  level        alpha(us)  beta(GB/s)\n");
   for (const auto& l : cal.levels) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "  %-12s %9.3f  %10.1f\n", l.level.c_str(), l.alpha_us,
@@ -240,6 +250,7 @@ struct Setup {
   osmp::Calibration cal;
   osmp::CollectiveConfig config;
   osmp::Workload work;
+  osmp::ModelOptions model;  // --heap
 };
 
 osmp::Status set_up(const Options& o, Setup& s) {
@@ -254,6 +265,7 @@ osmp::Status set_up(const Options& o, Setup& s) {
   if (o.base_case_given) OSMP_RETURN_IF_ERROR(s.config.set_base_cases(o.base_case).prefix("--base-case"));
   OSMP_ASSIGN_OR_RETURN(s.work.ops, parse_ops(o.ops));
   OSMP_ASSIGN_OR_RETURN(s.work.sizes, parse_sizes(o.sizes));
+  s.model.in_heap = o.heap;
   OSMP_ASSIGN_OR_RETURN(s.cal, calibration_from(o, s.machine));
   return {};
 }
@@ -349,7 +361,8 @@ std::string jnum(double v) { return fmt("%.6g", v); }
 
 std::string calibration_json(const osmp::Calibration& cal) {
   std::string out = osmp::cat("{\"source\": ", jstr(cal.source), ", \"gamma_us_per_kib\": ", jnum(cal.gamma_us_per_kib),
-                              ", \"contention\": ", jnum(cal.contention), ", \"levels\": [");
+                              ", \"contention\": ", jnum(cal.contention), ", \"cma_call_us\": ", jnum(cal.cma_call_us),
+                              ", \"cma_us_per_kib\": ", jnum(cal.cma_us_per_kib), ", \"levels\": [");
   for (std::size_t i = 0; i < cal.levels.size(); ++i) {
     const auto& l = cal.levels[i];
     out += osmp::cat(i ? ", " : "", "{\"level\": ", jstr(l.level), ", \"alpha_us\": ", jnum(l.alpha_us),
@@ -409,7 +422,7 @@ int print(const std::string& out) {
 }
 
 int run_recommend(const Setup& s, bool json) {
-  auto r = osmp::recommend(s.machine, s.places, s.build, s.cal, s.config, s.work);
+  auto r = osmp::recommend(s.machine, s.places, s.build, s.cal, s.config, s.work, s.model);
   if (!r.ok()) return fail(r.status().message());
   if (json) return print(osmp::cat(opening(s, true), ",\n \"recommendation\": ", recommend_json(s, *r), "}\n"));
   return print(osmp::cat(opening(s, false), describe_costs(s.cal), "\n", recommend_text(s, *r)));
@@ -423,7 +436,7 @@ int run_predict(const Setup& s, const osmp::VhSpec& spec, bool json) {
   for (auto op : s.work.ops) {
     us.emplace_back();
     for (auto b : s.work.sizes) {
-      auto p = osmp::predict(*tree, s.cal, s.config, op, b);
+      auto p = osmp::predict(*tree, s.cal, s.config, op, b, s.model);
       if (!p.ok()) return fail(p.status().message());
       us.back().push_back(p->us);
       all.push_back(std::move(p).value());

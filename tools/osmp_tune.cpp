@@ -183,8 +183,9 @@ int work(Options& o) {
   if (!cal.ok()) return fail(cal.status().to_string());
   cal->source = osmp::cat(
       "measured by osmp-tune (alpha, beta: flag and 64 KiB copy ping-pong per level; gamma: "
-      "float sum)",
-      core_of(t).oversubscribed() ? ", oversubscribed: scheduling included" : "", "; contention: typical");
+      "float sum; ",
+      cal->source, ")", core_of(t).oversubscribed() ? ", oversubscribed: scheduling included" : "",
+      "; contention: typical");
   if (lead) osmp::tune::print_calibration(stdout, *cal), std::fflush(stdout);
   osmp::tune::ProgressBar bar(stderr);
   auto outcome =

@@ -27,6 +27,13 @@ struct LevelCost {
 // the requests partly overlap. Not fitted to any collective's timing.
 inline constexpr double kTypicalContention = 0.3;
 
+// CMA: a process_vm_readv of one page about a microsecond (a system call,
+// the peer's mm looked up, a page pinned), ~8 GB/s beyond (pinning each
+// 4 KiB page, then a copy between caches). Round figures, not measured on
+// any machine of the paper; osmp-tune measures this machine's.
+inline constexpr double kTypicalCmaCallUs = 1.0;
+inline constexpr double kTypicalCmaUsPerKib = 1.024 / 8;
+
 struct Calibration {
   std::vector<LevelCost> levels;  // top-down (Machine first)
   double gamma_us_per_kib = 0;    // combining one KiB into another in a reduction (float sum)
@@ -36,6 +43,13 @@ struct Calibration {
   // * (r - 1)) of the bandwidth (the hsplit paper's "improved latency and
   // bandwidth per level"). Used by the model (model.hpp).
   double contention = kTypicalContention;
+  // CMA's single copy (process_vm_readv, collectives/ops/cma.cpp): one call's
+  // own cost (the system call, pinning the first page) and a KiB more of
+  // it, between two ranks of the team's top level. osmp-tune measures them
+  // where the kernel lets ranks read each other; else, and in a tuning
+  // file that has none, the typical figures below.
+  double cma_call_us = kTypicalCmaCallUs;
+  double cma_us_per_kib = kTypicalCmaUsPerKib;
 
   bool empty() const { return levels.empty(); }
   // The entry for a canonical level name, or nullptr.

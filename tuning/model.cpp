@@ -59,6 +59,7 @@ struct Ctx {
   int max_depth = 0;
 
   PlanShape shape;
+  PlanSettings settings;  // model_settings(cfg): the plan the model predicts
   const Group& top() const { return groups.front(); }
   double crowd(int readers) const { return 1.0 + cal.contention * std::max(0, readers - 1); }
 };
@@ -68,7 +69,7 @@ std::string base_name(const BaseCase& b) {
 }
 
 Result<Ctx> make_ctx(const Tree& tree, const Calibration& cal, const CollectiveConfig& cfg, const ModelOptions& opt) {
-  Ctx x{tree, cal, cfg, opt, {}, 0, plan_shape(tree, opt.slot_bytes, opt.bcast_bytes)};
+  Ctx x{tree, cal, cfg, opt, {}, 0, plan_shape(tree, opt.slot_bytes, opt.bcast_bytes), model_settings(cfg)};
   for (int id = 0; id < static_cast<int>(tree.domains().size()); ++id) {
     const Domain& d = tree.domain(id);
     if (!d.has_group()) continue;
@@ -278,24 +279,23 @@ Result<std::vector<LevelTerm>> flat_rows(const Ctx& x, int r, double chunks, dou
   return rows;
 }
 
-// Large gather, allgather, scatter, reduce_scatter_block, alltoall, in outbox chunks.
-// The single copy (CMA) the engine may use instead is costed the same: the
-// model has no figure for process_vm_readv's cost per call. Gather and
-// scatter: the root reads or writes every other rank's box. Allgather: each
-// rank reads every other, starting with the next (no two read one box at
-// once); alltoall the same, its block of every other's. Reduce-scatter: each
-// rank reads a piece of every other's box, all
-// in rank order, every step. The slowest rank counts.
-Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t block) {
+// Large gather, allgather, scatter, reduce_scatter_block, alltoall, in outbox
+// chunks. Gather and scatter: the root reads or writes every other rank's
+// box. Allgather: each rank reads every other, starting with the next (no
+// two read one box at once); alltoall the same, its block of every other's.
+// Reduce-scatter: each rank reads a piece of every other's box, all in rank
+// order, every step. The slowest rank counts. `single`: the heap's single
+// copy (heap_rows) instead, one step with no outbox chunks.
+Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t block, bool single = false) {
   const double n = x.tree.size(), outbox = dbl(x.opt.slot_bytes);
   if (is_rooted(op)) {  // the flat path's rooted operations: gather, scatter
-    return flat_rows(x, 0, std::ceil(dbl(block) / outbox), dbl(block), 0, 1.0);
+    return flat_rows(x, 0, single ? 1.0 : std::ceil(dbl(block) / outbox), dbl(block), 0, 1.0);
   }
   const bool rs = is_reduction(op);  // the flat path's only reduction: reduce_scatter_block
   // Reduce-scatter and alltoall, whose input holds a block per rank: a
   // piece of every block per step.
   const bool every_block = describe(op).buffers.send.other == Amount::all;
-  const double chunks = std::ceil(dbl(block) * (every_block ? n : 1.0) / outbox);
+  const double chunks = single ? 1.0 : std::ceil(dbl(block) * (every_block ? n : 1.0) / outbox);
   const double gamma = rs ? kib(dbl(block)) * x.cal.gamma_us_per_kib : 0.0;
   const double crowd = rs ? x.crowd(x.tree.size() - 1) : 1.0;
   std::vector<LevelTerm> worst;
@@ -308,6 +308,46 @@ Result<std::vector<LevelTerm>> flat_team(const Ctx& x, OpKind op, std::size_t bl
     worst.back().us += chunks * (crowd - 1) * top.alpha_us;
   }
   return worst;
+}
+
+// CMA's single copy after the header step (ops/cma.cpp), on the busiest
+// rank, from the description: a rooted operation's ranks each copy their
+// block to or from the root's buffer at once (bcast: parts of it), sharing
+// its memory; the others read a block of every peer in turn (allgather,
+// alltoall; reduce_scatter(_block) its block of every peer's input,
+// combined); allreduce its share of every input, combined, then the
+// others' shares of the result; exscan of two ranks one read. Then the
+// copiers' flags: one hand-off at the top.
+Result<std::vector<LevelTerm>> cma_rows(const Ctx& x, OpKind op, std::size_t m) {
+  const double n = x.tree.size(), block = dbl(m);
+  double calls = n - 1, share = block, crowd = 1.0, combined = 0;
+  if (describe(op).copies.cma == CmaPath::two_ranks) {
+    calls = 1;
+  } else if (is_rooted(op)) {
+    calls = 1;
+    crowd = x.crowd(x.tree.size() - 1);
+  } else if (is_reduction(op)) {
+    const bool blocks = describe(op).buffers.send.other == Amount::all;  // a block of the input per rank
+    share = blocks ? block : block / n;
+    combined = (n - 1) * share;
+    if (!blocks) calls = 2 * (n - 1);  // allreduce: the shares of the result too
+  }
+  OSMP_ASSIGN_OR_RETURN(LevelCost top, level_cost(x.tree, 0, x.cal));
+  const double bytes = calls * share;
+  const double us = calls * x.cal.cma_call_us + kib(bytes) * x.cal.cma_us_per_kib * crowd +
+                    kib(combined) * x.cal.gamma_us_per_kib + top.alpha_us;
+  const Domain& root = x.tree.root();
+  return std::vector<LevelTerm>{{"cma", root.depth, root.level, top.level, 1, x.tree.size(), "cma", bytes, us}};
+}
+
+// The heap's single copy (ops/direct.cpp), where every buffer it needs lies
+// in the heaps: each byte crosses once, from the rank it is read from, as
+// the flat path's rows in one step with no outbox chunks (every rank's
+// offers are read after the header step; the copiers' flags end it).
+Result<std::vector<LevelTerm>> heap_rows(const Ctx& x, OpKind op, std::size_t m) {
+  OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, op, m, true));
+  for (LevelTerm& t : rows) t.phase = t.base = "heap";
+  return rows;
 }
 
 // Large scan and exscan along the chain of ranks (ops/scan.cpp), in outbox
@@ -339,7 +379,8 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
   return Step{shape.up, times(shape.up_m), shape.down, times(shape.down_m), plan};
 }
 
-// The pairs' operation (alltoallv) after its first step, `exchange` the flat path's rows: where
+// The pairs' operation (alltoallv) after its first step, `exchange` the
+// rows of the exchange (`how`: the flat path's or CMA's): where
 // the first step carried the counts rows (pairs_in_first), the exchange
 // unless the blocks rode with them; else the counts step through the
 // outboxes (agree_pairs: every rank reads every other's row; a second
@@ -347,16 +388,16 @@ Step moves(const Ctx& x, OpKind op, double m, const StepPlan& plan) {
 // they fit the outbox and CMA would not take them, and the exchange after
 // it where they do not.
 Result<std::vector<LevelTerm>> pairs_rest(const Ctx& x, OpKind op, std::size_t m, const Plan& plan,
-                                          std::vector<LevelTerm> exchange, std::string& path) {
+                                          std::vector<LevelTerm> exchange, const std::string& how, std::string& path) {
   const int n = x.tree.size();
   const std::size_t others = m * static_cast<std::size_t>(n - 1);
   if (pairs_in_first(op, plan)) {
-    path = "counts rows + flat over the team";
+    path = cat("counts rows + ", how);
     return exchange;
   }
-  const bool rides = pairs_blocks_at(n) + others <= x.opt.slot_bytes && (!x.cfg.cma || m < x.cfg.cma_range.from(op));
+  const bool rides = pairs_blocks_at(n) + others <= x.opt.slot_bytes && m < cma_from(op, x.settings);
   const double rounds = n > kPairsAllRowsMax ? 2.0 : 1.0;
-  path = rides ? "header step + counts step (the blocks with it)" : "header step + counts step + flat over the team";
+  path = rides ? "header step + counts step (the blocks with it)" : cat("header step + counts step + ", how);
   // Riding, the exchange's one step is the counts step: only a findings
   // step (beyond kPairsAllRowsMax) comes on top.
   const double extra = rounds - (rides ? 1.0 : 0.0);
@@ -369,13 +410,24 @@ Result<std::vector<LevelTerm>> pairs_rest(const Ctx& x, OpKind op, std::size_t m
 
 // What follows the header step when the data does not fit it: as the plan says.
 Result<std::vector<LevelTerm>> rest_of(const Ctx& x, OpKind op, std::size_t m, const Plan& plan, std::string& path) {
-  if (plan.rest == Rest::flat) {
-    path = lengths_step(op) ? "lengths step + flat over the team" : "header step + flat over the team";
-    if (one_pass_prefix(op)) return chain_rows(x, m);  // scan, exscan: the chain of ranks
-    // The v-variants as their uniform operation with every block `m` bytes;
-    // alltoallv with its counts step before (pairs_rest).
-    OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows, flat_team(x, uniform_of(op), m));
-    if (describe(op).plan.counts == Counts::pairs) return pairs_rest(x, op, m, plan, std::move(rows), path);
+  const char* first = lengths_step(op) ? "lengths step + " : "header step + ";
+  if (plan.heap && x.opt.in_heap) {
+    path = cat(first, "heap single copy");
+    return heap_rows(x, op, m);
+  }
+  // Gatherv, scatterv and alltoallv after their counts step, as their
+  // uniform operation with every block `m` bytes: CMA where the plan's rule
+  // takes it for the longest block (carried_by_cma).
+  const bool by_cma = plan.rest == Rest::cma || (describe(op).copies.cma == CmaPath::after_counts &&
+                                                 plan.rest == Rest::flat && cma_carries(op, m, x.settings));
+  const std::string how = by_cma ? "CMA single copy" : "flat over the team";
+  if (by_cma || plan.rest == Rest::flat) {
+    path = cat(first, how);
+    if (!by_cma && one_pass_prefix(op)) return chain_rows(x, m);  // scan, exscan: the chain of ranks
+    OSMP_ASSIGN_OR_RETURN(std::vector<LevelTerm> rows,
+                          by_cma ? cma_rows(x, uniform_of(op), m) : flat_team(x, uniform_of(op), m));
+    // alltoallv with its counts step before (pairs_rest)
+    if (describe(op).plan.counts == Counts::pairs) return pairs_rest(x, op, m, plan, std::move(rows), how, path);
     return rows;
   }
   const Step chunk = moves(x, op, 0, plan.chunk);
@@ -425,7 +477,7 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
     return Status(Errc::internal, "predict: the root domain of a tree of two or more ranks has no group");
   }
   // allgatherv, reduce_scatter: as if every rank passed (had) `bytes`.
-  const Plan plan = make_plan(uniform_input(op, bytes, 1, tree.size()), x.shape, model_settings(config));
+  const Plan plan = make_plan(uniform_input(op, bytes, 1, tree.size()), x.shape, x.settings);
   if (plan.rest == Rest::none) {
     p.path = "one step";
     p.terms = step_rows(x, moves(x, op, dbl(bytes), plan.first), "");

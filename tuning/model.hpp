@@ -75,6 +75,9 @@ namespace osmp {
 struct ModelOptions {
   std::size_t slot_bytes = kDefaultSlotBytes;
   std::size_t bcast_bytes = kDefaultBcastBytes;
+  // Every rank's buffers lie in the shared heaps (osmp_alloc, MPI shared
+  // windows): the plan's heap single copy carries the calls that have one.
+  bool in_heap = false;
 };
 
 // One row of a prediction: one phase at one depth of the tree.

@@ -49,10 +49,8 @@ Json calibration_json(const Calibration& c) {
   Json levels = Json::array();
   for (const LevelCost& l : c.levels)
     levels.push_back({{"level", l.level}, {"alpha_us", l.alpha_us}, {"beta_us_per_kib", l.beta_us_per_kib}});
-  return {{"source", c.source},
-          {"gamma_us_per_kib", c.gamma_us_per_kib},
-          {"contention", c.contention},
-          {"levels", std::move(levels)}};
+  return {{"source", c.source},           {"gamma_us_per_kib", c.gamma_us_per_kib}, {"contention", c.contention},
+          {"cma_call_us", c.cma_call_us}, {"cma_us_per_kib", c.cma_us_per_kib},     {"levels", std::move(levels)}};
 }
 
 Json measurement_json(const Measurement& m) {
@@ -165,11 +163,19 @@ Result<LevelCost> read_level(const Json& j, const std::string& path) {
 
 Result<Calibration> read_calibration(const Json& j) {
   OSMP_ASSIGN_OR_RETURN(Fields f, Fields::of(j, "calibration"));
-  OSMP_RETURN_IF_ERROR(f.only({"source", "gamma_us_per_kib", "contention", "levels"}));
+  OSMP_RETURN_IF_ERROR(f.only({"source", "gamma_us_per_kib", "contention", "cma_call_us", "cma_us_per_kib", "levels"}));
   Calibration c;
   OSMP_ASSIGN_OR_RETURN(c.source, f.string("source"));
   OSMP_ASSIGN_OR_RETURN(c.gamma_us_per_kib, f.cost("gamma_us_per_kib"));
   OSMP_ASSIGN_OR_RETURN(c.contention, f.cost("contention"));
+  // CMA's figures: absent from files written before osmp-tune measured
+  // them, whose readers keep the typical ones (costs.hpp).
+  if (f.has("cma_call_us")) {
+    OSMP_ASSIGN_OR_RETURN(c.cma_call_us, f.cost("cma_call_us"));
+  }
+  if (f.has("cma_us_per_kib")) {
+    OSMP_ASSIGN_OR_RETURN(c.cma_us_per_kib, f.cost("cma_us_per_kib"));
+  }
   OSMP_ASSIGN_OR_RETURN(const Json* levels, f.get("levels"));
   if (!levels->is_array()) return field_error(f.name("levels"), expected("an array", *levels));
   for (std::size_t i = 0; i < levels->size(); ++i) {

@@ -63,11 +63,12 @@ struct Allgather {
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     const std::size_t all = block(a) * static_cast<std::size_t>(e.team().size());
-    DirectCall d(e, a, local, {mine(e, a), block(a), static_cast<std::byte*>(a.recv), all}, &DirectCall::allgather);
+    DirectCall d(e, a, local, plan, {mine(e, a), block(a), static_cast<std::byte*>(a.recv), all},
+                 &DirectCall::allgather);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    co_return co_await flat_allgather(e, kKind, mine(e, a), static_cast<std::byte*>(a.recv), Blocks::uniform(block(a)),
-                                      block(a));
+    co_return co_await flat_allgather(e, plan.rest == Rest::cma, mine(e, a), static_cast<std::byte*>(a.recv),
+                                      Blocks::uniform(block(a)), block(a));
   }
 };
 

@@ -26,7 +26,7 @@ struct Description<OpKind::allgather> : RowTerms {
                                           .slot_symmetric = true,
                                           .symmetric = SymBytes::per_unit,
                                           .step = {UpMove::gather, Times::one, DownMove::same, Times::ranks}},
-                                 .copies = {.cma_from = std::size_t{32} << 10}};
+                                 .copies = {.cma = CmaPath::block, .cma_from = std::size_t{32} << 10}};
 };
 
 }  // namespace osmp

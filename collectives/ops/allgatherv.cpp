@@ -5,8 +5,8 @@
 // top, each copies every other's block from its slot straight to its
 // place); the header carries the counts' digest (every rank passes the same
 // counts). Else: the header step, then every rank's block to where each
-// rank's displacements put it: the flat path, or CMA where Engine::use_cma
-// says for the longest block.
+// rank's displacements put it: the flat path, or CMA where the plan says
+// (Rest::cma, weighed on the longest block).
 #include <algorithm>
 #include <cstring>
 
@@ -95,7 +95,8 @@ struct Allgatherv {
     const Blocks blocks = Blocks::of(a, true);
     // The longest block, as the plan weighed it (PlanInput::longest).
     const std::size_t most = counts_longest(a.counts, n) * size_of(a.dtype);
-    co_return co_await flat_allgather(e, kKind, mine(e, a, blocks), static_cast<std::byte*>(a.recv), blocks, most);
+    co_return co_await flat_allgather(e, plan.rest == Rest::cma, mine(e, a, blocks), static_cast<std::byte*>(a.recv),
+                                      blocks, most);
   }
 };
 

@@ -19,7 +19,7 @@ struct Description<OpKind::allgatherv> : RowTerms {
                                           .slot_symmetric = true,
                                           .symmetric = SymBytes::total,
                                           .step = {UpMove::gather, Times::one, DownMove::same, Times::ranks}},
-                                 .copies = {.cma_from = std::size_t{32} << 10}};
+                                 .copies = {.cma = CmaPath::longest, .cma_from = std::size_t{32} << 10}};
 };
 
 }  // namespace osmp

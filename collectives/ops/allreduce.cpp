@@ -58,10 +58,10 @@ struct Allreduce {
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     const std::size_t n = static_cast<std::size_t>(a.count), es = size_of(a.dtype);
-    DirectCall d(e, a, local, {input(a), n * es, static_cast<std::byte*>(a.recv), n * es}, &DirectCall::reduce);
+    DirectCall d(e, a, local, plan, {input(a), n * es, static_cast<std::byte*>(a.recv), n * es}, &DirectCall::reduce);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    if (e.use_cma(OpKind::allreduce, n * es) && cma_reduces(e, a.dtype))
+    if (plan.rest == Rest::cma)
       co_return co_await cma_allreduce(e, input(a), static_cast<std::byte*>(a.recv), n, a.dtype, a.op);
     AllreducePayload p(e, plan.chunk_bytes / es, a.dtype, a.op, input(a), static_cast<std::byte*>(a.recv));
     co_return co_await chunk_steps(e, plan, n * es, -1, p,

@@ -95,11 +95,11 @@ struct Alltoall {
     // In place, every peer reads the buffer this rank writes: single copy
     // only from a staged copy of it.
     auto* recv = static_cast<std::byte*>(a.recv);
-    DirectCall d(e, a, local, {input(a), row(e, a), recv, row(e, a), a.send == kInPlace}, &DirectCall::alltoall);
+    DirectCall d(e, a, local, plan, {input(a), row(e, a), recv, row(e, a), a.send == kInPlace}, &DirectCall::alltoall);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     Exchange x{Blocks::uniform(block(a)), Blocks::uniform(block(a)), block(a)};
-    co_return co_await flat_alltoall(e, kKind, input(a), recv, x);
+    co_return co_await flat_alltoall(e, kKind, plan.rest == Rest::cma, input(a), recv, x);
   }
 };
 

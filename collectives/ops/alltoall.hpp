@@ -38,7 +38,8 @@ struct Description<OpKind::alltoall> : RowTerms {
                                           .concatenates = true,
                                           .slot_symmetric = true,
                                           .symmetric = SymBytes::per_rank_unit,
-                                          .step = {UpMove::gather, Times::ranks, DownMove::scatter, Times::ranks}}};
+                                          .step = {UpMove::gather, Times::ranks, DownMove::scatter, Times::ranks}},
+                                 .copies = {.cma = CmaPath::block}};
 };
 
 }  // namespace osmp

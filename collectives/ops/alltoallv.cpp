@@ -3,7 +3,7 @@
 // they are small), which every rank reads, checking every pair's counts and
 // learning where each peer's block for it lies and how long the longest
 // block is; then, unless every block rode with the rows, the exchange: the
-// flat path, or CMA where Engine::use_cma says for the longest block.
+// flat path, or CMA where the plan says for the longest block (carried_by_cma).
 // Where every rank is a unit of a symmetric top the rows ride in the first
 // step (pairs_in_first: small calls are that one step); else the header
 // step, then the rows through the outboxes (agree_pairs, ops/flat.cpp).
@@ -122,7 +122,7 @@ struct Alltoallv {
       PairsPayload p(e, s.x, s.send, s.recv, carries(a, local));
       OSMP_CO_RETURN_IF_ERROR(co_await first_step(e, p, a, local, plan));
       if (std::optional<Status> st = after_rows(a, p)) co_return *st;
-      co_return co_await flat_alltoall(e, kKind, s.send, s.recv, s.x);
+      co_return co_await flat_alltoall(e, kKind, carried_by_cma(e, plan, kKind, s.x.most), s.send, s.recv, s.x);
     }
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (a.abstain != Errc::ok) co_return Status{};  // every rank declined: no counts, nothing to move
@@ -130,7 +130,7 @@ struct Alltoallv {
     bool done = false;                              // the blocks rode in agree_pairs' step
     OSMP_CO_RETURN_IF_ERROR(co_await agree_pairs(e, a, s.send, s.recv, s.x, at, done));
     if (done) co_return Status{};
-    co_return co_await flat_alltoall(e, kKind, s.send, s.recv, s.x);
+    co_return co_await flat_alltoall(e, kKind, carried_by_cma(e, plan, kKind, s.x.most), s.send, s.recv, s.x);
   }
   // The small blocking call: the rows' step in place (no coroutine frame).
   static Status blocking_steps(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header,
@@ -140,7 +140,7 @@ struct Alltoallv {
     PairsPayload p(e, s.x, s.send, s.recv, carries(a, local));
     OSMP_RETURN_IF_ERROR(block_on_step(e, p, plan.first, e.next_step(), header, local, a.root));
     if (std::optional<Status> st = after_rows(a, p)) return *st;
-    return flat_alltoall(e, kKind, s.send, s.recv, s.x).run();
+    return flat_alltoall(e, kKind, carried_by_cma(e, plan, kKind, s.x.most), s.send, s.recv, s.x).run();
   }
 };
 

@@ -14,7 +14,8 @@ struct Description<OpKind::alltoallv> : RowTerms {
                                           .counts = Counts::pairs,
                                           .carry = Carry::never,
                                           .slot_symmetric = true,
-                                          .symmetric = SymBytes::pairs}};
+                                          .symmetric = SymBytes::pairs},
+                                 .copies = {.cma = CmaPath::after_counts}};
 };
 
 }  // namespace osmp

@@ -53,10 +53,10 @@ struct Bcast {
     auto* buf = static_cast<std::byte*>(a.recv);
     const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
     const bool root = e.team().rank() == a.root;
-    DirectCall d(e, a, local, {root ? buf : nullptr, bytes, buf, bytes}, &DirectCall::bcast);
+    DirectCall d(e, a, local, plan, {root ? buf : nullptr, bytes, buf, bytes}, &DirectCall::bcast);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    if (e.use_cma(OpKind::bcast, bytes)) co_return co_await cma_bcast(e, buf, bytes, a.root);
+    if (plan.rest == Rest::cma) co_return co_await cma_bcast(e, buf, bytes, a.root);
     BcastPayload p(buf, plan.chunk_bytes, e.team().rank() == a.root, a.root);
     co_return co_await chunk_steps(e, plan, bytes, a.root, p,
                                    [&](std::size_t off, std::size_t len) { p.set_chunk(buf + off, len); });

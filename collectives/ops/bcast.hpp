@@ -23,7 +23,7 @@ struct Description<OpKind::bcast> : RowTerms {
                .chunks = true,
                .symmetric = SymBytes::one,
                .step = {UpMove::flags, Times::zero, DownMove::same, Times::one}},
-      .copies = {.cma_from = std::size_t{128} << 10}};
+      .copies = {.cma = CmaPath::block, .cma_from = std::size_t{128} << 10}};
 };
 
 }  // namespace osmp

@@ -1,6 +1,6 @@
 // Single copy between the ranks' own buffers with CMA (process_vm_readv /
 // process_vm_writev, shm/cma.hpp), for calls too large for the areas whose
-// buffers the heaps do not carry (Engine::use_cma says where; the same on
+// buffers the heaps do not carry (the plan says where: Rest::cma; the same on
 // every rank: the team's probe, its settings and the agreed size).
 //
 // A step (one Cma): every rank whose buffer peers copy from or into says
@@ -186,10 +186,7 @@ Status outlive_copier(Engine& e, std::uint32_t& word, const Flag& done, std::uin
   return ws == WaitStatus::ok ? std::move(st) : e.team().fail(ws);
 }
 
-std::size_t cma_piece(Engine& e, Datatype t) {
-  const std::size_t n = static_cast<std::size_t>(e.team().size()), es = size_of(t);
-  return 4 * e.scratch_bytes() / n / es;
-}
+std::size_t cma_piece(Engine& e, Datatype t) { return cma_piece(e.shape(), size_of(t)); }
 
 namespace {
 

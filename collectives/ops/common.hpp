@@ -45,6 +45,14 @@ inline Status Engine::number(const CollArgs& a, OpKind kind, OpHeader& h) {
   return {};
 }
 
+// Whether CMA's single copy carries a call whose longest block is `most`
+// bytes: the plan's Rest::cma, or for gatherv, scatterv and alltoallv, whose
+// longest block their counts step found, the plan's rule on it.
+inline bool carried_by_cma(const Engine& e, const Plan& plan, OpKind k, std::size_t most) {
+  return plan.rest == Rest::cma ||
+         (describe(k).copies.cma == CmaPath::after_counts && cma_carries(k, most, e.settings()));
+}
+
 // The plan of a call on this rank (`local`: its own argument error, with
 // which it takes part without data); `kind` as header_for's.
 [[gnu::always_inline]] inline Plan plan_for(const Engine& e, const CollArgs& a, OpKind kind, StatusWord local) {
@@ -207,7 +215,7 @@ class DirectCall {
   // the moves below (the only part of the heap's single copy that differs
   // per operation; one without a heap path names none).
   using Moves = Task (DirectCall::*)(DirectMode);
-  DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine, Moves moves);
+  DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, const DirectBuffers& mine, Moves moves);
   DirectMode mode();
   Task run(DirectMode m);
 
@@ -307,16 +315,16 @@ struct Blocks {
 };
 
 // The flat paths for large gathers and scatters (collectives/ops/flat.cpp):
-// every rank's outbox in the team's control segment, in chunks. `k` names
-// the operation (its CMA range, its errors); `blocks` say where the blocks
+// every rank's outbox in the team's control segment, in chunks, or CMA's
+// single copy where `by_cma` (carried_by_cma). `blocks` say where the blocks
 // are in the buffer with every rank's (gather: the root's recv, and only
 // there; allgather: every rank's; scatter: the root's send); `mine` is this
 // rank's own block's length; `most` the longest block of any rank, the same
 // on every rank (it sets the number of steps).
-Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
+Task flat_gather(Engine& e, bool by_cma, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
                  std::size_t most, int root);
-Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most);
-Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
+Task flat_allgather(Engine& e, bool by_cma, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most);
+Task flat_scatter(Engine& e, bool by_cma, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
                   std::size_t most, int root);
 // The error of a gatherv or scatterv whose rank q's block is `theirs` bytes
 // where the root's counts say `expected`.
@@ -373,9 +381,9 @@ struct Exchange {
   std::size_t from(int q, int me) const { return peer_at ? peer_at[q] : static_cast<std::size_t>(me) * out.block; }
 };
 // Alltoall: a piece of every block per step; or CMA's single copy (each rank
-// reads its block of every peer's send buffer) where Engine::use_cma says.
+// reads its block of every peer's send buffer) where `by_cma`.
 // `send` may be `recv` (in place: then `out` is `in`).
-Task flat_alltoall(Engine& e, OpKind k, const std::byte* send, std::byte* recv, const Exchange& x);
+Task flat_alltoall(Engine& e, OpKind k, bool by_cma, const std::byte* send, std::byte* recv, const Exchange& x);
 // Alltoallv's counts: one flat step in which every rank puts in its outbox,
 // for each rank, the length and place of its send block and its receive
 // count, then its longest block, then its blocks where they are small; every
@@ -389,7 +397,7 @@ Task flat_alltoall(Engine& e, OpKind k, const std::byte* send, std::byte* recv, 
 Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte* recv, Exchange& x,
                  std::vector<std::uint64_t>& at, bool& done);
 // Single copy between the ranks' own buffers with CMA (ops/cma.cpp), where
-// Engine::use_cma says so: bcast (the root writes the first 1/n of each
+// the plan says so (Rest::cma, carried_by_cma): bcast (the root writes the first 1/n of each
 // receiver's buffer while the receivers read the rest; cma_pair: the same
 // between two ranks' own buffers, `from`'s `src` into `to`'s `dst`), gather (the senders
 // write into the root's buffer), allgather and scatter (the readers read;
@@ -400,7 +408,7 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
 // (then every rank reads the others' shares of the result) and
 // reduce_scatter_block (each share a rank's block; `in` == `out`: in
 // place). cma_piece: the elements per piece of those reductions, which need
-// at least 1 (Engine::cma_reduces).
+// at least 1 (the plan's condition: plan.hpp).
 Task cma_bcast(Engine& e, std::byte* buf, std::size_t bytes, int root);
 Task cma_gather(Engine& e, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks, int root);
 Task cma_allgather(Engine& e, const std::byte* send, std::byte* recv, Blocks blocks);
@@ -435,7 +443,6 @@ Status may_copy(Engine& e, std::uint32_t& word, std::uint64_t step);
 // error raised elsewhere.
 Status copy_stopped(Engine& e);
 Status outlive_copier(Engine& e, std::uint32_t& word, const Flag& done, std::uint64_t step, int peer, Status st);
-inline bool cma_reduces(Engine& e, Datatype t) { return cma_piece(e, t) > 0; }
 
 // Rank r's share of `count` elements: [first, first + len), the shares
 // rounded to cache lines so that no two ranks write one line.

@@ -198,7 +198,17 @@ struct Takes {
 // carries [cma_from, cma_until); without CMA, plain buffers are staged
 // into the heap from stage_from.
 inline constexpr std::size_t kNoLimit = ~std::size_t{0};
+// The single copy with CMA an operation has (ops/cma.cpp), and what its
+// range weighs (plan.hpp: cma_carries): none; a rank's block (count
+// elements: bcast's whole buffer, the reductions' input); the longest block
+// (PlanInput::longest: allgatherv, reduce_scatter); the longest block its
+// counts step found (gatherv, scatterv, alltoallv: decided after that step,
+// as alltoall's for alltoallv); a rank's block in a team of two only
+// (exscan: rank 1 reads rank 0's input). The slice-parallel reductions'
+// also needs a piece of at least one element per rank (plan.hpp: cma_piece).
+enum class CmaPath : std::uint8_t { none, block, longest, after_counts, two_ranks };
 struct CopyRange {
+  CmaPath cma = CmaPath::none;
   std::size_t cma_from = std::size_t{64} << 10;
   std::size_t cma_until = kNoLimit;
   std::size_t stage_from = std::size_t{1} << 20;

@@ -46,8 +46,9 @@
 
 namespace osmp {
 
-DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const DirectBuffers& mine, Moves moves)
-    : e_(e), a_(a), mine_(mine), moves_(moves), heaps_(e.heaps()), on_(e.direct()) {
+DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, const DirectBuffers& mine,
+                       Moves moves)
+    : e_(e), a_(a), mine_(mine), moves_(moves), heaps_(e.heaps()), on_(plan.heap) {
   if (!on_) return;
   parity_ = e.next_offer();
   RankLine& l = e.team().rank_line(e.team().rank());
@@ -63,7 +64,7 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Dir
   const bool root = e.team().rank() == a.root;
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   if (own && heaps_->complete() && !local && e.config().stage &&
-      per_rank >= e.config().stage_from(a.kind, e.use_cma(a.kind, per_rank))) {
+      per_rank >= e.config().stage_from(a.kind, plan.rest == Rest::cma)) {
     const HeapUse& use = describe(a.kind).heap;  // which of mine peers read (send) or write (recv)
     if (!send && mine.send && mine.send_len && use.staged_send.at(root)) {
       if (std::byte* s = e.stage(Engine::kStagedSend, mine.send_len)) {

@@ -15,7 +15,7 @@ struct Description<OpKind::exscan> : RowTerms {
   static constexpr OpDesc row = {
       .buffers = {.send = kOne, .recv = kOne, .send_in_place = kEverywhere, .first_writes_nothing = true},
       .plan = kPrefixPlan,
-      .copies = {.cma_from = std::size_t{32} << 10}};
+      .copies = {.cma = CmaPath::two_ranks, .cma_from = std::size_t{32} << 10}};
 };
 
 }  // namespace osmp

@@ -2,7 +2,7 @@
 // tree's areas: each rank's outbox (two buffers) in the team's control
 // segment, which every rank maps, and its arrive/done flags. Data goes
 // through once per hop; the root's memory bandwidth bounds gather and
-// scatter anyway. Where Engine::use_cma says so, gather(v), allgather(v),
+// scatter anyway. Where the plan says so (carried_by_cma), gather(v), allgather(v),
 // scatter(v) and alltoall copy once between the ranks' own buffers instead
 // (ops/cma.cpp).
 //
@@ -47,9 +47,9 @@ struct Flat {
 
 }  // namespace
 
-Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
+Task flat_gather(Engine& e, bool by_cma, const std::byte* send, std::size_t mine, std::byte* recv, Blocks blocks,
                  std::size_t most, int root) {
-  if (e.use_cma(k, most)) co_return co_await cma_gather(e, send, mine, recv, blocks, root);
+  if (by_cma) co_return co_await cma_gather(e, send, mine, recv, blocks, root);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
@@ -80,8 +80,8 @@ Task flat_gather(Engine& e, OpKind k, const std::byte* send, std::size_t mine, s
   co_return Status{};
 }
 
-Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most) {
-  if (e.use_cma(uniform_of(k), most)) co_return co_await cma_allgather(e, send, recv, blocks);
+Task flat_allgather(Engine& e, bool by_cma, const std::byte* send, std::byte* recv, Blocks blocks, std::size_t most) {
+  if (by_cma) co_return co_await cma_allgather(e, send, recv, blocks);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t mine = blocks.len(me);
@@ -111,9 +111,9 @@ Task flat_allgather(Engine& e, OpKind k, const std::byte* send, std::byte* recv,
   co_return Status{};
 }
 
-Task flat_scatter(Engine& e, OpKind k, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
+Task flat_scatter(Engine& e, bool by_cma, const std::byte* send, Blocks blocks, std::byte* recv, std::size_t mine,
                   std::size_t most, int root) {
-  if (e.use_cma(k, most)) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);
+  if (by_cma) co_return co_await cma_scatter(e, send, blocks, recv, mine, root);
   Flat f(e);
   const int me = f.t.rank(), n = f.t.size();
   const std::size_t chunks = ceil_div(most, f.chunk());
@@ -380,8 +380,8 @@ Task agree_counts(Engine& e, const CollArgs& a, const Blocks& blocks, std::size_
 // outbox, then takes its own piece from every rank's. In place, the pieces
 // a step overwrites in `recv` went into the outbox first, and later steps
 // read only later pieces.
-Task flat_alltoall(Engine& e, OpKind k, const std::byte* send, std::byte* recv, const Exchange& x) {
-  if (e.use_cma(uniform_of(k), x.most)) co_return co_await cma_alltoall(e, send, recv, x);
+Task flat_alltoall(Engine& e, OpKind k, bool by_cma, const std::byte* send, std::byte* recv, const Exchange& x) {
+  if (by_cma) co_return co_await cma_alltoall(e, send, recv, x);
   Flat f(e);
   f.first = x.first;
   const int me = f.t.rank(), n = f.t.size();
@@ -446,8 +446,7 @@ Task agree_pairs(Engine& e, const CollArgs& a, const std::byte* send, std::byte*
   x.first = s1;
   auto row = [&](int q) { return f.t.outbox(q, f.parity(s1)); };
   // My blocks ride in my outbox where CMA would not carry them.
-  const std::size_t cma_from = e.cma_usable() ? e.config().cma_range.from(OpKind::alltoallv) : ~std::size_t{0};
-  write_pairs_row(row(me), x, me, n, send, f.chunk() - pairs_blocks_at(n), cma_from);
+  write_pairs_row(row(me), x, me, n, send, f.chunk() - pairs_blocks_at(n), cma_from(OpKind::alltoallv, e.settings()));
   publish(f.t.rank_line(me).arrive, s1, f.sleepy());  // release: after my row; pairs with arrived()
   at.assign(un, 0);
   PairVerdict found;  // in my own column

@@ -43,11 +43,11 @@ struct Gather {
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     const std::size_t all = block(a) * static_cast<std::size_t>(e.team().size());
-    DirectCall d(e, a, local, {mine(e, a), block(a), output(e, a), all}, &DirectCall::gather);
+    DirectCall d(e, a, local, plan, {mine(e, a), block(a), output(e, a), all}, &DirectCall::gather);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    co_return co_await flat_gather(e, kKind, mine(e, a), block(a), output(e, a), Blocks::uniform(block(a)), block(a),
-                                   a.root);
+    co_return co_await flat_gather(e, plan.rest == Rest::cma, mine(e, a), block(a), output(e, a),
+                                   Blocks::uniform(block(a)), block(a), a.root);
   }
 };
 

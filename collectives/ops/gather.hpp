@@ -21,7 +21,8 @@ struct Description<OpKind::gather> : RowTerms {
                                           .areas = kSlotArea | kScratchArea,
                                           .concatenates = true,
                                           .symmetric = SymBytes::per_unit,
-                                          .step = {UpMove::gather, Times::one, DownMove::flags, Times::zero}}};
+                                          .step = {UpMove::gather, Times::one, DownMove::flags, Times::zero}},
+                                 .copies = {.cma = CmaPath::block}};
 };
 
 }  // namespace osmp

@@ -2,7 +2,7 @@
 // rank's row (ops/rows.cpp); elsewhere the lengths step (every rank's block
 // length up the tree, checked against the root's counts: share_lengths), then every rank's block to
 // where the root's counts and displacements put it: the flat path, or CMA
-// where Engine::use_cma says for the longest block (small blocks ride with
+// where the plan says for the longest block (carried_by_cma) (small blocks ride with
 // the lengths where every rank is a unit of a symmetric top). Lengths that
 // differ from the root's counts go through agree_counts, which names the rank.
 #include "collectives/ops/common.hpp"
@@ -42,7 +42,8 @@ struct Gatherv {
     if (a.abstain != Errc::ok || done) co_return Status{};  // every rank declined; or the blocks came with the lengths
     // Lengths that are not the root's counts: every rank learns which differs.
     if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, s.blocks, s.mine, most));
-    co_return co_await flat_gather(e, kKind, s.send, s.mine, s.recv, s.blocks, most, a.root);
+    co_return co_await flat_gather(e, carried_by_cma(e, plan, kKind, most), s.send, s.mine, s.recv, s.blocks, most,
+                                   a.root);
   }
   // The lazy gatherv's step without a coroutine frame (its copies after the
   // step, in large calls, in one); the others as steps().

@@ -47,7 +47,7 @@ struct Reduce {
   }
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     const std::size_t n = static_cast<std::size_t>(a.count), es = size_of(a.dtype);
-    DirectCall d(e, a, local, {input(a), n * es, output(e, a), n * es}, &DirectCall::reduce);
+    DirectCall d(e, a, local, plan, {input(a), n * es, output(e, a), n * es}, &DirectCall::reduce);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
     ReduceToRoot p(e, plan.chunk_bytes / es, a.dtype, a.op, input(a), output(e, a));

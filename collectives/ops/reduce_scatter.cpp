@@ -103,13 +103,13 @@ struct ReduceScatterBlock {
     // In place, each rank's result overwrites the first block of its input,
     // which rank 0 reads: single copy only from a staged copy of the input.
     const std::size_t block = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-    DirectCall d(e, a, local,
+    DirectCall d(e, a, local, plan,
                  {input(a), block * static_cast<std::size_t>(e.team().size()), static_cast<std::byte*>(a.recv), block,
                   a.send == kInPlace},
                  &DirectCall::reduce_scatter);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    if (e.use_cma(OpKind::reduce_scatter_block, block) && cma_reduces(e, a.dtype)) {
+    if (plan.rest == Rest::cma) {
       co_return co_await cma_reduce_scatter(e, input(a), static_cast<std::byte*>(a.recv), Blocks::uniform(block),
                                             a.dtype, a.op);
     }
@@ -143,7 +143,7 @@ struct ReduceScatter {
     }
     const Blocks blocks{0, a.counts, displs.data(), es, true};
     auto* recv = static_cast<std::byte*>(a.recv);
-    if (e.use_cma(OpKind::reduce_scatter_block, most) && cma_reduces(e, a.dtype)) {
+    if (plan.rest == Rest::cma) {
       co_return co_await cma_reduce_scatter(e, input(a), recv, blocks, a.dtype, a.op);
     }
     co_return co_await flat_reduce_scatter(e, kKind, input(a), recv, blocks, most, a.dtype, a.op);

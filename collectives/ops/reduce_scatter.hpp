@@ -15,7 +15,8 @@ struct Description<OpKind::reduce_scatter> : RowTerms {
                                           .areas = kAllAreas,
                                           .slot_symmetric = true,
                                           .symmetric = SymBytes::total,
-                                          .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}}};
+                                          .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}},
+                                 .copies = {.cma = CmaPath::longest}};
 };
 
 }  // namespace osmp

@@ -19,7 +19,7 @@ struct Description<OpKind::reduce_scatter_block> : RowTerms {
                                           .slot_symmetric = true,
                                           .symmetric = SymBytes::per_rank,
                                           .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}},
-                                 .copies = {.cma_until = std::size_t{512} << 10}};
+                                 .copies = {.cma = CmaPath::block, .cma_until = std::size_t{512} << 10}};
 };
 
 }  // namespace osmp

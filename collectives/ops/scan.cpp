@@ -191,7 +191,7 @@ struct Scan {
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     const std::size_t bytes = static_cast<std::size_t>(a.count) * size_of(a.dtype);
-    if (kExclusive && e.team().size() == 2 && e.use_cma(kKind, bytes)) {
+    if (plan.rest == Rest::cma) {
       // Two ranks: rank 1's result is rank 0's input, one single copy (rank
       // 0 writes half of it while rank 1 reads the other half, from
       // 128 KiB: ops/cma.cpp).

@@ -49,12 +49,12 @@ struct Scatter {
   static Task steps(Engine& e, CollArgs a, StatusWord local, Plan plan) {
     const bool root = e.team().rank() == a.root;
     const std::size_t all = block(a) * static_cast<std::size_t>(e.team().size());
-    DirectCall d(e, a, local, {root ? static_cast<const std::byte*>(a.send) : nullptr, all, output(a), block(a)},
+    DirectCall d(e, a, local, plan, {root ? static_cast<const std::byte*>(a.send) : nullptr, all, output(a), block(a)},
                  &DirectCall::scatter);
     OSMP_CO_RETURN_IF_ERROR(co_await header_step(e, a, local, plan));
     if (DirectMode m = d.mode(); m != DirectMode::none) co_return co_await d.run(m);
-    co_return co_await flat_scatter(e, kKind, static_cast<const std::byte*>(a.send), Blocks::uniform(block(a)),
-                                    output(a), block(a), block(a), a.root);
+    co_return co_await flat_scatter(e, plan.rest == Rest::cma, static_cast<const std::byte*>(a.send),
+                                    Blocks::uniform(block(a)), output(a), block(a), block(a), a.root);
   }
 };
 

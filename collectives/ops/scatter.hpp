@@ -19,7 +19,8 @@ struct Description<OpKind::scatter> : RowTerms {
                                           .carry = Carry::all,
                                           .areas = kBcastArea | kScratchArea,
                                           .symmetric = SymBytes::never,
-                                          .step = {UpMove::flags, Times::zero, DownMove::scatter, Times::one}}};
+                                          .step = {UpMove::flags, Times::zero, DownMove::scatter, Times::one}},
+                                 .copies = {.cma = CmaPath::block}};
 };
 
 }  // namespace osmp

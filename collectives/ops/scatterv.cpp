@@ -3,7 +3,7 @@
 // receive length up the tree, checked against the root's counts:
 // share_lengths), then each rank's block
 // from where the root's counts and displacements put it: the flat path, or
-// CMA where Engine::use_cma says for the longest block. Lengths that differ
+// CMA where the plan says for the longest block (carried_by_cma). Lengths that differ
 // from the root's counts go through agree_counts, which names the rank.
 #include "collectives/ops/common.hpp"
 
@@ -41,7 +41,8 @@ struct Scatterv {
     if (a.abstain != Errc::ok || done) co_return Status{};  // every rank declined; or the blocks came with the lengths
     // Lengths that are not the root's counts: every rank learns which differs.
     if (!agreed) OSMP_CO_RETURN_IF_ERROR(co_await agree_counts(e, a, s.blocks, s.mine, most));
-    co_return co_await flat_scatter(e, kKind, s.send, s.blocks, s.recv, s.mine, most, a.root);
+    co_return co_await flat_scatter(e, carried_by_cma(e, plan, kKind, most), s.send, s.blocks, s.recv, s.mine, most,
+                                    a.root);
   }
   // The lazy scatterv's step without a coroutine frame; the others as steps().
   static Status blocking_steps(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header,

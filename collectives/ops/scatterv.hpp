@@ -14,7 +14,8 @@ struct Description<OpKind::scatterv> : RowTerms {
                                           .counts = Counts::lengths,
                                           .carry = Carry::never,
                                           .concatenates = true,
-                                          .symmetric = SymBytes::lengths}};
+                                          .symmetric = SymBytes::lengths},
+                                 .copies = {.cma = CmaPath::after_counts}};
 };
 
 }  // namespace osmp

@@ -49,6 +49,11 @@ def case_roundtrip():
             fail(f"bad header: {f}")
         if not f["calibration"]["levels"] or not f["measurements"]:
             fail("no calibration or measurements")
+        # CMA's figures: measured where the ranks may read each other (the
+        # source says which), the typical ones else; never missing or zero.
+        cal = f["calibration"]
+        if not (cal.get("cma_call_us", 0) > 0 and cal.get("cma_us_per_kib", 0) > 0) or "CMA: " not in cal["source"]:
+            fail(f"no CMA figures in the calibration: {cal}")
         print(f"tuned: settings {f['settings']}, ops {f['ops']}, {len(f['measurements'])} measurements")
 
         # The runtime applies a file made for its placement.

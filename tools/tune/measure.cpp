@@ -7,6 +7,7 @@
 #include "api/access.hpp"
 #include "collectives/engine.hpp"
 #include "collectives/kernels.hpp"
+#include "shm/cma.hpp"
 #include "shm/flag.hpp"
 #include "team/team.hpp"
 
@@ -108,6 +109,42 @@ double measure_gamma() {
   return (now_us() - t0) / 200 / 64;
 }
 
+// CMA's single copy between the two ranks of the top level's pair: `b`
+// reads `a`'s buffer with process_vm_readv, a page at a time (one call's
+// cost) and a MiB at a time (a KiB's). Every rank gets the pair's figures,
+// or the typical ones where the kernel does not let ranks read each other.
+Status measure_cma(Team& t, const LevelPair& top, Calibration& cal) {
+  constexpr std::size_t kPage = 4096, kLarge = std::size_t{1} << 20;
+  std::vector<std::byte> buf(kLarge, std::byte{3}), into(kLarge);
+  std::vector<std::uint64_t> at(static_cast<std::size_t>(t.size()));
+  const std::uint64_t mine = reinterpret_cast<std::uintptr_t>(buf.data());
+  OSMP_RETURN_IF_ERROR(t.allgather(&mine, at.data(), 1, Datatype::uint64));
+  double call = -1, large = -1;
+  if (t.rank() == top.b) {
+    const pid_t owner = core_of(t).pid_of(top.a);
+    const std::uint64_t from = at[static_cast<std::size_t>(top.a)];
+    auto time_reads = [&](std::size_t n, int reps) -> double {
+      if (!cma_read(owner, into.data(), from, n).ok()) return -1;  // warm, and allowed at all
+      const double t0 = now_us();
+      for (int i = 0; i < reps; ++i)
+        if (!cma_read(owner, into.data(), from, n).ok()) return -1;
+      return (now_us() - t0) / reps;
+    };
+    call = time_reads(kPage, 400);
+    large = call < 0 ? -1 : time_reads(kLarge, 20);
+  }
+  OSMP_ASSIGN_OR_RETURN(call, max_over_ranks(t, call));
+  OSMP_ASSIGN_OR_RETURN(large, max_over_ranks(t, large));
+  if (call < 0 || large < 0) {  // not allowed: the typical figures stay
+    cal.source = "CMA: typical, the kernel does not let the ranks read each other";
+    return {};
+  }
+  cal.source = "CMA: process_vm_readv of a page and of a MiB";
+  cal.cma_call_us = call;
+  cal.cma_us_per_kib = std::max(0.0, (large - call) / (static_cast<double>(kLarge - kPage) / 1024));
+  return {};
+}
+
 }  // namespace
 
 Buffers::Buffers(int ranks, std::size_t max_bytes)
@@ -172,6 +209,8 @@ Result<Calibration> calibrate(Team& t) {
     for (const auto& name : lp.names) cal.levels.push_back({name, alpha, beta});
   }
   OSMP_ASSIGN_OR_RETURN(cal.gamma_us_per_kib, max_over_ranks(t, measure_gamma()));
+  const std::vector<LevelPair> pairs = pairs_per_level(core_of(t).tree());
+  if (!pairs.empty()) OSMP_RETURN_IF_ERROR(measure_cma(t, pairs.front(), cal));
   return cal;
 }
 

@@ -33,8 +33,10 @@ Result<double> time_op(Team& t, OpKind op, std::size_t bytes, Buffers& b, double
 
 // Per-level alpha and beta between two processes whose lowest shared domain
 // is each level of the team's tree (flag ping-pong and copies through the
-// control segment), gamma from the reduction kernel, and the contention of
-// concurrent readers of one line. Collective.
+// control segment), gamma from the reduction kernel, CMA's cost per call
+// and per KiB between the top level's two ranks (its `source` says whether
+// measured); the contention of concurrent readers of one line stays the
+// typical figure. Collective.
 Result<Calibration> calibrate(Team& t);
 
 }  // namespace osmp::tune

@@ -101,6 +101,8 @@ void print_calibration(std::FILE* out, const Calibration& cal) {
                  l.beta_us_per_kib > 0 ? gb_per_s(l.beta_us_per_kib) : 0.0);
   std::fprintf(out, "  reduction (float sum): %.1f GB/s; contention %.2f per extra reader\n",
                cal.gamma_us_per_kib > 0 ? gb_per_s(cal.gamma_us_per_kib) : 0.0, cal.contention);
+  std::fprintf(out, "  CMA single copy: %.2f us per call, %.1f GB/s\n", cal.cma_call_us,
+               cal.cma_us_per_kib > 0 ? gb_per_s(cal.cma_us_per_kib) : 0.0);
 }
 
 TuningFile make_file(const TeamCore& core, const Outcome& o, const Calibration& cal, const std::string& placement) {

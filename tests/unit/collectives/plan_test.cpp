@@ -136,6 +136,22 @@ TEST(Plan, EveryOperationOnEveryMachineHasTheDocumentedProperties) {
                     << at;
               }
               EXPECT_NE(p.first.top, TopCase::slices) << at;
+              // CMA's single copy follows the first step where its range
+              // covers what the operation weighs before the call (gatherv,
+              // scatterv, alltoallv: after their counts step), the heap's
+              // wherever data follows in an operation with heap rules.
+              const CmaPath cma = describe(op).copies.cma;
+              const bool weighs =
+                  cma == CmaPath::block || cma == CmaPath::longest || (cma == CmaPath::two_ranks && shape.ranks == 2);
+              const bool copies = set.cma && weighs && set.cma_range.covers(op, count * esize) &&
+                                  (!is_reduction(op) || cma_piece(shape, esize) > 0);
+              if (p.rest != Rest::none) {
+                EXPECT_EQ(p.rest == Rest::cma, copies) << at;
+              }
+              EXPECT_EQ(p.heap, p.rest != Rest::none && describe(op).heap.rules[0].mode != DirectMode::none) << at;
+              if (p.rest == Rest::cma) {
+                EXPECT_EQ(p.chunks, 0u) << at;
+              }
               if (p.rest != Rest::chunks) continue;
               // Chunks: whole elements, covering the bytes exactly once.
               const std::size_t total = count * esize;
@@ -195,11 +211,11 @@ TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
       EXPECT_EQ(p.rest, Rest::none) << to_string(op) << " " << bytes;
       EXPECT_EQ(p.first.top, TopCase::symmetric) << to_string(op) << " " << bytes;
     }
-    EXPECT_EQ(plan(from, with).rest, Rest::flat) << to_string(op);
+    EXPECT_EQ(plan(from, with).rest, Rest::cma) << to_string(op);
     EXPECT_EQ(plan(from, without).rest, Rest::none) << to_string(op);  // no CMA: the slots
     PlanSettings low = with;
     low.cma_range.min = 1024;  // OSMP_CMA_MIN
-    EXPECT_EQ(plan(1024, low).rest, Rest::flat) << to_string(op);
+    EXPECT_EQ(plan(1024, low).rest, Rest::cma) << to_string(op);
     EXPECT_EQ(plan(1023, low).rest, Rest::none) << to_string(op);
   }
   // Allgatherv weighs its longest block, as its flat path does: uneven
@@ -209,7 +225,7 @@ TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
   with.cma = true;
   const std::size_t from = with.cma_range.from(OpKind::allgatherv);
   PlanInput uneven{OpKind::allgatherv, from / 2, 1, true, from + 64, from};  // blocks of from and 64 bytes
-  EXPECT_EQ(make_plan(uneven, s, with).rest, Rest::flat);
+  EXPECT_EQ(make_plan(uneven, s, with).rest, Rest::cma);
   uneven.longest = from - 1;
   uneven.total = from - 1 + 64;
   EXPECT_EQ(make_plan(uneven, s, with).rest, Rest::none);
@@ -217,6 +233,58 @@ TEST(Plan, AllgatherTakesTheSymmetricSlotsOrTheSingleCopy) {
   narrow.cma_range.max = from + 1;  // OSMP_CMA_MAX: the longest block past it
   uneven = PlanInput{OpKind::allgatherv, from / 2, 1, true, from + 2 + 64, from + 2};
   EXPECT_EQ(make_plan(uneven, s, narrow).rest, Rest::none);
+}
+
+// The single copies are the plan's: CMA in place of chunks or the flat path
+// where its range covers the call, the heap's offered before either.
+TEST(Plan, TheSingleCopiesAreThePlans) {
+  Tree tree = tree_of({"Core:2 PU:1", 2, MapBy::core, ""});
+  const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
+  PlanSettings with{}, without{};
+  with.cma = true;
+  const std::size_t big = std::size_t{4} << 20;
+  // bcast from its range: CMA, no chunks; without CMA, chunks.
+  const Plan cma = make_plan({OpKind::bcast, big, 1, true}, s, with);
+  EXPECT_EQ(cma.rest, Rest::cma);
+  EXPECT_EQ(cma.chunks, 0u);
+  EXPECT_TRUE(cma.heap);
+  EXPECT_EQ(make_plan({OpKind::bcast, big, 1, true}, s, without).rest, Rest::chunks);
+  // Below the range, chunks even with CMA.
+  const std::size_t from = with.cma_range.from(OpKind::bcast);
+  EXPECT_EQ(make_plan({OpKind::bcast, from - 1, 1, true}, s, with).rest, Rest::chunks);
+  EXPECT_EQ(make_plan({OpKind::bcast, from, 1, true}, s, with).rest, Rest::cma);
+  // Calls that do not offer their buffers (OSMP_DIRECT=0) have no heap copy;
+  // one-step calls never; nor operations without heap rules.
+  PlanSettings no_direct = with;
+  no_direct.direct = false;
+  EXPECT_FALSE(make_plan({OpKind::bcast, big, 1, true}, s, no_direct).heap);
+  EXPECT_FALSE(make_plan({OpKind::bcast, 8, 1, true}, s, with).heap);
+  EXPECT_FALSE(make_plan(uniform_input(OpKind::gatherv, big, 1, 2), s, with).heap);
+  // Gatherv, scatterv, alltoallv decide after their counts step: the flat
+  // path in the plan.
+  for (OpKind op : {OpKind::gatherv, OpKind::scatterv, OpKind::alltoallv})
+    EXPECT_EQ(make_plan(uniform_input(op, big, 1, 2), s, with).rest, Rest::flat) << to_string(op);
+  // The slice-parallel reductions need a piece of at least one element per
+  // rank in the scratch: not with elements larger than that.
+  const PlanShape tiny = plan_shape(tree, 256, 256);
+  ASSERT_EQ(cma_piece(tiny, 1024), 0u);
+  const std::size_t half = std::size_t{1} << 19;  // in allreduce's range
+  EXPECT_EQ(make_plan({OpKind::allreduce, half / 1024, 1024, true}, tiny, with).rest, Rest::chunks);
+  EXPECT_EQ(make_plan({OpKind::allreduce, half, 1, true}, tiny, with).rest, Rest::cma);
+  // Exscan's single copy is between the two ranks of a team of two only.
+  EXPECT_EQ(make_plan({OpKind::exscan, big, 1, true}, s, with).rest, Rest::cma);
+  Tree four = tree_of({"Core:4 PU:1", 4, MapBy::core, ""});
+  const PlanShape s4 = plan_shape(four, kDefaultSlotBytes, kDefaultBcastBytes);
+  EXPECT_EQ(make_plan({OpKind::exscan, big, 1, true}, s4, with).rest, Rest::flat);
+  EXPECT_EQ(make_plan({OpKind::reduce_scatter_block, 1 << 16, 1, true}, s4, with).rest, Rest::cma);
+  // Reduce_scatter weighs its longest share: uneven shares whose longest is
+  // past the range's end go through the outboxes.
+  PlanSettings narrow = with;
+  narrow.cma_range.max = std::size_t{1} << 18;
+  PlanInput shares{OpKind::reduce_scatter, 1, 1, true, std::size_t{1} << 19, std::size_t{1} << 17};
+  EXPECT_EQ(make_plan(shares, s4, narrow).rest, Rest::cma);
+  shares.longest = std::size_t{1} << 19;
+  EXPECT_EQ(make_plan(shares, s4, narrow).rest, Rest::flat);
 }
 
 // Gatherv and scatterv make one pass with rows at every size where the team
@@ -320,18 +388,31 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
             const bool in_first = pairs_in_first(op, p);
             const bool rides = in_first ? others <= pairs_first_cap(mc.ranks)
                                         : pairs_blocks_at(mc.ranks) + others <= kDefaultSlotBytes &&
-                                              bytes < cfg.cma_range.from(OpKind::alltoallv);
-            const char* pairs =
-                in_first ? (rides ? "counts rows (the blocks with them)" : "counts rows + flat over the team")
-                : rides  ? "header step + counts step (the blocks with it)"
-                         : "header step + counts step + flat over the team";
-            EXPECT_EQ(pr->path, with                      ? "lengths step (the blocks with it)"
-                                : lengths_step(op)        ? "lengths step + flat over the team"
-                                : op == OpKind::alltoallv ? pairs
-                                                          : "header step + flat over the team")
+                                              bytes < cma_from(OpKind::alltoallv, model_settings(cfg));
+            const bool by_cma = cma_carries(op, bytes, model_settings(cfg));
+            const std::string how = by_cma ? "CMA single copy" : "flat over the team";
+            const std::string pairs = in_first ? (rides ? "counts rows (the blocks with them)" : "counts rows + " + how)
+                                      : rides  ? "header step + counts step (the blocks with it)"
+                                               : "header step + counts step + " + how;
+            EXPECT_EQ(pr->path, with                         ? "lengths step (the blocks with it)"
+                                : lengths_step(op) && by_cma ? "lengths step + CMA single copy"
+                                : lengths_step(op)           ? "lengths step + flat over the team"
+                                : op == OpKind::alltoallv    ? pairs
+                                                             : "header step + flat over the team")
                 << at;
           } break;
           case Rest::chunks: EXPECT_NE(pr->path.find(cat("+ ", p.chunks, " ")), std::string::npos) << at; break;
+          case Rest::cma: EXPECT_EQ(pr->path, "header step + CMA single copy") << at; break;
+        }
+        // With every buffer in the heaps, the heap's single copy where the
+        // plan offers it.
+        ModelOptions heap;
+        heap.in_heap = true;
+        auto in_heap = predict(tree, cal, cfg, op, bytes, heap);
+        ASSERT_TRUE(in_heap.ok()) << in_heap.status().to_string();
+        EXPECT_EQ(in_heap->path == "header step + heap single copy", p.heap) << at;
+        if (!p.heap) {
+          EXPECT_EQ(in_heap->path, pr->path) << at;
         }
         bool own_top = false, slices = false;
         for (const LevelTerm& t : pr->terms) {

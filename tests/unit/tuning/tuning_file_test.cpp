@@ -37,6 +37,8 @@ TuningFile sample() {
   f.calibration.source = "measured by osmp-tune";
   f.calibration.gamma_us_per_kib = 1.0 / 3.0;
   f.calibration.contention = 0.1 + 0.2;
+  f.calibration.cma_call_us = 1.0 / 7.0;
+  f.calibration.cma_us_per_kib = 0.0625;
   f.calibration.levels = {
       {"Machine", 0.25, 0.1}, {"Package", 5e-324, 1.7976931348623157e308}, {"Core", 0.0, 123456.789e-10}};
   f.settings = {{"OSMP_VH", "Package:7"}, {"OSMP_FLAT_MAX", "8"}, {"OSMP_CMA_MIN", "64K"}};
@@ -58,6 +60,8 @@ void expect_same(const TuningFile& a, const TuningFile& b) {
   EXPECT_EQ(a.calibration.source, b.calibration.source);
   EXPECT_TRUE(same_double(a.calibration.gamma_us_per_kib, b.calibration.gamma_us_per_kib));
   EXPECT_TRUE(same_double(a.calibration.contention, b.calibration.contention));
+  EXPECT_TRUE(same_double(a.calibration.cma_call_us, b.calibration.cma_call_us));
+  EXPECT_TRUE(same_double(a.calibration.cma_us_per_kib, b.calibration.cma_us_per_kib));
   ASSERT_EQ(a.calibration.levels.size(), b.calibration.levels.size());
   for (std::size_t i = 0; i < a.calibration.levels.size(); ++i) {
     const LevelCost &x = a.calibration.levels[i], &y = b.calibration.levels[i];
@@ -140,6 +144,18 @@ TEST(TuningFile, RoundTripKeepsEveryField) {
   EXPECT_EQ(to_json(*back), to_json(f));
 }
 
+// Files written before osmp-tune measured CMA have no figures for it: read,
+// they keep the typical ones.
+TEST(TuningFile, WithoutCmaFiguresTheTypicalOnes) {
+  std::string text = to_json(sample());
+  text = replace_once(text, "\"cma_call_us\": 0.14285714285714285,", "");
+  text = replace_once(text, "\"cma_us_per_kib\": 0.0625,", "");
+  auto r = parse_tuning(text, "old.json");
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->calibration.cma_call_us, kTypicalCmaCallUs);
+  EXPECT_EQ(r->calibration.cma_us_per_kib, kTypicalCmaUsPerKib);
+}
+
 TEST(TuningFile, DoublesRoundTripBitForBit) {
   std::mt19937_64 rng(42);
   std::vector<double> values = {0.1, 1.0 / 3.0, 5e-324, DBL_MIN, DBL_MAX, std::nextafter(1.0, 2.0), 1e-300, 0.0, 7.0};
@@ -165,8 +181,8 @@ TEST(TuningFile, JsonHasMarkerAndStableKeyOrder) {
   EXPECT_EQ(text, to_json(sample()));
   std::size_t last = 0;
   for (const char* key : {"\"fingerprint\"", "\"machine\"", "\"processes\"", "\"created\"", "\"osmp_version\"",
-                          "\"calibration\"", "\"source\"", "\"gamma_us_per_kib\"", "\"contention\"", "\"levels\"",
-                          "\"settings\"", "\"ops\"", "\"measurements\""}) {
+                          "\"calibration\"", "\"source\"", "\"gamma_us_per_kib\"", "\"contention\"", "\"cma_call_us\"",
+                          "\"cma_us_per_kib\"", "\"levels\"", "\"settings\"", "\"ops\"", "\"measurements\""}) {
     auto at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     EXPECT_GT(at, last) << key;
@@ -239,6 +255,8 @@ TEST(TuningFile, EveryCorruptionIsAnErrorNamingTheField) {
       {"\"source\": \"measured by osmp-tune\",", "\"sauce\": 1,", {"calibration.sauce", "unknown field"}},
       {"\"contention\": 0.30000000000000004", "\"contention\": -0.3", {"calibration.contention", "negative"}},
       {"\"contention\": 0.30000000000000004,", "", {"calibration.contention: missing"}},
+      {"\"cma_us_per_kib\": 0.0625", "\"cma_us_per_kib\": -1", {"calibration.cma_us_per_kib", "negative"}},
+      {"\"cma_call_us\": 0.14285714285714285", "\"cma_call_us\": \"1\"", {"calibration.cma_call_us", "a number"}},
       {"\"us\": 12.5", "\"us\": -12.5", {"measurements[0].us", "negative"}},
       {"\"bytes\": 4096", "\"bytes\": -4096", {"measurements[0].bytes", "non-negative integer"}},
       {"\"bytes\": 4096", "\"bytes\": 4096.5", {"measurements[0].bytes", "non-negative integer"}},
