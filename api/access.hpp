@@ -21,6 +21,11 @@ struct TeamAccess {
   // switch on it.
   static Status run(Team& t, const CollArgs& a);
   static Request start(Team& t, const CollArgs& a);
+  // Leaving many teams at once (MPI_Finalize): announce on every team
+  // first, then finish each alone (collectives/calls.hpp, Calls::finish):
+  // no rank waits for another's finish of a team, whatever the order.
+  static void announce_finish(Team& t);
+  static Status finish_alone(Team& t);
 };
 
 inline TeamCore& core_of(Team& t) { return TeamAccess::core(t); }

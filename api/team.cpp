@@ -209,6 +209,12 @@ Status TeamAccess::run(Team& t, const CollArgs& a) { return t.run(a); }
 
 Request TeamAccess::start(Team& t, const CollArgs& a) { return t.start(a); }
 
+void TeamAccess::announce_finish(Team& t) {
+  if (t.views_) t.views_->announce_finish();
+}
+
+Status TeamAccess::finish_alone(Team& t) { return t.views_ ? t.views_->finish(/*together=*/false) : t.moved_from(); }
+
 Status Team::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {
   if (!views_) return moved_from();
   if (size() == 1) {  // a team of one has no groups: check the settings, keep nothing

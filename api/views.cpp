@@ -126,9 +126,14 @@ void Views::bind_calls() {
   numbered_->bind(base_core(), engines);
 }
 
-Status Views::finish() {
+Status Views::finish(bool together) {
   queue_->complete();  // the calls started before come first
-  return numbered_ ? numbered_->finish(/*wait=*/true) : Status{};
+  return numbered_ ? numbered_->finish(/*wait=*/true, together) : Status{};
+}
+
+void Views::announce_finish() {
+  queue_->complete();  // the calls started before come first
+  if (numbered_) numbered_->announce_finish();
 }
 
 Views::~Views() {

@@ -95,8 +95,10 @@ class Views {
   CallQueue& queue() { return *queue_; }
   // Leaving the team: an error of an earlier call not yet reported here
   // (collectives/calls.hpp, Calls::finish); waits for every rank's last
-  // call. Once; the destructor only leaves, without waiting.
-  Status finish();
+  // call. Once; the destructor only leaves, without waiting. `together`:
+  // as Calls::finish's (false: MPI_Finalize, after announce_finish()).
+  Status finish(bool together = true);
+  void announce_finish();
   ~Views();
 
  private:

@@ -37,7 +37,7 @@ bool Calls::pending_for(std::uint64_t call) const {
 }
 
 bool Calls::stale() noexcept {
-  if (resyncing_) return false;
+  if (resyncing_ || alone_) return false;
   if (pending_for(current_)) return true;
   for (Engine* e : engines_) {
     if (StatusWord w = e->peek()) {
@@ -215,23 +215,40 @@ std::string Calls::last_call_mismatch(std::uint64_t call) const {
   return what.empty() ? what : cat("call ", call, " on this team failed: ", what);
 }
 
-Status Calls::finish(bool wait) {
+void Calls::announce_finish() {
+  if (left_ || announced_ ||
+      std::none_of(engines_.begin(), engines_.end(), [](const Engine* e) { return e->unit_acks(); })) {
+    return;
+  }
+  // A pseudo-call after my last: once every rank has entered it, any error
+  // of a call up to my last was raised (before its finder's next call).
+  ++current_;
+  publish(record(team().rank()).entered, current_, false);
+  announced_ = true;
+}
+
+Status Calls::finish(bool wait, bool together) {
   if (left_) return {};
   CallRecord& me = record(team().rank());
   Status st;
-  if (wait && std::any_of(engines_.begin(), engines_.end(), [](const Engine* e) { return e->unit_acks(); })) {
-    // A pseudo-call after my last: once every rank has entered it, any error
-    // of a call up to my last was raised (before its finder's next call).
-    ++current_;
-    publish(me.entered, current_, false);
+  if (wait) announce_finish();
+  if (wait && announced_) {
+    // Alone, the message comes from every rank's records: the waits look
+    // past a raised error (stale()) until every rank has entered.
+    alone_ = !together;
     for (int r = 0; r < team().size() && st.ok(); ++r) {
       if (r == team().rank()) continue;
       WaitStatus ws = team().waiter().wait(record(r).entered, current_, r);
       if (ws == WaitStatus::stale) break;
       if (ws != WaitStatus::ok) st = team().fail(ws);
     }
-    if (st.ok() && pending_for(current_)) {
+    alone_ = false;
+    if (st.ok() && pending_for(current_) && together) {
       st = resync("finalize");
+    } else if (st.ok() && pending_for(current_)) {
+      const std::uint64_t w = error_word();  // acquire: after the raiser's records
+      st = Status(status_code(status_of(w)) == Errc::invalid_argument ? Errc::invalid_argument : Errc::mismatch,
+                  cat("finalize: ", failed_call_message(call_of(w), status_of(w))));
     } else if (st.ok()) {
       // My last call may have failed where nobody compared (two ranks that
       // both thought they were a bcast's root) and no later call did: the

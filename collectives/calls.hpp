@@ -80,7 +80,17 @@ class Calls final : public WaitCheck {
   // left), so that an error found in any call up to it is seen, and returns
   // it. Without (Team's destructor, which must not block on peers that may
   // destroy their teams later or in the same thread): only leaves.
-  Status finish(bool wait);
+  // `together`: every rank finishes this team now (the error is told the
+  // same way on every rank, resynchronising); else (MPI_Finalize, which
+  // finishes every team of the process in an order of its own) the message
+  // comes from the records alone, and nobody waits for anybody's finish
+  // but for the pseudo-call that announce_finish() enters.
+  Status finish(bool wait, bool together = true);
+  // Enters the pseudo-call after this rank's last (once): a rank that waits
+  // in finish() for it needs nothing more of this one. MPI_Finalize
+  // announces on every team before it finishes any, so that no two ranks
+  // wait for each other's finish of two teams in opposite orders.
+  void announce_finish();
 
   // While waiting: an error raised for a call this rank has reached, or one
   // that a view's engine finds by looking at its peers' lines (Engine::peek).
@@ -125,6 +135,8 @@ class Calls final : public WaitCheck {
   std::uint16_t digest_ = 0;      // earlier_digest() of the last call made
   std::string failed_;            // the last failed call, as the skipped calls name it
   bool resyncing_ = false;
+  bool announced_ = false;  // announce_finish()
+  bool alone_ = false;      // finish(wait, together = false) waits for every rank's records
   bool left_ = false;
 };
 

@@ -57,6 +57,7 @@ static char* osmp_vh = NULL;
 static char* osmp_wait = NULL;
 static char* osmp_base_case = NULL;
 static char* osmp_cma_min = NULL;
+static char* osmp_check = NULL;
 static char* osmp_slot_size = NULL;
 static char* osmp_tuning_file = NULL;
 /* Per operation (coll_osmp_vh_<op>, as OSMP_VH_<OP>), in osmp_ops.h's order. */
@@ -397,6 +398,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   setting("OSMP_WAIT", osmp_wait);
   setting("OSMP_BASE_CASE", osmp_base_case);
   setting("OSMP_CMA_MIN", osmp_cma_min);
+  setting("OSMP_CHECK", osmp_check);
   setting("OSMP_SLOT_SIZE", osmp_slot_size);
   setting("OSMP_TUNING_FILE", osmp_tuning_file);
   for (int i = 0; i < OSMP_COLL_COUNT; ++i) setting(osmp_vh_env[i], osmp_vh_op[i]);
@@ -471,6 +473,8 @@ static int register_params(void) {
   string_param("base_case", "Base case per level (as OSMP_BASE_CASE): flat, knomial[:K], LEVEL=CASE,...",
                &osmp_base_case);
   string_param("cma_min", "Single-copy (process_vm_readv) threshold per rank (as OSMP_CMA_MIN)", &osmp_cma_min);
+  string_param("check", "Mismatch check on one node (as OSMP_CHECK): lazy (one pass; the default) or strict",
+               &osmp_check);
   string_param("slot_size", "Bytes per member data slot (as OSMP_SLOT_SIZE)", &osmp_slot_size);
   string_param("tuning_file", "Tuning file written by osmp-tune (as OSMP_TUNING_FILE; empty: the default location)",
                &osmp_tuning_file);

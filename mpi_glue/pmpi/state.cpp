@@ -16,6 +16,7 @@
 #include "mpi_glue/pmpi/agree.hpp"
 #include "mpi_glue/pmpi/bootstrap.hpp"
 #include "mpi_glue/pmpi/call.hpp"
+#include "mpi_glue/pmpi/errors.hpp"
 #include "shm/segment.hpp"
 #include "team/team.hpp"
 
@@ -57,10 +58,21 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   // Non-blocking calls still on this communicator's team end first
   // (MPI_Comm_free is collective: every rank has started them).
   complete_osmp_parts(comm);
+  auto* st = static_cast<CommState*>(value);
+  // Leaving the team: the error of an earlier one-pass call that another
+  // rank found and this one was not told of yet, through comm's handler
+  // (MPI_Comm_free is collective: every rank finishes the team with it;
+  // MPI_Finalize announced on every team first: release_all).
+  int rc = MPI_SUCCESS;
+  if (st->team) {
+    const bool finalizing = g_finalizing.load(std::memory_order_relaxed);
+    const Status left = finalizing ? TeamAccess::finish_alone(*st->team) : st->team->finish();
+    if (!left.ok())
+      rc = deliver(comm, finalizing ? "MPI_Finalize" : "MPI_Comm_free", class_of(left.code()), left.message());
+  }
   // Before the state goes: a thread that reads the new generation asks the
   // attribute again (the ordering: see g_generation).
   g_generation.fetch_add(1, std::memory_order_acq_rel);
-  auto* st = static_cast<CommState*>(value);
   if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
   if (st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
   if (st->team) {
@@ -69,7 +81,7 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   }
   live().erase(st);
   delete st;
-  return MPI_SUCCESS;
+  return rc;
 }
 
 int keyval() {
@@ -160,17 +172,19 @@ MPI_Comm sub_comm(MPI_Comm comm, int size, Pick&& pick) {
 // `crowded`: waits yield at once (OSMP_WAIT=yield unless it is set), as an
 // oversubscribed team's do: a node's part waiting for its leader's MPI part
 // must leave the CPU to the processes of the other simulated nodes.
-Result<Team> make_team(MPI_Comm node, bool crowded) {
+// `one_node`: comm lies on one node, whose team is all of it.
+Result<Team> make_team(MPI_Comm node, bool crowded, bool one_node) {
   OSMP_ASSIGN_OR_RETURN(Options options, Options::from_env());
   if (crowded && !options.settings.contains("OSMP_WAIT")) options.settings["OSMP_WAIT"] = "yield";
   options.settings["OSMP_TOPOLOGY"] = "native";  // simulated nodes are only about grouping
   options.settings.erase("OSMP_PLACE");
-  // Every call agrees first (OSMP_CHECK=strict, whatever the environment
-  // says): an erroneous MPI program gets its error from the faulty call on
-  // every rank, and the node verdicts that cross nodes (agree.hpp) stay in
-  // step. One-pass calls would report a rank's error one call late, which
-  // the leaders' exchange does not carry.
-  options.settings["OSMP_CHECK"] = "strict";
+  // On one node, OSMP_CHECK as it is set (lazy by default): small one-way
+  // calls make one pass, and a mismatch reaches the ranks that did not see
+  // it at their next call on comm, MPI_Comm_free or MPI_Finalize
+  // (delete_state), through comm's error handler. Across nodes every call
+  // agrees first (strict): the node verdicts that cross nodes (agree.hpp)
+  // must be those of the call itself, which the leaders' exchange carries.
+  if (!one_node) options.settings["OSMP_CHECK"] = "strict";
   MpiBootstrap boot(node);
   return Team::create(boot, options);
 }
@@ -183,8 +197,8 @@ unsigned agreed_ops(MPI_Comm comm) {
 }
 
 // This node's team, unless creating it failed or would pass OSMP_PMPI_SHM_MAX.
-Result<Team> node_team(MPI_Comm node, bool crowded) {
-  Result<Team> team = make_team(node, crowded);
+Result<Team> node_team(MPI_Comm node, bool crowded, bool one_node) {
+  Result<Team> team = make_team(node, crowded, one_node);
   if (!team.ok()) return team;
   const std::uint64_t bytes = core_of(*team).shm_bytes(), max = settings().shm_max;
   if (max && shm_use().bytes + bytes > max)
@@ -252,7 +266,8 @@ void build(CommState& st, MPI_Comm comm) {
   auto drop_node = [&] {
     if (node != comm) PMPI_Comm_free(&node);
   };
-  Result<Team> team = node_team(node, where.crowded);  // agreed across the node by team creation
+  // agreed across the node by team creation
+  Result<Team> team = node_team(node, where.crowded, where.nodes == 1);
   int failed = team.ok() ? 0 : 1, any = 0;
   PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
   if (any) {
@@ -328,7 +343,12 @@ CommState* existing_state(MPI_Comm comm) {
 }
 
 void release_all() {
+  g_finalizing.store(true, std::memory_order_relaxed);  // both callers are MPI_Finalize's
   std::vector<CommState*> all(live().begin(), live().end());
+  for (CommState* st : all) {
+    complete_osmp_parts(st->comm);
+    if (st->team) TeamAccess::announce_finish(*st->team);
+  }
   for (CommState* st : all) PMPI_Comm_delete_attr(st->comm, keyval());  // runs delete_state
   release_agreement();
 }

@@ -44,7 +44,9 @@ CommState* existing_state(MPI_Comm comm);
 CommState* known_state(MPI_Comm comm);
 // The osmp_vh hints of comm's info, applied to a state just built (hints.cpp).
 int apply_creation_hints(CommState& st);
-// Frees every state still alive (MPI_Finalize).
+// Frees every state still alive (MPI_Finalize): announces the finish on
+// every team first, then finishes each alone (Calls::finish), reporting an
+// error an earlier one-pass call left through its communicator's handler.
 void release_all();
 
 // The bit of an operation in the masks below (1 << its place in osmp_ops.h).

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -344,10 +345,21 @@ void mismatch() {
   rc = MPI_Ibcast(in.data(), g_rank == 0 ? 2 : 4, pair, 0, MPI_COMM_WORLD, &r);
   if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
   MPI_Error_class(rc, &cls);
-  if (cls != MPI_ERR_ARG) fail("a mismatched ibcast of a derived type returned class " + std::to_string(cls));
+  // Lazily (OSMP_CHECK=lazy, the default on one node) the root, which
+  // reads nothing, returns and learns it in its next call, which fails on
+  // every rank (the calls line up again).
+  const char* check = std::getenv("OSMP_CHECK");
+  const bool lazy = !(check && std::strcmp(check, "strict") == 0) && g_size <= 16;
+  if (cls != MPI_ERR_ARG && !(lazy && g_rank == 0))
+    fail("a mismatched ibcast of a derived type returned class " + std::to_string(cls));
   MPI_Type_free(&pair);
-  // The communicator goes on.
   int x = 1, sum = 0;
+  if (lazy) {
+    MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    const int next = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (cls == MPI_SUCCESS && next == MPI_SUCCESS) fail("a mismatched ibcast: not reported in the next call either");
+  }
+  // The communicator goes on.
   MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
   if (MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS || sum != g_size) fail("iallreduce after a mismatch");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "api/access.hpp"
 #include "team_api_harness.hpp"
 
 namespace osmp {
@@ -221,6 +222,47 @@ TEST_P(LazyCheck, FinishReportsTheLastCallOnEveryRank) {
     EXPECT_THAT(st.message(), ContainsRegex("^finalize: call [0-9]+ on this team failed: bcast: "));
     EXPECT_THAT(st.message(), HasSubstr("bcast: ranks disagree on the root: " + sides(n(), 1, "1", "0")))
         << "rank " << r;
+  }
+}
+
+// MPI_Finalize finishes every team of a process, in an order of its own:
+// announced on every team first, then finished alone (no resynchronisation
+// with the others), two teams finished in opposite orders by half of the
+// ranks never hang, and every rank is told of each team's last mismatch.
+TEST_P(LazyCheck, TeamsFinishedAloneInAnyOrderReportTheirLastCall) {
+  test::ThreadTeams other = test::make_teams(GetParam());
+  ASSERT_TRUE(other.ok()) << other.first_error();
+  std::vector<std::array<Status, 2>> got(static_cast<std::size_t>(n()));
+  std::vector<std::thread> th;
+  for (int r = 0; r < n(); ++r) {
+    th.emplace_back([&, r] {
+      std::array<Team*, 2> teams{tt_->teams[static_cast<std::size_t>(r)].get(),
+                                 other.teams[static_cast<std::size_t>(r)].get()};
+      for (int k = 0; k < 2; ++k) {  // team k: rank k + 1 passes another count
+        std::int32_t buf[4] = {};
+        (void)teams[static_cast<std::size_t>(k)]->bcast(buf, r == k + 1 ? 2 : 4, Datatype::int32, 0);
+      }
+      for (Team* t : teams) TeamAccess::announce_finish(*t);
+      for (int i = 0; i < 2; ++i) {
+        const int k = r % 2 == 0 ? i : 1 - i;
+        got[static_cast<std::size_t>(r)][static_cast<std::size_t>(k)] =
+            TeamAccess::finish_alone(*teams[static_cast<std::size_t>(k)]);
+      }
+    });
+  }
+  for (auto& t : th) t.join();
+  for (int r = 0; r < n(); ++r) {
+    for (int k = 0; k < 2; ++k) {
+      const Status& st = got[static_cast<std::size_t>(r)][static_cast<std::size_t>(k)];
+      if (k + 1 >= n()) {  // two ranks: nobody passes another count on team 1
+        EXPECT_TRUE(st.ok()) << "rank " << r << " team " << k << ": " << st.to_string();
+        continue;
+      }
+      EXPECT_EQ(st.code(), Errc::mismatch) << "rank " << r << " team " << k << ": " << st.to_string();
+      EXPECT_THAT(st.message(), ContainsRegex("^finalize: call [0-9]+ on this team failed: bcast: "));
+      EXPECT_THAT(st.message(), HasSubstr("ranks disagree on the count: " + sides(n(), k + 1, "2", "4")))
+          << "rank " << r << " team " << k;
+    }
   }
 }
 
