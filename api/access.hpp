@@ -26,6 +26,9 @@ struct TeamAccess {
   // no rank waits for another's finish of a team, whatever the order.
   static void announce_finish(Team& t);
   static Status finish_alone(Team& t);
+  // Leaving without waiting for anybody (MPI_Comm_free, which real MPIs do
+  // not synchronise): an error already raised for a call up to the last.
+  static Status leave(Team& t);
 };
 
 inline TeamCore& core_of(Team& t) { return TeamAccess::core(t); }

@@ -131,6 +131,11 @@ Status Views::finish(bool together) {
   return numbered_ ? numbered_->finish(/*wait=*/true, together) : Status{};
 }
 
+Status Views::leave() {
+  queue_->complete();  // the calls started before come first
+  return numbered_ ? numbered_->finish(/*wait=*/false) : Status{};
+}
+
 void Views::announce_finish() {
   queue_->complete();  // the calls started before come first
   if (numbered_) numbered_->announce_finish();

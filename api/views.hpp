@@ -99,6 +99,9 @@ class Views {
   // as Calls::finish's (false: MPI_Finalize, after announce_finish()).
   Status finish(bool together = true);
   void announce_finish();
+  // Leaving now, without waiting for anybody: an error already raised for
+  // a call up to this rank's last (MPI_Comm_free). The destructor leaves so too.
+  Status leave();
   ~Views();
 
  private:

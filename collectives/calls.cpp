@@ -227,6 +227,12 @@ void Calls::announce_finish() {
   announced_ = true;
 }
 
+Status Calls::raised_error() const {
+  const std::uint64_t w = error_word();  // acquire: after the raiser's records
+  return Status(status_code(status_of(w)) == Errc::invalid_argument ? Errc::invalid_argument : Errc::mismatch,
+                cat("finalize: ", failed_call_message(call_of(w), status_of(w))));
+}
+
 Status Calls::finish(bool wait, bool together) {
   if (left_) return {};
   CallRecord& me = record(team().rank());
@@ -246,9 +252,7 @@ Status Calls::finish(bool wait, bool together) {
     if (st.ok() && pending_for(current_) && together) {
       st = resync("finalize");
     } else if (st.ok() && pending_for(current_)) {
-      const std::uint64_t w = error_word();  // acquire: after the raiser's records
-      st = Status(status_code(status_of(w)) == Errc::invalid_argument ? Errc::invalid_argument : Errc::mismatch,
-                  cat("finalize: ", failed_call_message(call_of(w), status_of(w))));
+      st = raised_error();
     } else if (st.ok()) {
       // My last call may have failed where nobody compared (two ranks that
       // both thought they were a bcast's root) and no later call did: the
@@ -256,6 +260,8 @@ Status Calls::finish(bool wait, bool together) {
       std::string what = last_call_mismatch(current_ - 1);
       if (!what.empty()) st = Status(Errc::mismatch, cat("finalize: ", what));
     }
+  } else if (!wait && pending_for(current_)) {
+    st = raised_error();  // leaving without waiting: only what was raised already
   }
   // Leaving: the next resynchronisation finds my last values. Only its
   // parity: a rank late in the round just done may still read the other.

@@ -79,7 +79,8 @@ class Calls final : public WaitCheck {
   // every rank has at least entered the call after this rank's last one (or
   // left), so that an error found in any call up to it is seen, and returns
   // it. Without (Team's destructor, which must not block on peers that may
-  // destroy their teams later or in the same thread): only leaves.
+  // destroy their teams later or in the same thread; MPI_Comm_free): only
+  // leaves, returning an error already raised for a call up to its last.
   // `together`: every rank finishes this team now (the error is told the
   // same way on every rank, resynchronising); else (MPI_Finalize, which
   // finishes every team of the process in an order of its own) the message
@@ -123,6 +124,9 @@ class Calls final : public WaitCheck {
   Status learned(const std::string& what);
   void write_vals(int parity);
   std::string failed_call_message(std::uint32_t call, StatusWord status) const;
+  // The raised error as finish() reports it, from the records (any rank's
+  // missing header: the verdict's words alone).
+  Status raised_error() const;
   std::string last_call_mismatch(std::uint64_t call) const;
 
   TeamCore* team_;

@@ -118,7 +118,7 @@ struct CollectiveConfig {
   static constexpr std::size_t kAuto = ~std::size_t{0};
   std::size_t stage_min = kAuto;
   // The bytes per rank from which operation `k` stages plain buffers;
-  // `with_cma`: CMA carries this call (the plan's Rest::cma), which beat
+  // `with_cma`: CMA's range covers this call (the plan's cma_carries), which beat
   // staging here for every operation (2 processes, 1 MiB: alltoall 270-286
   // us against 618-704 staged, gather 279-315 / 457-470, allgather 312-313
   // / 422-508, scatter 270-277 / 405-468; 4 MiB 1.1-1.5x), so that a call

@@ -109,6 +109,11 @@ struct PlanInput {
   // (counts_longest; 0 on a rank without counts), on which CMA's range is
   // weighed (CmaPath::longest); the other operations: 0.
   std::size_t longest = 0;
+  // This rank declines the call (Team::abstain: the MPI's own collective
+  // should run it): it takes no one-pass plan, whose senders return before
+  // any verdict and could not know whether every rank declined; a decliner
+  // among one-pass ranks is a plan apart, found as any other (walk.hpp).
+  bool declines = false;
   bool operator==(const PlanInput&) const = default;
 };
 

@@ -57,6 +57,7 @@ inline bool carried_by_cma(const Engine& e, const Plan& plan, OpKind k, std::siz
 // which it takes part without data); `kind` as header_for's.
 [[gnu::always_inline]] inline Plan plan_for(const Engine& e, const CollArgs& a, OpKind kind, StatusWord local) {
   PlanInput in{kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
+  in.declines = a.abstain == Errc::unsupported;
   if (plans_on_total(kind)) in.total = counts_total(a.counts, e.shape().ranks);
   if (plans_on_longest(kind)) in.longest = counts_longest(a.counts, e.shape().ranks);
   return e.plan(in);

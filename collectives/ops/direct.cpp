@@ -64,7 +64,7 @@ DirectCall::DirectCall(Engine& e, const CollArgs& a, StatusWord local, const Pla
   const bool root = e.team().rank() == a.root;
   const std::size_t per_rank = static_cast<std::size_t>(a.count) * size_of(a.dtype);
   if (own && heaps_->complete() && !local && e.config().stage &&
-      per_rank >= e.config().stage_from(a.kind, plan.rest == Rest::cma)) {
+      per_rank >= e.config().stage_from(a.kind, cma_carries(a.kind, per_rank, e.settings()))) {
     const HeapUse& use = describe(a.kind).heap;  // which of mine peers read (send) or write (recv)
     if (!send && mine.send && mine.send_len && use.staged_send.at(root)) {
       if (std::byte* s = e.stage(Engine::kStagedSend, mine.send_len)) {

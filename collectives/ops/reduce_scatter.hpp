@@ -6,6 +6,8 @@
 
 namespace osmp {
 
+// CMA as reduce_scatter_block's, weighed on the longest share (64 KiB to
+// 512 KiB).
 template <>
 struct Description<OpKind::reduce_scatter> : RowTerms {
   static constexpr OpDesc row = {.varied = {.of = OpKind::reduce_scatter_block},
@@ -16,7 +18,7 @@ struct Description<OpKind::reduce_scatter> : RowTerms {
                                           .slot_symmetric = true,
                                           .symmetric = SymBytes::total,
                                           .step = {UpMove::reduce, Times::ranks, DownMove::scatter, Times::one}},
-                                 .copies = {.cma = CmaPath::longest}};
+                                 .copies = {.cma = CmaPath::longest, .cma_until = std::size_t{512} << 10}};
 };
 
 }  // namespace osmp

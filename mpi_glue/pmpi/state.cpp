@@ -60,15 +60,21 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   complete_osmp_parts(comm);
   auto* st = static_cast<CommState*>(value);
   // Leaving the team: the error of an earlier one-pass call that another
-  // rank found and this one was not told of yet, through comm's handler
-  // (MPI_Comm_free is collective: every rank finishes the team with it;
-  // MPI_Finalize announced on every team first: release_all).
-  int rc = MPI_SUCCESS;
+  // rank found and this one was not told of yet, through comm's handler.
+  // MPI_Finalize waits for every rank's last call (it announced on every
+  // team first: release_all); MPI_Comm_free waits for nobody (real MPIs do
+  // not synchronise it, and programs free communicators in orders of their
+  // own): only an error already raised. The callback itself always
+  // succeeds: an MPI keeps a communicator whose attribute's delete failed
+  // (and its attribute, which would name this freed state).
   if (st->team) {
     const bool finalizing = g_finalizing.load(std::memory_order_relaxed);
-    const Status left = finalizing ? TeamAccess::finish_alone(*st->team) : st->team->finish();
-    if (!left.ok())
-      rc = deliver(comm, finalizing ? "MPI_Finalize" : "MPI_Comm_free", class_of(left.code()), left.message());
+    const Status left = finalizing ? TeamAccess::finish_alone(*st->team) : TeamAccess::leave(*st->team);
+    if (!left.ok()) {
+      const int code =
+          error_code(comm, finalizing ? "MPI_Finalize" : "MPI_Comm_free", class_of(left.code()), left.message());
+      PMPI_Comm_call_errhandler(comm, code);
+    }
   }
   // Before the state goes: a thread that reads the new generation asks the
   // attribute again (the ordering: see g_generation).
@@ -81,7 +87,7 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   }
   live().erase(st);
   delete st;
-  return rc;
+  return MPI_SUCCESS;
 }
 
 int keyval() {

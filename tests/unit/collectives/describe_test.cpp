@@ -37,6 +37,29 @@ TEST(Describe, TheWalksTheDocsName) {
                                                 K::reduce_scatter_block, K::reduce_scatter}));
 }
 
+// Which operations have CMA's single copy and what it weighs; a v-variant's
+// range is its uniform operation's (their flat paths and CMA copies are
+// the uniform operation's, weighed on the longest block).
+TEST(Describe, TheSingleCopiesTheDocsName) {
+  using K = OpKind;
+  EXPECT_EQ(where([](K k) { return describe(k).copies.cma == CmaPath::none; }),
+            (std::set<K>{K::barrier, K::reduce, K::scan}));
+  EXPECT_EQ(where([](K k) { return describe(k).copies.cma == CmaPath::longest; }),
+            (std::set<K>{K::allgatherv, K::reduce_scatter}));
+  EXPECT_EQ(where([](K k) { return describe(k).copies.cma == CmaPath::after_counts; }),
+            (std::set<K>{K::gatherv, K::scatterv, K::alltoallv}));
+  EXPECT_EQ(where([](K k) { return describe(k).copies.cma == CmaPath::two_ranks; }), (std::set<K>{K::exscan}));
+  EXPECT_EQ(where(plans_on_longest), (std::set<K>{K::allgatherv, K::reduce_scatter}));
+  for (K k : kOpKinds) {
+    const OpDesc& d = describe(k);
+    if (d.varied.layout == BlockLayout::uniform) continue;
+    const CopyRange& mine = d.copies;
+    const CopyRange& of = describe(d.varied.of).copies;
+    EXPECT_EQ(mine.cma_from, of.cma_from) << to_string(k);
+    EXPECT_EQ(mine.cma_until, of.cma_until) << to_string(k);
+  }
+}
+
 TEST(Describe, RowsAgreeWithThemselves) {
   for (OpKind k : kOpKinds) {
     const OpDesc& d = describe(k);

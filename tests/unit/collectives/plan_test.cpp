@@ -277,14 +277,14 @@ TEST(Plan, TheSingleCopiesAreThePlans) {
   const PlanShape s4 = plan_shape(four, kDefaultSlotBytes, kDefaultBcastBytes);
   EXPECT_EQ(make_plan({OpKind::exscan, big, 1, true}, s4, with).rest, Rest::flat);
   EXPECT_EQ(make_plan({OpKind::reduce_scatter_block, 1 << 16, 1, true}, s4, with).rest, Rest::cma);
-  // Reduce_scatter weighs its longest share: uneven shares whose longest is
-  // past the range's end go through the outboxes.
-  PlanSettings narrow = with;
-  narrow.cma_range.max = std::size_t{1} << 18;
-  PlanInput shares{OpKind::reduce_scatter, 1, 1, true, std::size_t{1} << 19, std::size_t{1} << 17};
-  EXPECT_EQ(make_plan(shares, s4, narrow).rest, Rest::cma);
+  // Reduce_scatter weighs its longest share, in reduce_scatter_block's range
+  // (up to 512 KiB): uneven shares whose longest is past it go through the
+  // outboxes.
+  EXPECT_EQ(with.cma_range.until(OpKind::reduce_scatter), with.cma_range.until(OpKind::reduce_scatter_block));
+  PlanInput shares{OpKind::reduce_scatter, 1, 1, true, std::size_t{1} << 20, std::size_t{1} << 17};
+  EXPECT_EQ(make_plan(shares, s4, with).rest, Rest::cma);
   shares.longest = std::size_t{1} << 19;
-  EXPECT_EQ(make_plan(shares, s4, narrow).rest, Rest::flat);
+  EXPECT_EQ(make_plan(shares, s4, with).rest, Rest::flat);
 }
 
 // Gatherv and scatterv make one pass with rows at every size where the team
@@ -358,6 +358,11 @@ TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
         EXPECT_EQ(p.first.top, one_pass_prefix(op) ? TopCase::prefix : TopCase::tree) << at;
         EXPECT_TRUE(p.first.flat) << at;
         EXPECT_TRUE(make_plan(PlanInput{op, bytes, 1, !carries}, s, lazy).first.one_pass) << at;
+        // A rank that declines the call (the MPI's own collective should
+        // run it) takes the strict plan.
+        PlanInput declining{op, bytes, 1, false};
+        declining.declines = true;
+        EXPECT_EQ(make_plan(declining, s, lazy), make_plan(declining, s, PlanSettings{})) << at;
       }
     }
   }
