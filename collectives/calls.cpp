@@ -223,6 +223,8 @@ void Calls::announce_finish() {
   // A pseudo-call after my last: once every rank has entered it, any error
   // of a call up to my last was raised (before its finder's next call).
   ++current_;
+  // Release: after my records of every call up to it (enter()); pairs with
+  // the acquire of the waits in finish() on every other rank.
   publish(record(team().rank()).entered, current_, false);
   announced_ = true;
 }

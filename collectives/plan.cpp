@@ -16,9 +16,6 @@ struct Fit {
 };
 
 bool symmetric_top(const PlanInput& in, const PlanShape& s, const PlanSettings& set);
-// The first step and what follows it through the areas (make_plan).
-Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings& set);
-Plan rest_by_copies(Plan p, const PlanInput& in, const PlanShape& s, const PlanSettings& set);
 
 // Whether CMA's single copy carries the data that follows the first step,
 // where what its range weighs is known before the call (CmaPath).
@@ -132,6 +129,7 @@ Plan rest_by_copies(Plan p, const PlanInput& in, const PlanShape& s, const PlanS
   return p;
 }
 
+// The first step and what follows it through the areas (make_plan).
 Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   Plan p;
   p.first = StepPlan{true, true, true, false, TopCase::tree, false};

@@ -210,6 +210,7 @@ Result<Calibration> calibrate(Team& t) {
   }
   OSMP_ASSIGN_OR_RETURN(cal.gamma_us_per_kib, max_over_ranks(t, measure_gamma()));
   const std::vector<LevelPair> pairs = pairs_per_level(core_of(t).tree());
+  cal.source = "CMA: typical, no level with two ranks to measure it between";
   if (!pairs.empty()) OSMP_RETURN_IF_ERROR(measure_cma(t, pairs.front(), cal));
   return cal;
 }
