@@ -19,8 +19,9 @@ struct TeamAccess {
   // makes it (the arguments its operation does not take cleared). For the
   // layers that hold the operation as a value (the MPI glue, osmp-tune): no
   // switch on it.
-  static Status run(Team& t, const CollArgs& a);
-  static Request start(Team& t, const CollArgs& a);
+  // Inline: the C entries (api/capi.cpp) call them on every call.
+  static Status run(Team& t, const CollArgs& a) { return t.run(a); }
+  static Request start(Team& t, const CollArgs& a) { return t.start(a); }
   // Leaving many teams at once (MPI_Finalize): announce on every team
   // first, then finish each alone (collectives/calls.hpp, Calls::finish):
   // no rank waits for another's finish of a team, whatever the order.

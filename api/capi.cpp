@@ -11,7 +11,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "api/access.hpp"
 #include "api/handles.hpp"
+#include "collectives/engine.hpp"
 #include "core/log.hpp"
 #include "osmp.h"
 #include "osmp.hpp"
@@ -291,25 +293,37 @@ int osmp_free(osmp_team* t, void* ptr) {
 
 // The collectives, osmp_<name> and osmp_i<name>, one pair per row of
 // osmp_ops.h, with osmp.h's parameters of its form (OSMP_PARAMS_OF_: the
-// declarations are generated from the same row); OSMP_C_PASS_<form>:
-// Team's arguments for them. OSMP_IN_PLACE is osmp::kInPlace (both the
-// address 1): passed as it is.
-#define OSMP_C_PASS_none
-#define OSMP_C_PASS_buffer buf, count, dt(type)
-#define OSMP_C_PASS_uniform sendbuf, recvbuf, count, dt(type)
-#define OSMP_C_PASS_gathered sendbuf, sendcount, recvbuf, recvcounts, displs, dt(type)
-#define OSMP_C_PASS_scattered sendbuf, sendcounts, displs, recvbuf, recvcount, dt(type)
-#define OSMP_C_PASS_shares sendbuf, recvbuf, recvcounts, dt(type)
-#define OSMP_C_PASS_pairs sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt(type)
-#define OSMP_C_ARGS_(form, rooted, reduces) OSMP_C_PASS_##form OSMP_IF_##reduces(, op_of(op)) OSMP_IF_##rooted(, root)
-#define OSMP_C_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                                  \
-  int osmp_##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces)) {                               \
-    return guarded(t, "osmp_" #name,                                                                   \
-                   [&](osmp::Team& team) { return team.name(OSMP_C_ARGS_(form, rooted, reduces)); });  \
-  }                                                                                                    \
-  int osmp_i##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces), osmp_request* req) {           \
-    return start(t, "osmp_i" #name, req,                                                               \
-                 [&](osmp::Team& team) { return team.i##name(OSMP_C_ARGS_(form, rooted, reduces)); }); \
+// declarations are generated from the same row); OSMP_C_ARGS_<form>: the
+// call's arguments as the engine takes them (collectives/engine.hpp), run on
+// the team as its Team::<name> would without passing through it.
+// OSMP_IN_PLACE is osmp::kInPlace (both the address 1): passed as it is.
+#define OSMP_C_ARGS_none(kind, op, root) \
+  { kind }
+#define OSMP_C_ARGS_buffer(kind, op, root) \
+  { kind, nullptr, buf, count, dt(type), op, root }
+#define OSMP_C_ARGS_uniform(kind, op, root) \
+  { kind, sendbuf, recvbuf, count, dt(type), op, root }
+#define OSMP_C_ARGS_gathered(kind, op, root) \
+  { kind, sendbuf, recvbuf, sendcount, dt(type), op, root, recvcounts, displs }
+#define OSMP_C_ARGS_scattered(kind, op, root) \
+  { kind, sendbuf, recvbuf, recvcount, dt(type), op, root, sendcounts, displs }
+#define OSMP_C_ARGS_shares(kind, op, root) \
+  { kind, sendbuf, recvbuf, 0, dt(type), op, root, recvcounts }
+#define OSMP_C_ARGS_pairs(kind, op, root) \
+  { kind, sendbuf, recvbuf, 0, dt(type), op, root, sendcounts, sdispls, recvcounts, rdispls }
+#define OSMP_C_ARGS_(name, form, rooted, reduces)                                                         \
+  osmp::CollArgs OSMP_C_ARGS_##form(osmp::OpKind::name, OSMP_IF_ELSE_##reduces(op_of(op), osmp::Op::sum), \
+                                    OSMP_IF_ELSE_##rooted(root, -1))
+#define OSMP_C_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                        \
+  int osmp_##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces)) {                     \
+    return guarded(t, "osmp_" #name, [&](osmp::Team& team) {                                 \
+      return osmp::TeamAccess::run(team, OSMP_C_ARGS_(name, form, rooted, reduces));         \
+    });                                                                                      \
+  }                                                                                          \
+  int osmp_i##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces), osmp_request* req) { \
+    return start(t, "osmp_i" #name, req, [&](osmp::Team& team) {                             \
+      return osmp::TeamAccess::start(team, OSMP_C_ARGS_(name, form, rooted, reduces));       \
+    });                                                                                      \
   }
 OSMP_COLLECTIVES(OSMP_C_ENTRIES_)
 #undef OSMP_C_ENTRIES_

@@ -205,10 +205,6 @@ TeamCore& TeamAccess::core(Team& t) {
 }
 const TeamCore& TeamAccess::core(const Team& t) { return core(const_cast<Team&>(t)); }
 
-Status TeamAccess::run(Team& t, const CollArgs& a) { return t.run(a); }
-
-Request TeamAccess::start(Team& t, const CollArgs& a) { return t.start(a); }
-
 void TeamAccess::announce_finish(Team& t) {
   if (t.views_) t.views_->announce_finish();
 }

@@ -62,8 +62,13 @@ class Views {
   // later configure may turn it on (the setting is policy, the probe capability).
   static Result<std::unique_ptr<Views>> create(Bootstrap& boot, const TeamOptions& team, const Profile& base);
 
+  // The engine `k` runs on (an unknown `k`: the base view's, whose run()
+  // reports it).
   Engine& engine(OpKind k) {
-    return *views_[static_cast<std::size_t>(of_op_[static_cast<std::size_t>(op_index(k))])]->engine;
+    const int i = op_index(k);
+    if (i < 0) [[unlikely]]
+      return base_engine();
+    return *views_[static_cast<std::size_t>(of_op_[static_cast<std::size_t>(i)])]->engine;
   }
   TeamCore& base_core() { return *views_.front()->core; }
   const TeamCore& base_core() const { return *views_.front()->core; }

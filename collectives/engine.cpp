@@ -369,25 +369,19 @@ Status Engine::explain_mismatch(const CollArgs& a, Status verdict) {
   return m.empty() ? std::move(verdict) : Status(Errc::mismatch, std::move(m));
 }
 
+#define OSMP_ENTRY_OF_(name, Name, NAME, key, rooted, reduces, form) &Ops<OpKind::name>::entry,
+const OpEntry* const kOpEntries[] = {OSMP_COLLECTIVES(OSMP_ENTRY_OF_)};
+#undef OSMP_ENTRY_OF_
+
 namespace {
 
-// Every operation's entries, by OpKind, in osmp_ops.h's order.
+// The entries of `k`, or nullptr for a value no row of osmp_ops.h has.
 const OpEntry* entry(OpKind k) {
-#define OSMP_ENTRY_OF_(name, Name, NAME, key, rooted, reduces, form) &Ops<OpKind::name>::entry,
-  static const OpEntry* const table[] = {OSMP_COLLECTIVES(OSMP_ENTRY_OF_)};
-#undef OSMP_ENTRY_OF_
   const int i = op_index(k);
-  return i >= 0 ? table[i] : nullptr;
+  return i >= 0 ? kOpEntries[i] : nullptr;
 }
 
 }  // namespace
-
-Status Engine::run(const CollArgs& a) {
-  if (numbered_ && a.abstain == Errc::ok) {
-    if (const OpEntry* op = entry(a.kind)) return op->call(*this, a);
-  }
-  return run_general(a);
-}
 
 Status Engine::walk(const CollArgs& a, StatusWord local) {
   const OpEntry* op = entry(a.kind);

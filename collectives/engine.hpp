@@ -162,9 +162,11 @@ class Engine {
 
   // Runs one collective, blocking. Collective over the team, same arguments
   // on every rank (checked: at once, or with OSMP_CHECK=lazy in one-pass
-  // calls at the latest in the next call; collectives/calls.hpp).
+  // calls at the latest in the next call; collectives/calls.hpp). Inline
+  // (below): its operation's run_call.
   Status run(const CollArgs& args);
-  // run() of the common call, per operation (collectives/ops/common.hpp).
+  // The whole call of one operation (collectives/ops/common.hpp): what
+  // run() does, the general path only where it must.
   template <class Op>
   static Status run_call(Engine& e, const CollArgs& a);
   // The same call as a resumable object (collectives/task.hpp): run() is
@@ -371,5 +373,22 @@ class Engine {
   bool blocking_ = true;
   FrameCache frames_;
 };
+
+// The entries of one operation (collectives/ops/common.hpp's entry_of; each
+// unit defines its own, engine.cpp lists them).
+struct OpEntry {
+  Status (*run)(Engine&, const CollArgs&, StatusWord);  // the walk, blocking
+  Task (*start)(Engine&, CollArgs, StatusWord);         // the walk, resumable
+  Status (*call)(Engine&, const CollArgs&);             // a whole blocking call (Engine::run_call)
+};
+// By op_index, in osmp_ops.h's order.
+extern const OpEntry* const kOpEntries[kOpKindCount];
+
+inline Status Engine::run(const CollArgs& a) {
+  const int i = op_index(a.kind);
+  if (i < 0) [[unlikely]]
+    return run_general(a);  // reports the unknown operation
+  return kOpEntries[i]->call(*this, a);
+}
 
 }  // namespace osmp

@@ -24,9 +24,10 @@ struct ListHead {
   ~ListHead();
 };
 thread_local ListHead t_list;
-std::atomic<int> g_active{0};
 
 }  // namespace
+
+std::atomic<int> g_listed_queues{0};
 
 struct QueueList {
   // Into this thread's list (out of another thread's first).
@@ -38,7 +39,7 @@ struct QueueList {
     if (head) head->prev_ = q;
     head = q;
     q->list_ = &head;
-    g_active.fetch_add(1, std::memory_order_relaxed);
+    g_listed_queues.fetch_add(1, std::memory_order_relaxed);
   }
   static void remove(CallQueue* q) {
     if (!q->list_) return;
@@ -49,7 +50,7 @@ struct QueueList {
     if (q->next_) q->next_->prev_ = q->prev_;
     q->prev_ = q->next_ = nullptr;
     q->list_ = nullptr;
-    g_active.fetch_sub(1, std::memory_order_relaxed);
+    g_listed_queues.fetch_sub(1, std::memory_order_relaxed);
   }
   static bool other_than(const CallQueue* q) {
     for (const CallQueue* x = t_list.head; x; x = x->next_)
@@ -185,10 +186,7 @@ void CallQueue::complete(const CallState* c) {
   }
 }
 
-bool others_pending(const CallQueue* q) {
-  if (g_active.load(std::memory_order_relaxed) == 0) return false;
-  return QueueList::other_than(q);
-}
+bool others_listed(const CallQueue* q) { return QueueList::other_than(q); }
 
 bool test_call(const CallState& c) {
   if (c.done) return true;

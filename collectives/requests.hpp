@@ -14,6 +14,7 @@
 // on two teams cannot deadlock).
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -77,8 +78,16 @@ class CallQueue {
   bool advancing_ = false;  // in advance_head (a wait inside may poll again)
 };
 
+// How many queues are listed in the process, and whether this thread lists
+// any but `q` (requests.cpp): others_pending's parts.
+extern std::atomic<int> g_listed_queues;
+bool others_listed(const CallQueue* q);
 // Whether this thread has calls pending on any team but `q`'s (null: any).
-bool others_pending(const CallQueue* q);
+// Inline: every blocking call asks, and in a process with no calls pending
+// the answer is one load.
+inline bool others_pending(const CallQueue* q) {
+  return g_listed_queues.load(std::memory_order_relaxed) != 0 && others_listed(q);
+}
 // Waits for `c` (on whatever queue it is in), moving every queue of this
 // thread on.
 void wait_for(const std::shared_ptr<CallState>& c);

@@ -140,24 +140,21 @@ Task start_operation(Engine& e, CollArgs a, StatusWord local) {
   co_return co_await first_step(e, p, a, local, plan);
 }
 
-// The entries of one operation (collectives/engine.cpp's table lists them).
-struct OpEntry {
-  Status (*run)(Engine&, const CollArgs&, StatusWord);  // blocking
-  Task (*start)(Engine&, CollArgs, StatusWord);         // resumable
-  Status (*call)(Engine&, const CollArgs&);             // a whole common call (Engine::run_call)
-};
+// The entries of one operation (OpEntry, collectives/engine.hpp).
 template <class Op>
 constexpr OpEntry entry_of() {
   return {&run_operation<Op>, &start_operation<Op>, &Engine::run_call<Op>};
 }
 
 // Begin, walk and end of a call that is nearly every call (Engine::run):
-// checks without side effects first (a stopped team or bad arguments take
-// the general path, which reports them); then what begin() does for such a
-// call, the walk, and end()'s early return, in one function per operation.
+// checks without side effects first (a team of one rank, an abstention, a
+// stopped team or bad arguments take the general path, which reports
+// them); then what begin() does for such a call, the walk, and end()'s
+// early return, in one function per operation.
 template <class Op>
 Status Engine::run_call(Engine& e, const CollArgs& a) {
-  if (e.team_.stopped() || !check_arguments(a, Op::kKind, e.team_.rank(), e.team_.size()).ok()) [[unlikely]] {
+  if (!e.numbered_ || a.abstain != Errc::ok || e.team_.stopped() ||
+      !check_arguments(a, Op::kKind, e.team_.rank(), e.team_.size()).ok()) [[unlikely]] {
     return e.run_general(a);
   }
   OpHeader h;
