@@ -52,11 +52,17 @@ int fail(int code, std::string msg) {
   return code;
 }
 
+// Records why a handle was refused (`fn` names the call).
+[[gnu::cold, gnu::noinline]] void refuse_handle(const char* fn, BadHandle why) {
+  fail(OSMP_ERR_ARG, osmp::cat(fn, ": ", osmp::capi::describe(why)));
+}
+
 // The entry `t` names, or nullptr after recording why (`fn` names the call).
-TeamEntry* entry(const osmp_team* t, const char* fn) {
+inline TeamEntry* entry(const osmp_team* t, const char* fn) {
   BadHandle why = BadHandle::none;
   TeamEntry* e = osmp::capi::find(handle_of(t), why);
-  if (!e) fail(OSMP_ERR_ARG, osmp::cat(fn, ": ", osmp::capi::describe(why)));
+  if (!e) [[unlikely]]
+    refuse_handle(fn, why);
   return e;
 }
 

@@ -6,33 +6,26 @@
 #include <vector>
 
 namespace osmp::capi {
+
+namespace slots {
+constinit std::array<std::atomic<Chunk*>, kSlots / kChunkSlots> g_chunks{};
+}  // namespace slots
+
 namespace {
+
+using namespace slots;  // NOLINT(google-build-using-namespace): this file is their owner
 
 static_assert(sizeof(void*) == sizeof(Handle), "handles travel as pointers: 64-bit only");
 
-constexpr Handle kTag = 0x05a1;  // bits 48-63
-constexpr unsigned kSlotBits = 16, kGenerationBits = 32;
 constexpr std::uint32_t kLastGeneration = ~std::uint32_t{0};
-constexpr std::size_t kSlots = std::size_t{1} << kSlotBits;
-constexpr std::size_t kChunkSlots = 256;  // slots are allocated a chunk at a time, never freed
 
 Handle make(std::uint32_t slot, std::uint32_t generation) {
   return kTag << (kSlotBits + kGenerationBits) | Handle{generation} << kSlotBits | slot;
 }
-std::uint32_t slot_of(Handle h) { return static_cast<std::uint32_t>(h & (kSlots - 1)); }
 std::uint32_t generation_of(Handle h) { return static_cast<std::uint32_t>(h >> kSlotBits); }
 
-struct Slot {
-  // The handle valid here now, 0 when none. Written under the mutex; read
-  // without it (find()).
-  std::atomic<Handle> live{0};
-  TeamEntry* team = nullptr;     // written before `live` (release), under the mutex
-  std::uint32_t generation = 0;  // the last one issued; under the mutex
-};
-struct Chunk {
-  std::array<Slot, kChunkSlots> slots;
-};
-
+// add() and remove(), under one mutex; find() (handles.hpp) reads the slots
+// without it.
 class Registry {
  public:
   Handle add(TeamEntry* t) {
@@ -43,7 +36,7 @@ class Registry {
       free_.pop_back();
     } else if (used_ < kSlots) {
       s = static_cast<std::uint32_t>(used_++);
-      auto& c = chunks_[s / kChunkSlots];
+      auto& c = g_chunks[s / kChunkSlots];
       // Release: a find() that acquire-loads the chunk sees its slots constructed.
       if (!c.load(std::memory_order_relaxed)) c.store(new Chunk, std::memory_order_release);
     } else {
@@ -54,14 +47,6 @@ class Registry {
     const Handle h = make(s, ++slot.generation);
     slot.live.store(h, std::memory_order_release);  // after `team`; pairs with find()'s acquire
     return h;
-  }
-
-  TeamEntry* find(Handle h, BadHandle& why) const {
-    Slot* slot = lookup(h);
-    // Acquire: pairs with add()'s release store, so `team` is the one it wrote.
-    if (slot && slot->live.load(std::memory_order_acquire) == h) return slot->team;
-    why = reason(h, slot);
-    return nullptr;
   }
 
   TeamEntry* remove(Handle h, BadHandle& why) {
@@ -78,39 +63,30 @@ class Registry {
     return t;
   }
 
- private:
-  Slot& at(std::uint32_t s) const {
-    return chunks_[s / kChunkSlots].load(std::memory_order_acquire)->slots[s % kChunkSlots];
-  }
-
-  // The slot a handle names, without trusting anything else in it; nullptr
-  // when it names none that was ever issued.
-  Slot* lookup(Handle h) const {
-    if (h >> (kSlotBits + kGenerationBits) != kTag) return nullptr;
-    Chunk* c = chunks_[slot_of(h) / kChunkSlots].load(std::memory_order_acquire);
-    return c ? &c->slots[slot_of(h) % kChunkSlots] : nullptr;
-  }
-
-  BadHandle reason(Handle h, Slot* slot) const {
+  BadHandle reason(Handle h, const Slot* slot) const {
     std::lock_guard lock(mu_);
     return reason_locked(h, slot);
   }
 
+ private:
+  static Slot& at(std::uint32_t s) {
+    return g_chunks[s / kChunkSlots].load(std::memory_order_acquire)->slots[s % kChunkSlots];
+  }
+
   // Not live: finalized if this slot issued that generation, else never ours.
-  BadHandle reason_locked(Handle h, const Slot* slot) const {
+  static BadHandle reason_locked(Handle h, const Slot* slot) {
     if (h == 0) return BadHandle::null;
     const std::uint32_t g = generation_of(h);
     return slot && g != 0 && g <= slot->generation ? BadHandle::finalized : BadHandle::foreign;
   }
 
   mutable std::mutex mu_;
-  std::array<std::atomic<Chunk*>, kSlots / kChunkSlots> chunks_{};
   std::size_t used_ = 0;
   std::vector<std::uint32_t> free_;
 };
 
-// Constant-initialized (no guard on the hot path) and never destroyed:
-// handles may be checked from other static destructors.
+// Constant-initialized and never destroyed: handles may be added or removed
+// from other static destructors.
 union Storage {
   constexpr Storage() : registry() {}
   ~Storage() {}
@@ -132,7 +108,7 @@ const char* describe(BadHandle why) {
 }
 
 Handle add(TeamEntry* team) { return registry().add(team); }
-TeamEntry* find(Handle h, BadHandle& why) { return registry().find(h, why); }
+BadHandle slots::reason(Handle h, const Slot* slot) { return registry().reason(h, slot); }
 TeamEntry* remove(Handle h, BadHandle& why) { return registry().remove(h, why); }
 
 }  // namespace osmp::capi
