@@ -6,6 +6,10 @@
 //                      the keys come from osmp_ops.h, where reduce_scatter_block's
 //                      is osmp_vh_reduce_scatter: Open MPI keeps keys it tells
 //                      components about under 28 characters)
+//   osmp_check         the mismatch check (as OSMP_CHECK): "strict" makes
+//                      every call agree on its arguments first, "lazy" (the
+//                      default on one node) one-pass calls. A communicator
+//                      across nodes stays strict: "lazy" there is ignored.
 //
 // Set with MPI_Comm_set_info (collective) or given at creation
 // (MPI_Comm_dup_with_info, MPI_Comm_split_type with info): read when the
@@ -28,11 +32,13 @@
 namespace osmp::pmpi {
 namespace {
 
-// "osmp_vh", then one key per operation, in osmp_ops.h's order; null-ended.
+// "osmp_vh", then one key per operation, in osmp_ops.h's order, then
+// "osmp_check"; null-ended.
 #define OSMP_HINT_KEY_(name, Name, NAME, key, rooted, reduces, form) "osmp_vh_" #key,
-const char* const kKeys[] = {"osmp_vh", OSMP_COLLECTIVES(OSMP_HINT_KEY_) nullptr};
+constexpr const char* kCheckKey = "osmp_check";
+const char* const kKeys[] = {"osmp_vh", OSMP_COLLECTIVES(OSMP_HINT_KEY_) kCheckKey, nullptr};
 #undef OSMP_HINT_KEY_
-static_assert(std::size(kKeys) == kOpKindCount + 2);
+static_assert(std::size(kKeys) == kOpKindCount + 3);
 // The key of one operation.
 const char* key_of(OpKind k) { return kKeys[op_index(k) + 1]; }
 
@@ -48,6 +54,10 @@ bool add_hint(const char* key, const char* value, Hints& h) {
   const std::string v = iequals(trim(value), "none") ? "" : std::string(trim(value));
   if (std::strcmp(key, "osmp_vh") == 0) {
     h.all["OSMP_VH"] = v;
+    return true;
+  }
+  if (std::strcmp(key, kCheckKey) == 0) {
+    h.all["OSMP_CHECK"] = trim(value);
     return true;
   }
   for (OpKind k : kOpKinds) {
@@ -98,27 +108,39 @@ Hints current(const Team& team) {
 
 // Every node's team switches, or none does; every rank of comm gets the
 // same verdict.
-int apply(CommState& st, const Hints& h) {
+int apply(CommState& st, Hints h) {
   if (!st.team) {  // declined, or one process: no tree to shape
     if (st.kind == CommState::Kind::declined)
-      declined("info osmp_vh on a communicator osmp does not run: " + st.declined_because);
+      declined("info osmp_vh or osmp_check on a communicator osmp does not run: " + st.declined_because);
     return MPI_SUCCESS;
   }
   const bool lead = st.team->rank() == 0;
+  auto check = h.all.find("OSMP_CHECK");
+  if (check != h.all.end() && st.kind == CommState::Kind::nodes && !iequals(check->second, "strict")) {
+    // Across nodes every call agrees first (state.cpp, make_team): a hint,
+    // which an MPI may ignore. The same on every rank (kind is agreed).
+    if (lead)
+      log(LogLevel::info, "osmp_pmpi: info hint osmp_check=", check->second,
+          " ignored: a communicator across nodes stays strict");
+    h.all.erase(check);
+    if (h.empty()) return MPI_SUCCESS;
+  }
   if (!same_everywhere(h, st.comm)) {
-    if (lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_vh: the ranks of the communicator gave different values");
+    if (lead)
+      log(LogLevel::error,
+          "osmp_pmpi: info hint osmp_vh or osmp_check: the ranks of the communicator gave different values");
     return MPI_ERR_INFO_VALUE;
   }
   const Hints before = current(*st.team);
   Status s = st.team->configure(h.all, h.per_op);
   int bad = s.ok() ? 0 : 1, any = 0;
   PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, st.comm);
-  if (!s.ok() && lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_vh: ", s.to_string());
+  if (!s.ok() && lead) log(LogLevel::error, "osmp_pmpi: info hint: ", s.to_string());
   if (!any) return MPI_SUCCESS;
   if (s.ok()) {  // this node switched, another could not: back to where all were
     Status back = st.team->configure(before.all, before.per_op);
     if (lead)
-      log(LogLevel::error, "osmp_pmpi: info hint osmp_vh refused on another node; kept the previous specs",
+      log(LogLevel::error, "osmp_pmpi: info hint refused on another node; kept the previous settings",
           back.ok() ? "" : cat(" (", back.to_string(), ")").c_str());
   }
   return MPI_ERR_INFO_VALUE;

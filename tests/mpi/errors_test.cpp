@@ -34,12 +34,28 @@ bool one_node() {
   return r <= 0 || r >= g_size;
 }
 
+// The check mode this test sets through MPI_COMM_WORLD's info (the
+// osmp_check hint), which wins over the environment; null: none.
+const char* check_by_info() { return std::getenv("OSMP_TEST_CHECK_INFO"); }
+
 // One-pass calls: one node, OSMP_CHECK not strict (OSMP_TEST_CHECK: the
-// mode set otherwise, e.g. by coll_osmp_check), a team small enough
-// (OSMP_ONE_PASS_MAX's default).
+// mode set otherwise, e.g. by coll_osmp_check; the info hint first), a team
+// small enough (OSMP_ONE_PASS_MAX's default).
 bool lazy() {
-  const char* check = std::getenv("OSMP_TEST_CHECK") ? std::getenv("OSMP_TEST_CHECK") : std::getenv("OSMP_CHECK");
+  const char* check = check_by_info()                  ? check_by_info()
+                      : std::getenv("OSMP_TEST_CHECK") ? std::getenv("OSMP_TEST_CHECK")
+                                                       : std::getenv("OSMP_CHECK");
   return one_node() && !(check && std::strcmp(check, "strict") == 0) && g_size <= 16;
+}
+
+// Sets the osmp_check hint on MPI_COMM_WORLD where the test asks for it.
+void set_check_info() {
+  if (!check_by_info()) return;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "osmp_check", check_by_info());
+  if (MPI_Comm_set_info(MPI_COMM_WORLD, info) != MPI_SUCCESS) fail("MPI_Comm_set_info osmp_check failed");
+  MPI_Info_free(&info);
 }
 
 // An error that reports an earlier call's, as osmp words it (where the MPI
@@ -300,6 +316,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  set_check_info();
   for (int odd : {g_size - 1, 0, g_size / 2}) {
     run(odd);
     freed_after_a_mismatch(odd);
