@@ -21,8 +21,6 @@ int initial_level() {
   return static_cast<int>(*v);
 }
 
-// Relaxed: the level is a filter; a late update only changes which lines print.
-std::atomic<int> g_level{initial_level()};
 std::mutex g_tag_mutex;
 std::string g_tag;  // guarded by g_tag_mutex
 
@@ -38,9 +36,10 @@ const char* level_name(LogLevel level) {
 
 }  // namespace
 
-LogLevel log_level() { return static_cast<LogLevel>(g_level.load(std::memory_order_relaxed)); }
+// Relaxed: the level is a filter; a late update only changes which lines print.
+std::atomic<int> g_log_level{initial_level()};
 
-void set_log_level(LogLevel level) { g_level.store(static_cast<int>(level), std::memory_order_relaxed); }
+void set_log_level(LogLevel level) { g_log_level.store(static_cast<int>(level), std::memory_order_relaxed); }
 
 void set_log_tag(std::string_view tag) {
   std::lock_guard lock(g_tag_mutex);
