@@ -15,6 +15,10 @@ struct TypePair {
   MPI_Datatype mpi;
   Datatype osmp;
 };
+// The table once built (release: after its elements; read without the
+// static's guard on every call by arith_type).
+std::atomic<const std::vector<TypePair>*> g_pairs{nullptr};
+
 const std::vector<TypePair>& type_pairs() {
   static const std::vector<TypePair> pairs = [] {
     std::vector<TypePair> v = {{MPI_DOUBLE, Datatype::float64},      {MPI_FLOAT, Datatype::float32},
@@ -38,6 +42,7 @@ const std::vector<TypePair>& type_pairs() {
     }
     return v;
   }();
+  g_pairs.store(&pairs, std::memory_order_release);
   return pairs;
 }
 
@@ -154,7 +159,9 @@ std::optional<Datatype> arith_type(MPI_Datatype t) {
   // Asked on every call, mostly for the type of the call before: the index
   // of the last match is tried first (relaxed: any index is checked here).
   static std::atomic<std::size_t> last{0};
-  const std::vector<TypePair>& pairs = type_pairs();
+  // Acquire: pairs with type_pairs()'s release, so the elements are seen.
+  const std::vector<TypePair>* built = g_pairs.load(std::memory_order_acquire);
+  const std::vector<TypePair>& pairs = built ? *built : type_pairs();
   const std::size_t guess = last.load(std::memory_order_relaxed);
   if (guess < pairs.size() && pairs[guess].mpi == t) return pairs[guess].osmp;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
