@@ -106,6 +106,23 @@ Hints current(const Team& team) {
   return h;
 }
 
+// Across nodes every call agrees first (state.cpp, make_team): an
+// osmp_check hint there is checked and dropped ("lazy" ignored, and said
+// so). A value that is no check mode is every rank's MPI_ERR_INFO_VALUE.
+int keep_strict_across_nodes(const CommState& st, Hints& h, bool lead) {
+  auto check = h.all.find("OSMP_CHECK");
+  if (check == h.all.end() || st.kind != CommState::Kind::nodes) return MPI_SUCCESS;
+  const bool lazy = iequals(check->second, "lazy");
+  if (!lazy && !iequals(check->second, "strict")) {
+    if (lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_check: '", check->second, "' is not lazy or strict");
+    return MPI_ERR_INFO_VALUE;
+  }
+  if (lazy && lead)
+    log(LogLevel::info, "osmp_pmpi: info hint osmp_check=lazy ignored: a communicator across nodes stays strict");
+  h.all.erase(check);
+  return MPI_SUCCESS;
+}
+
 // Every node's team switches, or none does; every rank of comm gets the
 // same verdict.
 int apply(CommState& st, Hints h) {
@@ -115,22 +132,15 @@ int apply(CommState& st, Hints h) {
     return MPI_SUCCESS;
   }
   const bool lead = st.team->rank() == 0;
-  auto check = h.all.find("OSMP_CHECK");
-  if (check != h.all.end() && st.kind == CommState::Kind::nodes && !iequals(check->second, "strict")) {
-    // Across nodes every call agrees first (state.cpp, make_team): a hint,
-    // which an MPI may ignore. The same on every rank (kind is agreed).
-    if (lead)
-      log(LogLevel::info, "osmp_pmpi: info hint osmp_check=", check->second,
-          " ignored: a communicator across nodes stays strict");
-    h.all.erase(check);
-    if (h.empty()) return MPI_SUCCESS;
-  }
   if (!same_everywhere(h, st.comm)) {
     if (lead)
       log(LogLevel::error,
           "osmp_pmpi: info hint osmp_vh or osmp_check: the ranks of the communicator gave different values");
     return MPI_ERR_INFO_VALUE;
   }
+  // From here every rank holds the same hints and the same kind: what follows
+  // decides alike everywhere.
+  if (int rc = keep_strict_across_nodes(st, h, lead); rc != MPI_SUCCESS || h.empty()) return rc;
   const Hints before = current(*st.team);
   Status s = st.team->configure(h.all, h.per_op);
   int bad = s.ok() ? 0 : 1, any = 0;
@@ -218,7 +228,10 @@ const char* osmp_pmpi_hint_changed(MPI_Comm comm, const char* key, const char* v
   Hints h;
   CommState* st = existing_state(comm);
   if (!add_hint(key, value, h) || !st) return value;  // read from the comm's info when built
-  return apply(*st, h) == MPI_SUCCESS ? value : nullptr;
+  if (apply(*st, h) != MPI_SUCCESS) return nullptr;
+  // Ignored across nodes (keep_strict_across_nodes): not a hint in effect.
+  const bool ignored = std::strcmp(key, kCheckKey) == 0 && st->kind == CommState::Kind::nodes;
+  return ignored && !iequals(trim(value), "strict") ? nullptr : value;
 }
 
 const char* const* osmp_pmpi_hint_keys(void) { return kKeys; }

@@ -42,7 +42,8 @@ const std::vector<TypePair>& type_pairs() {
     }
     return v;
   }();
-  g_pairs.store(&pairs, std::memory_order_release);
+  static const bool published = (g_pairs.store(&pairs, std::memory_order_release), true);
+  (void)published;
   return pairs;
 }
 

@@ -7,7 +7,8 @@
  * (MPI_Comm_dup_with_info); MPI_Comm_get_info reports the spec in effect;
  * collectives stay right before and after; ranks asking for different specs,
  * or a spec naming no level of the machine, change nothing and (interposer)
- * get an error on every rank. Prints "vh N ranks: ok". */
+ * get an error on every rank; the same for the osmp_check hint. Prints
+ * "vh N ranks: ok". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,19 @@ int main(int argc, char** argv) {
   }
   CHECK(strcmp(info_value(comm, "osmp_vh"), kept) == 0, "after Frob:2 osmp_vh reads '%s'", info_value(comm, "osmp_vh"));
   collectives(comm, 4);
+  /* osmp_check: different values, or one that is no mode, are refused on
+   * every rank (none waits for the others), on one node and across nodes;
+   * the same value everywhere is taken (across nodes lazy is ignored). */
+  rc = set_hint(comm, "osmp_check", rank == 0 ? "lazy" : "strict");
+  if (interposer) CHECK(rc != MPI_SUCCESS, "osmp_check: a mismatch was accepted");
+  collectives(comm, 8);
+  rc = set_hint(comm, "osmp_check", "sometimes");
+  if (interposer) CHECK(rc != MPI_SUCCESS, "osmp_check: 'sometimes' was accepted");
+  collectives(comm, 9);
+  CHECK(set_hint(comm, "osmp_check", "strict") == MPI_SUCCESS, "set osmp_check strict");
+  collectives(comm, 10);
+  CHECK(set_hint(comm, "osmp_check", "lazy") == MPI_SUCCESS, "set osmp_check lazy");
+  collectives(comm, 11);
   CHECK(set_hint(comm, "osmp_vh", "none") == MPI_SUCCESS, "set osmp_vh none");
   CHECK(strcmp(info_value(comm, "osmp_vh"), "none") == 0, "osmp_vh reads '%s'", info_value(comm, "osmp_vh"));
   /* On a communicator split by hardware type, with the hint given there. */
