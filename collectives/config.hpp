@@ -61,18 +61,20 @@
 //                    staged, 49-53 us through the areas)
 //   OSMP_CHECK       how mismatched arguments are found (docs/protocol.md,
 //                    "One-pass calls"). lazy (default): small bcast,
-//                    scatter, reduce, gather, scan and exscan (gatherv and
-//                    scatterv at any size, where CMA is allowed) on a team
-//                    whose tree is one group make one pass, the op header
-//                    riding with the data; a rank that already returned
-//                    learns of a mismatch
-//                    in its next call on the team (which then fails on every
-//                    rank) or in Team::finish / osmp_finalize. strict: every
-//                    call agrees on the headers first (a round trip), so every
-//                    rank gets the error in the faulty call itself; teams of
-//                    the MPI glue always are.
-//   OSMP_ONE_PASS_MAX  lazy: teams of up to this many ranks whose tree is one
-//                    group make one-pass calls (default 16; 0 turns them off)
+//                    scatter, reduce and gather make one pass over any tree
+//                    (scan and exscan, and gatherv and scatterv at any size
+//                    where CMA is allowed, on a tree of one group), the op
+//                    header riding with the data; a rank that already
+//                    returned learns of a mismatch in its next call on the
+//                    team (which then fails on every rank) or in
+//                    Team::finish / osmp_finalize. strict: every call agrees
+//                    on the headers first (a round trip), so every rank gets
+//                    the error in the faulty call itself.
+//   OSMP_ONE_PASS_MAX  lazy: a team makes one-pass calls while no group of
+//                    its tree has more than this many units (default 64,
+//                    which every tree osmp builds by default keeps; 0 turns
+//                    them off). Each step of such a team waits for the acks
+//                    of every unit of each group the rank acts in.
 #pragma once
 
 #include <map>
@@ -130,7 +132,7 @@ struct CollectiveConfig {
   }
   CmaRange cma_range;          // OSMP_CMA_MIN, OSMP_CMA_MAX
   bool lazy = kLazyByDefault;  // OSMP_CHECK
-  int one_pass_max = 16;
+  int one_pass_max = 64;
   static constexpr bool kLazyByDefault = true;
 
   static Result<CollectiveConfig> from_env();

@@ -130,8 +130,15 @@ void Engine::set_calls(Calls* c) {
   // The same on every rank: a property of the tree, not of this rank's path
   // (a rank that leads a lower group has more lanes than one that does not).
   int groups = 0;
-  for (const Domain& d : team_.tree().domains()) groups += d.has_group() ? 1 : 0;
-  settings_.one_pass = c && config_.lazy && team_.size() > 1 && team_.size() <= config_.one_pass_max && groups == 1;
+  std::size_t widest = 0;
+  for (const Domain& d : team_.tree().domains()) {
+    if (!d.has_group()) continue;
+    ++groups;
+    widest = std::max(widest, d.group.size());
+  }
+  const auto most = static_cast<std::size_t>(std::max(config_.one_pass_max, 0));
+  settings_.one_pass = c && config_.lazy && team_.size() > 1 && widest >= 2 && widest <= most;
+  settings_.one_group = settings_.one_pass && groups == 1;
   settings_.cma = cma_usable();
   team_.waiter().watch_calls(c);
 }
@@ -333,19 +340,28 @@ bool Engine::another_plan(const OpHeader& theirs_in, Field f) const {
 
 StatusWord Engine::peek() {
   if (!peek_header_ || lanes_.empty()) return 0;
-  const Lane& l = lanes_.front();  // teams with unit acks are one group
-  for (int u = 0; u < l.n(); ++u) {
-    if (u == l.g->me) continue;
-    CtrlLine& line = mline(l, u, peek_step_);
-    // Acquire: the header was written before the line's release. Exactly
-    // this step: nobody is two steps ahead of a rank that has not acked it.
-    if (line.ready.value.load(std::memory_order_acquire) != peek_step_) continue;
-    // Only what the call's own comparisons would not settle.
-    if (Field f = compare(*header_of(line), *peek_header_); f != Field::none && another_plan(*header_of(line), f)) {
-      peek_mine_ = *peek_header_;
-      peek_seen_ = *header_of(line);
-      peek_seen_rank_ = l.g->actor(u, -1);  // one rank per unit in these teams
-      return make_status(Errc::mismatch, f, team_.rank());
+  // The lanes I act in at this step (StepState: local root of 0..m-1, a
+  // member of m): their units' lines are what my acks keep from being
+  // written again while I read them.
+  const int root = peek_header_->root >= 0 && peek_header_->root < team_.size() ? peek_header_->root : -1;
+  const int k = static_cast<int>(lanes_.size());
+  int m = 0;
+  while (m < k && lanes_[static_cast<std::size_t>(m)].g->me == lanes_[static_cast<std::size_t>(m)].lroot(root)) ++m;
+  for (int j = 0; j <= std::min(m, k - 1); ++j) {
+    const Lane& l = lanes_[static_cast<std::size_t>(j)];
+    for (int u = 0; u < l.n(); ++u) {
+      if (u == l.g->me) continue;
+      CtrlLine& line = mline(l, u, peek_step_);
+      // Acquire: the header was written before the line's release. Exactly
+      // this step: nobody is two steps ahead of a rank that has not acked it.
+      if (line.ready.value.load(std::memory_order_acquire) != peek_step_) continue;
+      // Only what the call's own comparisons would not settle.
+      if (Field f = compare(*header_of(line), *peek_header_); f != Field::none && another_plan(*header_of(line), f)) {
+        peek_mine_ = *peek_header_;
+        peek_seen_ = *header_of(line);
+        peek_seen_rank_ = l.g->actor(u, root);  // whoever acts for the unit, as I see the call
+        return make_status(Errc::mismatch, f, team_.rank());
+      }
     }
   }
   return 0;

@@ -212,10 +212,13 @@ class Engine {
   void set_calls(Calls* c);
   Calls* calls() const { return calls_; }
   // Whether this team makes one-pass calls (OSMP_CHECK=lazy, calls attached,
-  // a tree of one group, at most OSMP_ONE_PASS_MAX ranks). Then every rank
-  // acks every step in its own line, and a step first waits until every
-  // other rank finished the step two before (base/stage.hpp).
+  // no group wider than OSMP_ONE_PASS_MAX units). Then every rank acks every
+  // step in its unit's line of each lane it acted in, and a step first waits
+  // until every unit of each lane it acts in finished the step two before
+  // (base/stage.hpp).
   bool unit_acks() const { return settings_.one_pass; }
+  // ... and the tree is one group (OneGroupStep, the prefix top, the rows).
+  bool one_group() const { return settings_.one_group; }
   // What the last step of a call found on this rank that other ranks may
   // not see (a one-pass step; walk.hpp), for run() to raise.
   void note_found(StatusWord w) { found_ = w; }
@@ -223,6 +226,10 @@ class Engine {
   // its `earlier` digest), at once: before this rank acks the step, so that a
   // rank whose StepState::reuse() acquires the ack sees the error.
   void raise_found(StatusWord w);
+  // The root of the step of `s`'s parity that ran last (-1: none), which
+  // StepState::reuse() reads (step s - 2's, whose ranks acted for the units
+  // of each lane) before it sets step s's.
+  int& root_of_step(std::uint64_t s) { return step_roots_[s % kBuffers]; }
   // An error is pending for a call this rank has reached (Calls::pending).
   // Every step asks: the word is 0 until a team's first error (relaxed, as
   // Calls polls it), so the common case is one load of a line nobody writes.
@@ -349,6 +356,7 @@ class Engine {
   bool numbered_ = false;                                   // calls_ && a team of several: calls are entered in calls_
   const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)
   StatusWord found_ = 0;
+  int step_roots_[kBuffers] = {-1, -1};
   std::uint64_t peek_step_ = 0;
   const OpHeader* peek_header_ = nullptr;
   OpHeader peek_mine_{}, peek_seen_{};  // what peek() found in this call

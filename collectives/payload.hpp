@@ -109,6 +109,14 @@ template <class P>
 concept HasDataError = requires(const P& p) {
   { p.data_error() } -> std::same_as<StatusWord>;
 };
+// Counts a blocking step's cross-rank waits: every flag of another rank's
+// that the step must see (StepState::need), reached yet or not, so the
+// count is the schedule's whatever the timing (a step resumed by hand asks
+// again for a flag not reached); not the acks that free the lines for
+// reuse. No operation's payload has it (it costs nothing there): a test's
+// (tests/unit/collectives/base_cases_test.cpp).
+template <class P>
+concept CountsWaits = requires(P& p) { p.waited(0); };
 
 // The optional hooks with their defaults, calling P's own hooks directly.
 template <PayloadHooks P>

@@ -137,7 +137,7 @@ Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings&
   const bool rows_fit =
       gathers ? s.slot_bytes > kLengthsRowBytes : static_cast<std::size_t>(s.ranks) * kRowsEntryBytes < s.bcast_bytes;
   const bool one_pass = set.one_pass && !in.declines;
-  if (lengths_step(in.op) && one_pass && set.cma && rows_fit) {
+  if (lengths_step(in.op) && one_pass && set.one_group && set.cma && rows_fit) {
     // One pass with the rows (rows_in_first): gatherv's up, scatterv's
     // down; the single copies of the blocks that do not ride follow it.
     p.first = StepPlan{true, gathers, !gathers, gathers, TopCase::tree, true};
@@ -145,7 +145,7 @@ Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings&
     p.lengths_data = std::min(kRowsDataBytes, gathers ? s.slot_bytes - kLengthsRowBytes : s.bcast_bytes);
     return p;
   }
-  if (one_pass_prefix(in.op) && one_pass &&
+  if (one_pass_prefix(in.op) && one_pass && set.one_group &&
       in.count * in.esize <= std::min({kScanPrefixBytes, s.slot_bytes, s.scratch_bytes()})) {
     // Every rank reads the inputs of the ranks before it where they lie
     // (base/prefix.hpp): no top folds them all.

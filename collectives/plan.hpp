@@ -146,9 +146,13 @@ inline constexpr std::size_t kScanPrefixBytes = 8192;
 struct PlanSettings {
   int sym_max = 8;       // OSMP_SYMMETRIC_MAX
   int sym_slot_max = 2;  // OSMP_SYMMETRIC_SLOT_MAX
-  // The team makes one-pass calls (Engine::unit_acks: OSMP_CHECK=lazy, a
-  // tree of one group, at most OSMP_ONE_PASS_MAX ranks).
+  // The team makes one-pass calls (Engine::unit_acks: OSMP_CHECK=lazy, no
+  // group of its tree wider than OSMP_ONE_PASS_MAX units).
   bool one_pass = false;
+  // ... and its tree is one group, every unit a rank: scan's and exscan's
+  // prefix top, gatherv's and scatterv's rows (rows_in_first) read every
+  // rank's line in the team's one lane.
+  bool one_group = false;
   // The team may copy with CMA (Engine::cma_usable): a one-pass gatherv's
   // or scatterv's blocks beyond its rows go that way (rows_in_first).
   // Allgather and allgatherv: where the range covers the blocks and the
@@ -159,7 +163,7 @@ struct PlanSettings {
   // Calls offer their buffers for the heap's single copy (OSMP_DIRECT).
   bool direct = true;
   static PlanSettings of(const CollectiveConfig& c) {
-    return {c.sym_max, c.sym_slot_max, false, false, c.cma_range, c.direct};
+    return {c.sym_max, c.sym_slot_max, false, false, false, c.cma_range, c.direct};
   }
 };
 
@@ -239,8 +243,8 @@ constexpr std::size_t lengths_packed_bytes(OpKind op, int ranks) {
 // The data bytes per block the rows carry in the plan `p` (0: none).
 constexpr std::size_t lengths_data_bytes(const Plan& p) { return p.lengths_data; }
 
-// A lazy gatherv or scatterv (a team that makes one-pass calls,
-// PlanSettings::one_pass, and may copy with CMA): its first step is one pass
+// A lazy gatherv or scatterv (a team of one group that makes one-pass
+// calls, PlanSettings::one_group, and may copy with CMA): its first step is one pass
 // with rows. Gatherv's goes up, every rank's row (its block's length) in
 // its slot with the block when it is at most Plan::lengths_data bytes (this
 // many, or the slot's room); the root checks each length against its

@@ -66,10 +66,14 @@ class Walk {
         if (Wait w = x_.reuse()) return w;
         if (x_.plan.header && !x_.plan.up) {
           // A down-only header step writes no line of mine; a peer on another
-          // plan may wait for it (and compare): my header, unread otherwise.
-          CtrlLine& line = mline(x_.lane(0), x_.lane(0).g->me, x_.step);
-          x_.publish_header(line);
-          publish(line.ready, x_.step, x_.sleepy);
+          // plan may wait for one (and compare) in any lane I act in: my
+          // header, unread otherwise.
+          for (int j = 0; j <= x_.last_lane(); ++j) {
+            Lane& l = x_.lane(j);
+            CtrlLine& line = mline(l, l.g->me, x_.step);
+            x_.publish_header(line);
+            publish(line.ready, x_.step, x_.sleepy);
+          }
         }
       }
       started_ = true;
@@ -81,8 +85,7 @@ class Walk {
       if (StatusWord r = to_raise()) x_.e.raise_found(r);
       // Done with everything of this step: the lines and areas it used may
       // be written again two steps on (StepState::reuse).
-      Lane& l = x_.lane(0);
-      publish(mline(l, l.g->me, x_.step).ack, x_.step, x_.sleepy);
+      x_.ack_lanes();
       acked_ = true;
     }
     return w;
@@ -192,7 +195,7 @@ template <PayloadHooks P>
     if (watch) e.watch_step(0, nullptr);
     return step_result(e, x, std::move(st));
   };
-  if (e.unit_acks() && one_group_runs(plan, e.lanes().front())) {
+  if (e.one_group() && one_group_runs(plan, e.lanes().front())) {
     OneGroupStep<P> w(e, p, plan, step, header, local, root);
     Status st = w.run();
     return result(w.state(), std::move(st));

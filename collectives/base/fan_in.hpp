@@ -106,6 +106,13 @@ class RootUp {
         if (Wait wt = collect_.progress(x, l, w)) return wt;
         w.src[static_cast<std::size_t>(l.g->me)] = mine;
         x.all_finished_before(l);  // every unit published this step (k-nomial: through its parent)
+        if (x.plan.one_pass && !x.plan.down && j_ + 1 < x.k) {
+          // A one-pass step's senders have returned: what I found in my
+          // lanes below the top only I know (the top gets the status word,
+          // not the header that differed). This call's error on me, and
+          // raised (step_to_raise).
+          x.verdict = x.found = x.status;
+        }
         phase_ = 2;
         [[fallthrough]];
       case 2:

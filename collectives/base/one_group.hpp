@@ -42,7 +42,7 @@ class OneGroupStep {
   // The step on this rank: ok, or why a wait failed (a dead peer, an abort,
   // a timeout, an error raised elsewhere). The verdict is in state().
   Status run() {
-    Wait w = x_.reuse();
+    Wait w = x_.reuse_one_lane();
     if (!w)
       w = x_.plan.top == TopCase::prefix ? prefix() : x_.plan.one_pass ? (x_.plan.down ? down() : up()) : symmetric();
     if (w) return x_.e.team().fail(x_.failed);  // a wait in place returns a Wait only when it failed

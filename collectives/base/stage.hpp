@@ -115,6 +115,11 @@ struct StepState {
   // pairs with the writer's publish()), after waiting in place when blocking;
   // else what to wait for (blocking: only when the wait failed, in `failed`).
   Wait need(const Flag& f, std::uint64_t target, int peer) {
+    if constexpr (CountsWaits<P>) p.waited(peer);
+    return acquire(f, target, peer);
+  }
+  // need() without the count: the acks of reuse().
+  Wait acquire(const Flag& f, std::uint64_t target, int peer) {
     if (poll(f, target)) return {};
     if (waiter) {
       failed = waiter->wait(f, target, peer);
@@ -151,38 +156,86 @@ struct StepState {
     seen_rank = who;
   }
 
-  // In a team with unit acks, before this step writes anything: every other
-  // unit finished the step two before, which used the same lines and areas
-  // (a one-pass step's readers may still read them; none of its writers
-  // waits for them). Known without waiting after a round trip (done_all).
-  // Teams with unit acks are one group: lane 0.
+  // The lanes this rank acts in during the step: 0..m-1 as local root, m as
+  // an ordinary member (or the top's case). Units above the bottom lane are
+  // subtrees, acted for by the call's root where it lies in one, else by
+  // their leader (Group::actor): who acts for a unit changes with the root.
+  int last_lane() const { return std::min(m, k - 1); }
+
+  // In a team with unit acks, before this step writes anything: every unit
+  // of each lane I act in finished the step two before, which used the
+  // same lines and areas (a one-pass step's readers may still read them;
+  // none of its writers waits for them). My own unit counts above the
+  // bottom lane: another rank may have acted for it then (the root of that
+  // step, or its leader). Known without waiting after a round trip
+  // (done_all).
   Wait reuse() {
+    if (e.one_group()) return reuse_one_lane();
+    if (step >= 2) {
+      const int before = e.root_of_step(step);  // the root of step - 2 (same parity)
+      for (int j = 0; j <= last_lane(); ++j) {
+        Lane& l = lane(j);
+        if (reached(l.done_all, step - 2)) continue;
+        for (int u = 0; u < l.n(); ++u) {
+          if (j == 0 && u == l.g->me) continue;  // the bottom lane's units are ranks: mine is me
+          if (Wait w = acquire(mline(l, u, step).ack, step - 2, l.g->actor(u, before))) return w;
+        }
+        l.done_all = step - 2;
+      }
+    }
+    e.root_of_step(step) = root;
+    return stop_if_raised();
+  }
+
+  // reuse() in a team of one group (OneGroupStep's, and the Walk's there):
+  // one lane, whose units are ranks.
+  Wait reuse_one_lane() {
     Lane& l = lane(0);
     if (step >= 2 && !reached(l.done_all, step - 2)) {
       for (int u = 0; u < l.n(); ++u) {
         if (u == l.g->me) continue;
-        if (Wait w = need(mline(l, u, step).ack, step - 2, actor(l, u))) return w;
+        if (Wait w = acquire(mline(l, u, step).ack, step - 2, actor(l, u))) return w;
       }
       l.done_all = step - 2;
     }
-    // A rank that found an error in step s - 2 raised it before its ack,
-    // which I have acquired (here, or through a round trip since): stop
-    // before writing anything (the call fails as stale; the next one
-    // resynchronises). So a rank whose calls wait for nobody learns of an
-    // error at the latest two steps on. The Wait returned with `failed` set
-    // is never waited on: drivers check failed() first (drive()).
+    return stop_if_raised();
+  }
+
+  // A rank that found an error in step s - 2 raised it before its ack,
+  // which I have acquired (here, or through a round trip since): stop
+  // before writing anything (the call fails as stale; the next one
+  // resynchronises). So a rank whose calls wait for nobody learns of an
+  // error at the latest two steps on. The Wait returned with `failed` set
+  // is never waited on: drivers check failed() first (drive()).
+  Wait stop_if_raised() {
     if (e.error_pending()) {
       failed = WaitStatus::stale;
+      Lane& l = lane(0);
       return Wait{&mline(l, l.g->me, step).ack, step, e.team().rank()};
     }
     return {};
   }
 
+  // In a team with unit acks, once this rank is done with everything of the
+  // step: its ack in its unit's line of every lane it acted in, so that the
+  // lines and areas of the step may be written again two steps on (reuse()).
+  void ack_lanes() {
+    for (int j = 0; j <= last_lane(); ++j) {
+      Lane& l = lane(j);
+      publish(mline(l, l.g->me, step).ack, step, sleepy);
+    }
+  }
+
   // Every unit that saw all units' lines of this step (a local root at the
   // end of its collect, a member released after a round trip, the symmetric
-  // top) knows that all finished the step before.
+  // top) knows that all finished the step before: each acked it before it
+  // published here. In a tree of several groups only when the same ranks
+  // acted for the units then (the same root), since a unit's ack is its
+  // actor's.
   void all_finished_before(Lane& l) {
-    if (unit_acks && step >= 1 && !reached(l.done_all, step - 1)) l.done_all = step - 1;
+    if (!unit_acks || step < 1 || reached(l.done_all, step - 1)) return;
+    if (!e.one_group() && e.root_of_step(step - 1) != root) return;
+    l.done_all = step - 1;
   }
 
   // Publishes my header and status in my line of lane l (with `ready`).

@@ -14,7 +14,10 @@ constexpr int kRanks = 5;
 class BadInput : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    tt_ = new test::ThreadTeams(test::make_teams({"bad", "rome", kRanks, MapBy::scatter, "", "", ""}));
+    // Strict: every rank gets the error in the faulty call itself (the
+    // one-pass calls of OSMP_CHECK=lazy report it one call later on the
+    // ranks that did not see it: lazy_check_test.cpp).
+    tt_ = new test::ThreadTeams(test::make_teams({"bad", "rome", kRanks, MapBy::scatter, "", "", "strict"}));
   }
   static void TearDownTestSuite() { delete tt_; }
 

@@ -262,6 +262,110 @@ TEST(BaseCases, OneGroupStepMeetsTheWalk) {
   run_one_group(2, kSymmetric, 37);  // allreduce-sized data in the slots: two members
 }
 
+// One pass over every level (OSMP_CHECK=lazy on a tree of several groups):
+// the cross-rank waits of one small step, counted on each rank (blocking:
+// each flag once, CountsWaits), are the one-pass schedule's: down, one per
+// rank but the root, which waits for nobody; up, each local root one per
+// unit it collects; n - 1 in all either way, where the round trip that
+// agrees first takes 2 (n - 1). Every rank gets the right data, every root.
+class CountingSum : public SumAll {
+ public:
+  using SumAll::SumAll;
+  void waited(int) { ++waits_; }
+  int waits() const { return waits_; }
+
+ private:
+  int waits_ = 0;
+};
+static_assert(CountsWaits<CountingSum> && !CountsWaits<SumAll>);
+
+void run_one_pass_levels(const Layout& layout) {
+  const int n = layout.ranks;
+  auto teams = test::create_teams(n, test::placed_on(layout.topology, n));
+  for (auto& t : teams) ASSERT_TRUE(t.status.ok()) << t.status.to_string();
+  constexpr StepPlan kDown{true, false, true, false, TopCase::tree, true};
+  constexpr StepPlan kUp{true, true, false, false, TopCase::tree, true};
+  constexpr StepPlan kRoundTrip{true, true, true, false, TopCase::tree, false};
+  const StepPlan plans[] = {kDown, kUp, kRoundTrip};
+  // [plan][root][rank]
+  std::vector<std::vector<std::vector<int>>> waits(3, std::vector<std::vector<int>>(n, std::vector<int>(n, -1)));
+  std::vector<std::vector<int>> collects(static_cast<std::size_t>(n), std::vector<int>(n, 0));  // [root][rank]
+  test::run_on_teams(teams, [&](TeamCore& team) {
+    CollectiveConfig cfg;
+    ASSERT_TRUE(cfg.set("OSMP_CHECK", "lazy").ok());
+    if (!layout.base.empty()) {
+      ASSERT_TRUE(cfg.set_base_cases(layout.base).ok());
+    }
+    auto engine = Engine::create(team, cfg);
+    ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+    Engine& e = **engine;
+    Calls calls(team);
+    calls.bind(team, {&e});
+    ASSERT_TRUE(e.unit_acks()) << "a tree of several groups makes one-pass calls";
+    ASSERT_FALSE(e.one_group());
+    EXPECT_TRUE(e.plan(PlanInput{OpKind::bcast, 4, 1}).first.one_pass);
+    EXPECT_TRUE(e.plan(PlanInput{OpKind::reduce, 4, 1}).first.one_pass);
+    const int me = team.rank();
+    for (int round = 0; round < 2; ++round) {  // both parities, every root after every other
+      for (std::size_t pi = 0; pi < 3; ++pi) {
+        const StepPlan& plan = plans[pi];
+        for (int root = 0; root < n; ++root) {
+          std::uint64_t mine = std::uint64_t{1} << me, out = 0;
+          CountingSum p(1, &mine, &out);
+          OpHeader h{};
+          h.root = static_cast<std::int16_t>(root);
+          Walk<CountingSum> w(e, p, plan, e.next_step(), h, 0, root, 0, /*block=*/true);
+          ASSERT_TRUE(drive(team, w).ok()) << "rank " << me << " root " << root;
+          EXPECT_EQ(w.verdict(), 0u);
+          waits[pi][static_cast<std::size_t>(root)][static_cast<std::size_t>(me)] = p.waits();
+          const std::uint64_t all = (std::uint64_t{1} << n) - 1, root_bit = std::uint64_t{1} << root;
+          if (plan.down) {
+            EXPECT_EQ(out, plan.up ? all : root_bit) << "rank " << me << " root " << root << " plan " << pi;
+          } else if (me == root) {
+            EXPECT_EQ(out, all) << "root " << root;
+          }
+          if (pi == 1 && round == 0) {
+            // The units this rank collects as a local root (flat groups).
+            int m = 0, c = 0;
+            const auto& lanes = e.lanes();
+            while (m < static_cast<int>(lanes.size()) &&
+                   lanes[static_cast<std::size_t>(m)].g->me == lanes[static_cast<std::size_t>(m)].lroot(root)) {
+              c += lanes[static_cast<std::size_t>(m)].n() - 1;
+              ++m;
+            }
+            collects[static_cast<std::size_t>(root)][static_cast<std::size_t>(me)] = c;
+          }
+        }
+      }
+    }
+  });
+  const bool flat = layout.base.empty() || layout.base == "flat";
+  for (int root = 0; root < n; ++root) {
+    int total[3] = {0, 0, 0};
+    for (int r = 0; r < n; ++r) {
+      const auto at = [&](std::size_t pi) {
+        return waits[pi][static_cast<std::size_t>(root)][static_cast<std::size_t>(r)];
+      };
+      for (std::size_t pi = 0; pi < 3; ++pi) total[pi] += at(pi);
+      EXPECT_EQ(at(0), r == root ? 0 : 1) << layout.topology << ": one pass down, rank " << r << " root " << root;
+      if (flat) {
+        EXPECT_EQ(at(1), collects[static_cast<std::size_t>(root)][static_cast<std::size_t>(r)])
+            << layout.topology << ": one pass up, rank " << r << " root " << root;
+        EXPECT_EQ(at(2), at(1) + at(0)) << layout.topology << ": round trip, rank " << r << " root " << root;
+      }
+    }
+    EXPECT_EQ(total[0], n - 1) << layout.topology << " " << layout.base << " root " << root;
+    EXPECT_EQ(total[1], n - 1) << layout.topology << " " << layout.base << " root " << root;
+    EXPECT_EQ(total[2], 2 * (n - 1)) << layout.topology << " " << layout.base << " root " << root;
+  }
+}
+
+TEST(BaseCases, OnePassOverEveryLevelWaitsOnceAlongTheTree) {
+  run_one_pass_levels({"Package:2 L3Cache:2 Core:2 PU:1", 8, ""});            // three levels of groups
+  run_one_pass_levels({"Package:2 L3Cache:2 Core:2 PU:1", 7, ""});            // uneven
+  run_one_pass_levels({"Package:2 L3Cache:2 Core:3 PU:1", 12, "knomial:2"});  // k-nomial groups
+}
+
 // The prefix top waits only for the ranks before it: rank 0 completes its
 // step while every other rank holds back (until it does, or 5 s), and rank
 // r's result is the sum of ranks 0 .. r; blocking and by hand.

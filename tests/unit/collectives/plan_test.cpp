@@ -288,20 +288,22 @@ TEST(Plan, TheSingleCopiesAreThePlans) {
 }
 
 // Gatherv and scatterv make one pass with rows at every size where the team
-// makes one-pass calls and may copy with CMA (their long blocks go that
-// way); elsewhere their strict plan.
+// makes one-pass calls, is one group and may copy with CMA (their long
+// blocks go that way); elsewhere their strict plan.
 TEST(Plan, RowsInFirstForGathervAndScattervWhereOnePassAndCma) {
   Tree tree = tree_of({"Package:2 Core:3 PU:1", 5, MapBy::core, ""});
   const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
   for (OpKind op : kAllOps) {
     for (std::size_t bytes : sizes()) {
-      for (int set = 0; set < 4; ++set) {
+      for (int set = 0; set < 8; ++set) {
         PlanSettings ps{};
         ps.one_pass = (set & 1) != 0;
         ps.cma = (set & 2) != 0;
-        const std::string at = cat(to_string(op), " ", bytes, " B, one pass ", ps.one_pass, ", cma ", ps.cma);
+        ps.one_group = ps.one_pass && (set & 4) != 0;
+        const std::string at = cat(to_string(op), " ", bytes, " B, one pass ", ps.one_pass, ", one group ",
+                                   ps.one_group, ", cma ", ps.cma);
         const Plan p = make_plan(PlanInput{op, bytes, 1, true}, s, ps);
-        const bool rows = lengths_step(op) && ps.one_pass && ps.cma;
+        const bool rows = lengths_step(op) && ps.one_pass && ps.one_group && ps.cma;
         EXPECT_EQ(rows_in_first(op, p), rows) << at;
         if (!rows) continue;
         EXPECT_TRUE(p.first.header && p.first.one_pass) << at;
@@ -314,7 +316,7 @@ TEST(Plan, RowsInFirstForGathervAndScattervWhereOnePassAndCma) {
   }
   // Scatterv's entries must fit the release's area (5 ranks: 120 bytes).
   PlanSettings ps{};
-  ps.one_pass = ps.cma = true;
+  ps.one_pass = ps.one_group = ps.cma = true;
   const PlanShape small = plan_shape(tree, kDefaultSlotBytes, 5 * kRowsEntryBytes);
   EXPECT_FALSE(rows_in_first(OpKind::scatterv, make_plan(PlanInput{OpKind::scatterv, 8, 1, true}, small, ps)));
   EXPECT_TRUE(rows_in_first(OpKind::gatherv, make_plan(PlanInput{OpKind::gatherv, 8, 1, true}, small, ps)));
@@ -323,46 +325,52 @@ TEST(Plan, RowsInFirstForGathervAndScattervWhereOnePassAndCma) {
 }
 
 TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
-  // A team that makes one-pass calls (OSMP_CHECK=lazy, one group).
+  // A team that makes one-pass calls (OSMP_CHECK=lazy), of one group or of
+  // several (scan and exscan's prefix top: one group only).
   Tree tree = tree_of({"Package:2 Core:3 PU:1", 5, MapBy::core, ""});
   const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
-  PlanSettings lazy{};
-  lazy.one_pass = true;
-  for (OpKind op : kAllOps) {
-    for (std::size_t bytes : sizes()) {
-      for (bool carries : {true, false}) {
-        const std::string at = cat(to_string(op), " ", bytes, " B", carries ? "" : " (no data)");
-        const Plan p = make_plan(PlanInput{op, bytes, 1, carries}, s, lazy);
-        const Plan strict = make_plan(PlanInput{op, bytes, 1, carries}, s, PlanSettings{});
-        if (!p.first.one_pass) {
-          // Everything else is the strict plan, unchanged.
-          EXPECT_EQ(p.rest, strict.rest) << at;
-          EXPECT_EQ(p.first.top, strict.first.top) << at;
-          EXPECT_TRUE(p.first.up && p.first.down) << at;
-          EXPECT_FALSE(strict.rest == Rest::none && (one_pass_down(op) || one_pass_up(op) || one_pass_prefix(op)))
-              << at;
-          continue;
+  for (bool one_group : {true, false}) {
+    PlanSettings lazy{};
+    lazy.one_pass = true;
+    lazy.one_group = one_group;
+    for (OpKind op : kAllOps) {
+      for (std::size_t bytes : sizes()) {
+        for (bool carries : {true, false}) {
+          const std::string at = cat(to_string(op), " ", bytes, " B", carries ? "" : " (no data)");
+          const Plan p = make_plan(PlanInput{op, bytes, 1, carries}, s, lazy);
+          const Plan strict = make_plan(PlanInput{op, bytes, 1, carries}, s, PlanSettings{});
+          if (!p.first.one_pass) {
+            // Everything else is the strict plan, unchanged.
+            EXPECT_EQ(p.rest, strict.rest) << at;
+            EXPECT_EQ(p.first.top, strict.first.top) << at;
+            EXPECT_TRUE(p.first.up && p.first.down) << at;
+            EXPECT_FALSE(strict.rest == Rest::none &&
+                         (one_pass_down(op) || one_pass_up(op) || (one_pass_prefix(op) && one_group)))
+                << at;
+            continue;
+          }
+          // One step, one way, with the headers, whether or not this rank
+          // brings data (ranks must not take different plans for that).
+          EXPECT_EQ(p.rest, Rest::none) << at;
+          // (the prefix top reads inputs in place: larger ones than the tree)
+          if (!one_pass_prefix(op)) {
+            EXPECT_EQ(strict.rest, Rest::none) << at;
+          } else {
+            EXPECT_LE(bytes, kScanPrefixBytes) << at;
+          }
+          EXPECT_TRUE(p.first.header) << at;
+          EXPECT_EQ(p.first.down, one_pass_down(op)) << at;
+          EXPECT_EQ(p.first.up, one_pass_up(op) || one_pass_prefix(op)) << at;
+          EXPECT_EQ(p.first.top, one_pass_prefix(op) ? TopCase::prefix : TopCase::tree) << at;
+          EXPECT_TRUE(p.first.flat) << at;
+          EXPECT_TRUE(make_plan(PlanInput{op, bytes, 1, !carries}, s, lazy).first.one_pass) << at;
+          // A rank that declines the call (the MPI's own collective should
+          // run it) takes the strict plan.
+          PlanInput declining{op, bytes, 1, false};
+          declining.declines = true;
+          EXPECT_EQ(make_plan(declining, s, lazy), make_plan(declining, s, PlanSettings{})) << at;
+          EXPECT_TRUE(one_group || !one_pass_prefix(op)) << at;
         }
-        // One step, one way, with the headers, whether or not this rank
-        // brings data (ranks must not take different plans for that).
-        EXPECT_EQ(p.rest, Rest::none) << at;
-        // (the prefix top reads inputs in place: larger ones than the tree)
-        if (!one_pass_prefix(op)) {
-          EXPECT_EQ(strict.rest, Rest::none) << at;
-        } else {
-          EXPECT_LE(bytes, kScanPrefixBytes) << at;
-        }
-        EXPECT_TRUE(p.first.header) << at;
-        EXPECT_EQ(p.first.down, one_pass_down(op)) << at;
-        EXPECT_EQ(p.first.up, one_pass_up(op) || one_pass_prefix(op)) << at;
-        EXPECT_EQ(p.first.top, one_pass_prefix(op) ? TopCase::prefix : TopCase::tree) << at;
-        EXPECT_TRUE(p.first.flat) << at;
-        EXPECT_TRUE(make_plan(PlanInput{op, bytes, 1, !carries}, s, lazy).first.one_pass) << at;
-        // A rank that declines the call (the MPI's own collective should
-        // run it) takes the strict plan.
-        PlanInput declining{op, bytes, 1, false};
-        declining.declines = true;
-        EXPECT_EQ(make_plan(declining, s, lazy), make_plan(declining, s, PlanSettings{})) << at;
       }
     }
   }
