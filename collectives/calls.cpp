@@ -48,6 +48,16 @@ bool Calls::stale() noexcept {
   return false;
 }
 
+bool Calls::entered_header(int r, OpHeader& out) const {
+  const CallRecord& rec = record(r);
+  // Acquire pairs with enter()'s release of `entered`, after the tag and header.
+  if (!reached(rec.entered.value.load(std::memory_order_acquire), current_)) return false;
+  const std::size_t at = current_ % CallRecord::kRing;
+  if (rec.tag[at] != current_) return false;
+  std::memcpy(&out, rec.header[at], sizeof(OpHeader));
+  return true;
+}
+
 Status Calls::current_mismatch(Status verdict) const {
   const std::size_t at = current_ % CallRecord::kRing;
   std::vector<OpHeader> all(static_cast<std::size_t>(team().size()));

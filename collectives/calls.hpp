@@ -101,6 +101,9 @@ class Calls final : public WaitCheck {
   // `verdict` if a record is missing.
   Status current_mismatch(Status verdict) const;
   std::uint64_t current() const { return current_; }
+  // Rank r's header of the current call into `out`, once r has entered it
+  // (false: not yet; its record of the call is kept for CallRecord::kRing calls).
+  bool entered_header(int r, OpHeader& out) const;
   // The team's call-error word (in the base view's control segment, which
   // every view's engine must poll: Engine::error_pending).
   const std::atomic<std::uint64_t>& error_word_ref() const { return team_->call_error(); }

@@ -125,20 +125,9 @@ void Engine::set_calls(Calls* c) {
   calls_ = c;
   numbered_ = c && team_.size() > 1;
   call_error_ = c ? &c->error_word_ref() : nullptr;
-  settings_ = PlanSettings::of(config_);
-  kept_ = {};  // the settings change: forget the kept plans
-  // The same on every rank: a property of the tree, not of this rank's path
-  // (a rank that leads a lower group has more lanes than one that does not).
-  int groups = 0;
-  std::size_t widest = 0;
-  for (const Domain& d : team_.tree().domains()) {
-    if (!d.has_group()) continue;
-    ++groups;
-    widest = std::max(widest, d.group.size());
-  }
-  const auto most = static_cast<std::size_t>(std::max(config_.one_pass_max, 0));
-  settings_.one_pass = c && config_.lazy && team_.size() > 1 && widest >= 2 && widest <= most;
-  settings_.one_group = settings_.one_pass && groups == 1;
+  settings_ = PlanSettings::of(config_, team_.tree());
+  if (!c) settings_.one_pass = settings_.one_group = false;  // no numbered calls: every call agrees first
+  kept_ = {};                                                // the settings change: forget the kept plans
   settings_.cma = cma_usable();
   team_.waiter().watch_calls(c);
 }
@@ -339,29 +328,21 @@ bool Engine::another_plan(const OpHeader& theirs_in, Field f) const {
 }
 
 StatusWord Engine::peek() {
-  if (!peek_header_ || lanes_.empty()) return 0;
-  // The lanes I act in at this step (StepState: local root of 0..m-1, a
-  // member of m): their units' lines are what my acks keep from being
-  // written again while I read them.
-  const int root = peek_header_->root >= 0 && peek_header_->root < team_.size() ? peek_header_->root : -1;
-  const int k = static_cast<int>(lanes_.size());
-  int m = 0;
-  while (m < k && lanes_[static_cast<std::size_t>(m)].g->me == lanes_[static_cast<std::size_t>(m)].lroot(root)) ++m;
-  for (int j = 0; j <= std::min(m, k - 1); ++j) {
-    const Lane& l = lanes_[static_cast<std::size_t>(j)];
-    for (int u = 0; u < l.n(); ++u) {
-      if (u == l.g->me) continue;
-      CtrlLine& line = mline(l, u, peek_step_);
-      // Acquire: the header was written before the line's release. Exactly
-      // this step: nobody is two steps ahead of a rank that has not acked it.
-      if (line.ready.value.load(std::memory_order_acquire) != peek_step_) continue;
-      // Only what the call's own comparisons would not settle.
-      if (Field f = compare(*header_of(line), *peek_header_); f != Field::none && another_plan(*header_of(line), f)) {
-        peek_mine_ = *peek_header_;
-        peek_seen_ = *header_of(line);
-        peek_seen_rank_ = l.g->actor(u, root);  // whoever acts for the unit, as I see the call
-        return make_status(Errc::mismatch, f, team_.rank());
-      }
+  if (!peek_header_ || !calls_) return 0;
+  // Every rank's header of this call, from the call records (Calls::enter):
+  // on a tree of several groups the rank on another plan need not be in any
+  // lane I act in (two ranks that each think the other leads their group
+  // both return, while the top waits for a line nobody writes).
+  for (int r = 0; r < team_.size(); ++r) {
+    if (r == team_.rank()) continue;
+    OpHeader theirs;
+    if (!calls_->entered_header(r, theirs)) continue;
+    // Only what the call's own comparisons would not settle.
+    if (Field f = compare(theirs, *peek_header_); f != Field::none && another_plan(theirs, f)) {
+      peek_mine_ = *peek_header_;
+      peek_seen_ = theirs;
+      peek_seen_rank_ = r;
+      return make_status(Errc::mismatch, f, team_.rank());
     }
   }
   return 0;

@@ -157,7 +157,10 @@ Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings&
     const bool down = one_pass_down(in.op);
     const bool up = one_pass_up(in.op);
     if (up || down) {
-      p.first = StepPlan{true, up, down, true, TopCase::tree, true};
+      // Down, every base case releases alike; up, gather concatenates and
+      // reduce combines as the group's base case says (k-nomial in a wide
+      // group: its local root reads a few units, not all).
+      p.first = StepPlan{true, up, down, describe(in.op).plan.concatenates, TopCase::tree, true};
       return p;
     }
   }
@@ -226,6 +229,23 @@ Plan first_and_rest(const PlanInput& in, const PlanShape& s, const PlanSettings&
 
 Plan make_plan(const PlanInput& in, const PlanShape& s, const PlanSettings& set) {
   return rest_by_copies(first_and_rest(in, s, set), in, s, set);
+}
+
+PlanSettings PlanSettings::of(const CollectiveConfig& c, const Tree& tree) {
+  PlanSettings s = of(c);
+  // A property of the tree, the same on every rank, not of a rank's path (a
+  // rank that leads a lower group has more lanes than one that does not).
+  int groups = 0;
+  std::size_t widest = 0;
+  for (const Domain& d : tree.domains()) {
+    if (!d.has_group()) continue;
+    ++groups;
+    widest = std::max(widest, d.group.size());
+  }
+  const auto most = static_cast<std::size_t>(std::max(c.one_pass_max, 0));
+  s.one_pass = c.lazy && tree.size() > 1 && widest >= 2 && widest <= most;
+  s.one_group = s.one_pass && groups == 1;
+  return s;
 }
 
 PlanShape plan_shape(const Tree& tree, std::size_t slot_bytes, std::size_t bcast_bytes) {

@@ -165,6 +165,9 @@ struct PlanSettings {
   static PlanSettings of(const CollectiveConfig& c) {
     return {c.sym_max, c.sym_slot_max, false, false, false, c.cma_range, c.direct};
   }
+  // ... with one_pass and one_group as a team on `tree` with numbered calls
+  // has them (Engine::set_calls), which the cost model predicts alike.
+  static PlanSettings of(const CollectiveConfig& c, const Tree& tree);
 };
 
 // CMA's single copy carries `bytes` per rank of `op` (its range weighs what

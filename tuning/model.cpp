@@ -69,7 +69,7 @@ std::string base_name(const BaseCase& b) {
 }
 
 Result<Ctx> make_ctx(const Tree& tree, const Calibration& cal, const CollectiveConfig& cfg, const ModelOptions& opt) {
-  Ctx x{tree, cal, cfg, opt, {}, 0, plan_shape(tree, opt.slot_bytes, opt.bcast_bytes), model_settings(cfg)};
+  Ctx x{tree, cal, cfg, opt, {}, 0, plan_shape(tree, opt.slot_bytes, opt.bcast_bytes), model_settings(cfg, tree)};
   for (int id = 0; id < static_cast<int>(tree.domains().size()); ++id) {
     const Domain& d = tree.domain(id);
     if (!d.has_group()) continue;
@@ -181,13 +181,19 @@ void add_rows(const Ctx& x, std::vector<LevelTerm>& out, const std::string& phas
 std::vector<LevelTerm> step_rows(const Ctx& x, const Step& s, const std::string& label) {
   std::vector<LevelTerm> rows;
   const bool own_top = s.plan.top != TopCase::tree;
-  add_rows(x, rows, label + "up", true, own_top, [&](const Group& g) { return up_time(x, g, s.plan, s.up, s.up_m); });
+  // A one-pass step goes one way only (StepPlan::one_pass): no header round trip.
+  if (s.plan.up) {
+    add_rows(x, rows, label + "up", true, own_top, [&](const Group& g) { return up_time(x, g, s.plan, s.up, s.up_m); });
+  }
   if (own_top) {
     const Group& g = x.top();
     GroupTime t = top_time(x, g, s);
     rows.push_back({label + "top", 0, x.tree.root().level, g.cost.level, 1, g.p, t.base, t.bytes, t.us});
   }
-  add_rows(x, rows, label + "down", false, own_top, [&](const Group& g) { return down_time(x, g, s.down, s.down_m); });
+  if (s.plan.down) {
+    add_rows(x, rows, label + "down", false, own_top,
+             [&](const Group& g) { return down_time(x, g, s.down, s.down_m); });
+  }
   return rows;
 }
 
@@ -457,8 +463,11 @@ Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& ca
                                      " or any level above it in the calibration (", cal.source, ")"));
 }
 
-PlanSettings model_settings(const CollectiveConfig& config) {
-  PlanSettings s = PlanSettings::of(config);
+PlanSettings model_settings(const CollectiveConfig& config, const Tree& tree) {
+  PlanSettings s = PlanSettings::of(config, tree);
+  // The one-pass steps down and up are priced (step_rows); scan's prefix top
+  // and gatherv's and scatterv's rows are not: their strict plan stands in.
+  s.one_group = false;
   s.cma = config.cma;
   return s;
 }
@@ -479,7 +488,7 @@ Result<Prediction> predict(const Tree& tree, const Calibration& cal, const Colle
   // allgatherv, reduce_scatter: as if every rank passed (had) `bytes`.
   const Plan plan = make_plan(uniform_input(op, bytes, 1, tree.size()), x.shape, x.settings);
   if (plan.rest == Rest::none) {
-    p.path = "one step";
+    p.path = plan.first.one_pass ? (plan.first.up ? "one pass up" : "one pass down") : "one step";
     p.terms = step_rows(x, moves(x, op, dbl(bytes), plan.first), "");
   } else {
     // Gatherv's and scatterv's first step gathers every rank's length up

@@ -112,9 +112,13 @@ struct Prediction {
 Result<LevelCost> level_cost(const Tree& tree, int domain, const Calibration& cal);
 
 // The plan settings the model predicts with: the configuration's, on a team
-// that may copy with CMA where the configuration allows it (OSMP_CMA) and
-// checks strictly (no one-pass calls).
-PlanSettings model_settings(const CollectiveConfig& config);
+// on `tree` that may copy with CMA where the configuration allows it
+// (OSMP_CMA) and makes one-pass calls where a team on that tree would
+// (OSMP_CHECK, OSMP_ONE_PASS_MAX: PlanSettings::of): a small bcast or
+// scatter down only, reduce or gather up only. Scan's and exscan's prefix
+// top and gatherv's and scatterv's rows (one-group teams) are predicted by
+// their strict plan.
+PlanSettings model_settings(const CollectiveConfig& config, const Tree& tree);
 
 // The predicted latency of one call of `op` with `bytes` per rank (for
 // gather, allgather, scatter and reduce_scatter_block: the block of one

@@ -19,17 +19,18 @@ namespace osmp {
 // header with the data), so each member compares with its lane's local root
 // and the comparisons chain from the root down.
 template <class P>
-void check_release(StepState<P>& x, const Lane& l, const CtrlLine& rel, int from) {
+void check_release(StepState<P>& x, const Lane& l, const CtrlLine& rel) {
   if (x.verdict != 0) return;  // the writer's error (a round trip's: every rank's), which wins
   const OpHeader& theirs = *header_of(const_cast<CtrlLine&>(rel));
   if (Field f = compare(theirs, x.header); f != Field::none) {
     x.verdict = make_status(Errc::mismatch, f, x.e.team().rank());
     // The writer is whoever thinks it is the local root: the root itself
     // where it lies in this lane's domain (Group::actor), and says so; two
-    // may write, when ranks disagree on the root. Else the lane's leader.
+    // may write, when ranks disagree on the root. Else the leader of the
+    // lane's unit 0 (Lane::lroot of a root outside it).
     const int root = theirs.root;
     const bool here = root >= 0 && root < x.e.team().size() && l.g->unit_of_rank[static_cast<std::size_t>(root)] >= 0;
-    x.saw(rel, here ? root : from);
+    x.saw(rel, here ? root : l.g->actor(0, -1));
     x.found = x.verdict;
   } else if (x.plan.one_pass) {
     x.verdict = x.status;
@@ -51,7 +52,7 @@ template <class P>
   l.up_ok = x.step;  // released: everything up to this step was consumed
   if (x.plan.up) x.all_finished_before(l);
   if (x.plan.header) x.verdict = rel.ready.word;  // acquired with `ready`
-  if (x.plan.one_pass || (x.unit_acks && x.plan.header)) check_release(x, l, rel, writer);
+  if (x.plan.one_pass || (x.unit_acks && x.plan.header)) check_release(x, l, rel);
   const std::size_t len = x.p.down_len(l);
   from = len ? down_ptr(l, len, x.step) : nullptr;
   if (x.verdict_ok()) x.p.deliver(j, &l, from);

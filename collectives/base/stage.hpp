@@ -205,7 +205,9 @@ struct StepState {
   // which I have acquired (here, or through a round trip since): stop
   // before writing anything (the call fails as stale; the next one
   // resynchronises). So a rank whose calls wait for nobody learns of an
-  // error at the latest two steps on. The Wait returned with `failed` set
+  // error at the latest two steps on in a team of one group (two more per
+  // lane between it and the finder in a tree of several: docs/protocol.md,
+  // "When a rank learns it"). The Wait returned with `failed` set
   // is never waited on: drivers check failed() first (drive()).
   Wait stop_if_raised() {
     if (e.error_pending()) {

@@ -697,6 +697,34 @@ TEST_P(LazyPlans, RootsThatCross) {
       "bcast: ranks disagree on the root: ");
 }
 
+TEST_P(LazyPlans, ReduceRootsThatDisagreeInsideAGroup) {
+  // Up only, nobody is everybody's root. Each rank names itself: every
+  // local root waits for lines that other local roots never write. Then two
+  // ranks name each other and the rest the last rank: on a tree of several
+  // groups both of the two may be members of one group that then has nobody
+  // acting for it, while the top waits for that group's line; they return,
+  // and only the call records (Engine::peek) show the waiting rank why.
+  expect_found(
+      [](Team& t) {
+        std::int32_t v = 1, out = 0;
+        return t.reduce(&v, &out, 1, Datatype::int32, Op::sum, t.rank());
+      },
+      "reduce: ranks disagree on the root: ");
+  expect_found(
+      [](Team& t) {
+        std::int32_t v = 1, out = 0;
+        const int root = t.rank() == 0 ? 1 : t.rank() == 1 ? 0 : t.size() - 1;
+        return t.reduce(&v, &out, 1, Datatype::int32, Op::sum, root);
+      },
+      "reduce: ranks disagree on the root: ");
+  expect_found(
+      [](Team& t) {
+        std::int32_t v = 1, out[64] = {};
+        return t.gather(&v, out, 1, Datatype::int32, t.rank());
+      },
+      "gather: ranks disagree on the root: ");
+}
+
 INSTANTIATE_TEST_SUITE_P(Teams, LazyPlans,
                          ::testing::Values(Config{"here2", "", 2, MapBy::core, "", "", "lazy"},
                                            Config{"here5", "", 5, MapBy::core, "", "", "lazy"},

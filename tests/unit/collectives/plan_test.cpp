@@ -362,7 +362,7 @@ TEST(Plan, OnePassOnlyForOneWayOperationsThatFitOneStep) {
           EXPECT_EQ(p.first.down, one_pass_down(op)) << at;
           EXPECT_EQ(p.first.up, one_pass_up(op) || one_pass_prefix(op)) << at;
           EXPECT_EQ(p.first.top, one_pass_prefix(op) ? TopCase::prefix : TopCase::tree) << at;
-          EXPECT_TRUE(p.first.flat) << at;
+          EXPECT_EQ(p.first.flat, describe(op).plan.concatenates) << at;
           EXPECT_TRUE(make_plan(PlanInput{op, bytes, 1, !carries}, s, lazy).first.one_pass) << at;
           // A rank that declines the call (the MPI's own collective should
           // run it) takes the strict plan.
@@ -386,10 +386,12 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
       for (std::size_t bytes : sizes()) {
         auto pr = predict(tree, cal, cfg, op, bytes);
         ASSERT_TRUE(pr.ok()) << pr.status().to_string();
-        const Plan p = make_plan(uniform_input(op, bytes, 1, mc.ranks), shape, model_settings(cfg));
+        const Plan p = make_plan(uniform_input(op, bytes, 1, mc.ranks), shape, model_settings(cfg, tree));
         const std::string at = cat(mc.source, " ", to_string(op), " ", bytes, ": ", pr->path);
         switch (p.rest) {
-          case Rest::none: EXPECT_EQ(pr->path, "one step") << at; break;
+          case Rest::none:
+            EXPECT_EQ(pr->path, !p.first.one_pass ? "one step" : p.first.up ? "one pass up" : "one pass down") << at;
+            break;
           case Rest::flat:  // gatherv, scatterv share the lengths, alltoallv agrees on the counts (ops/flat.cpp)
           {
             // gatherv: done in that step where its rows carry every block
@@ -401,8 +403,8 @@ TEST(Plan, TheModelPredictsThePlanTheEngineRuns) {
             const bool in_first = pairs_in_first(op, p);
             const bool rides = in_first ? others <= pairs_first_cap(mc.ranks)
                                         : pairs_blocks_at(mc.ranks) + others <= kDefaultSlotBytes &&
-                                              bytes < cma_from(OpKind::alltoallv, model_settings(cfg));
-            const bool by_cma = cma_carries(op, bytes, model_settings(cfg));
+                                              bytes < cma_from(OpKind::alltoallv, model_settings(cfg, tree));
+            const bool by_cma = cma_carries(op, bytes, model_settings(cfg, tree));
             const std::string how = by_cma ? "CMA single copy" : "flat over the team";
             const std::string pairs = in_first ? (rides ? "counts rows (the blocks with them)" : "counts rows + " + how)
                                       : rides  ? "header step + counts step (the blocks with it)"
