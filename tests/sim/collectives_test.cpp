@@ -27,8 +27,10 @@ TEST_P(Matrix, EveryOpTypeSizeRootInPlace) {
 }
 
 // One shape of each kind in the default run: one to eight ranks, a flat
-// tree, a virtual split, a scattered Rome, k-nomial, and one-pass (lazy)
-// teams; Long (label long) takes the other 16-rank machines.
+// tree, a virtual split, a scattered Rome, k-nomial, with the default
+// OSMP_CHECK (lazy: small rooted calls make one pass over every level), and
+// strict trees of several levels (every call agrees first); Long (label
+// long) takes the other 16-rank machines.
 const Config kConfigs[] = {
     {"here_1", "", 1, MapBy::core, "", "", ""},
     {"here_2", "", 2, MapBy::core, "", "", ""},
@@ -39,7 +41,10 @@ const Config kConfigs[] = {
     {"cascadelake_16_degree2", "cascadelake", 16, MapBy::core, "Package:2", "", ""},
     {"rome_16_knomial2", "rome", 16, MapBy::scatter, "", "knomial:2", ""},
     {"here_7_flat", "", 7, MapBy::core, "", "flat", ""},
-    // One-pass calls (OSMP_CHECK=lazy) on teams of one group; the others as before.
+    // Every call agrees first, on trees of two and three levels.
+    {"here_5_strict", "", 5, MapBy::core, "", "", "strict"},
+    {"rome_16_scatter_strict", "rome", 16, MapBy::scatter, "", "", "strict"},
+    // OSMP_CHECK=lazy set explicitly, on teams of one group.
     {"here_2_lazy", "", 2, MapBy::core, "", "", "lazy"},
     {"here_5_lazy", "", 5, MapBy::core, "", "", "lazy"},
     {"here_8_lazy_flat", "", 8, MapBy::core, "", "flat", "lazy"},
@@ -54,6 +59,7 @@ const Config kLongConfigs[] = {
     {"cascadelake_16_degree7", "cascadelake", 16, MapBy::core, "Package:7", "", ""},
     {"here_16_lazy", "", 16, MapBy::core, "", "", "lazy"},
     {"rome_16_lazy", "rome", 16, MapBy::scatter, "", "", "lazy"},
+    {"cascadelake_16_degree2_strict", "cascadelake", 16, MapBy::core, "Package:2", "knomial:2", "strict"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Configs, Matrix, ::testing::ValuesIn(kConfigs),
