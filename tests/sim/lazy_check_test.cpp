@@ -594,6 +594,106 @@ TEST_P(LazyCheck, InAViewOfItsOwn) {
   next_call(false);
 }
 
+// Correct calls whose root changes at every call, over every kind of
+// one-pass step and size (in the line, in the slot or area, beyond one step:
+// chunks after a header step) with round trips between them, some ranks
+// blocking and others starting a request and waiting: above the bottom
+// lane who acts for a unit follows the root, and each step's lines and
+// areas are reused two steps on (StepState::reuse). Every result is checked.
+TEST_P(LazyCheck, RootsChangeEveryCallEveryResultRight) {
+  const int n = this->n();
+  run([&](Team& t) {
+    const int me = t.rank();
+    std::uint32_t seed = 12345;  // the same sequence on every rank
+    auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+    constexpr std::size_t kCounts[] = {1, 3, 12, 40, 300, 20000};
+    for (int i = 0; i < 240; ++i) {
+      const int root = static_cast<int>(next() % static_cast<std::uint32_t>(n));
+      const std::size_t c = kCounts[next() % 6];
+      const int op = static_cast<int>(next() % 5);
+      const bool by_request = (i + me) % 3 == 0;
+      const std::string at = "call " + std::to_string(i) + " op " + std::to_string(op) + " count " + std::to_string(c) +
+                             " root " + std::to_string(root) + " rank " + std::to_string(me);
+      auto value = [&](int r, std::size_t j) { return static_cast<std::int32_t>(r * 7919 + static_cast<int>(j) + i); };
+      auto done = [&](Status st, Request rq) {
+        if (by_request) st = rq.wait();
+        return st;
+      };
+      Status st;
+      switch (op) {
+        case 0: {  // bcast
+          std::vector<std::int32_t> buf(c, -1);
+          if (me == root)
+            for (std::size_t j = 0; j < c; ++j) buf[j] = value(root, j);
+          std::span<std::int32_t> b(buf);
+          st = by_request ? done({}, t.ibcast(b, root)) : t.bcast(b, root);
+          for (std::size_t j = 0; st.ok() && j < c; ++j)
+            if (buf[j] != value(root, j)) {
+              ADD_FAILURE() << at << ": bcast element " << j;
+              break;
+            }
+          break;
+        }
+        case 1: {  // reduce
+          std::vector<std::int32_t> in(c), out(me == root ? c : 0, -1);
+          for (std::size_t j = 0; j < c; ++j) in[j] = value(me, j);
+          std::span<const std::int32_t> ci(in);
+          std::span<std::int32_t> o(out);
+          st = by_request ? done({}, t.ireduce(ci, o, Op::sum, root)) : t.reduce(ci, o, Op::sum, root);
+          for (std::size_t j = 0; st.ok() && me == root && j < c; ++j) {
+            std::int64_t want = 0;
+            for (int r = 0; r < n; ++r) want += value(r, j);
+            if (out[j] != static_cast<std::int32_t>(want)) {
+              ADD_FAILURE() << at << ": reduce element " << j;
+              break;
+            }
+          }
+          break;
+        }
+        case 2: {  // gather
+          const std::size_t k = std::min<std::size_t>(c, 4000);
+          std::vector<std::int32_t> in(k), out(me == root ? k * static_cast<std::size_t>(n) : 0, -1);
+          for (std::size_t j = 0; j < k; ++j) in[j] = value(me, j);
+          std::span<const std::int32_t> ci(in);
+          std::span<std::int32_t> o(out);
+          st = by_request ? done({}, t.igather(ci, o, root)) : t.gather(ci, o, root);
+          for (std::size_t j = 0; st.ok() && j < out.size(); ++j)
+            if (out[j] != value(static_cast<int>(j / k), j % k)) {
+              ADD_FAILURE() << at << ": gather element " << j;
+              break;
+            }
+          break;
+        }
+        case 3: {  // scatter
+          const std::size_t k = std::min<std::size_t>(c, 4000);
+          std::vector<std::int32_t> in(me == root ? k * static_cast<std::size_t>(n) : 0), out(k, -1);
+          for (std::size_t j = 0; j < in.size(); ++j) in[j] = value(static_cast<int>(j / k), j % k);
+          std::span<const std::int32_t> ci(in);
+          std::span<std::int32_t> o(out);
+          st = by_request ? done({}, t.iscatter(ci, o, root)) : t.scatter(ci, o, root);
+          for (std::size_t j = 0; st.ok() && j < k; ++j)
+            if (out[j] != value(me, j)) {
+              ADD_FAILURE() << at << ": scatter element " << j;
+              break;
+            }
+          break;
+        }
+        default: {  // a round trip between them
+          std::vector<std::int32_t> v(c, 1);
+          std::span<std::int32_t> b(v);
+          st = by_request ? done({}, t.iallreduce(b, Op::sum)) : t.allreduce(b, Op::sum);
+          if (st.ok() && v[c - 1] != n) ADD_FAILURE() << at << ": allreduce";
+          break;
+        }
+      }
+      EXPECT_TRUE(st.ok()) << at << ": " << st.to_string();
+      if (!st.ok()) break;
+    }
+    return Status{};
+  });
+  next_call(false);
+}
+
 // Arguments that send ranks on different plans: a one-pass call against a
 // round trip (a count on each side of the one-step threshold), another
 // operation, roots that cross so that nobody is the root. Whatever each rank
