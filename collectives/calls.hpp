@@ -94,7 +94,7 @@ class Calls final : public WaitCheck {
   void announce_finish();
 
   // While waiting: an error raised for a call this rank has reached, or one
-  // that a view's engine finds by looking at its peers' lines (Engine::peek).
+  // that a view's engine finds in the other ranks' call records (Engine::peek).
   bool stale() noexcept override;
   // The message of a mismatch in the current call from every rank's record
   // (each has entered it: the verdict that says so came after all headers);

@@ -237,16 +237,13 @@ class Engine {
   bool error_pending() const {
     return call_error_ && call_error_->load(std::memory_order_relaxed) != 0 && calls_pending();
   }
-  // While a header step waits in a team with unit acks: its step and this
-  // rank's header (null: none), and what peek() finds in the peers' lines of
-  // that step: a header that differs from mine, published by a rank that took
-  // another plan (arguments on both sides of a threshold, another
+  // While a header step waits in a team with unit acks: this rank's header
+  // (null: none), and what peek() finds in the other ranks' headers of the
+  // call (their call records): one that differs from mine, of a rank that
+  // took another plan (arguments on both sides of a threshold, another
   // operation, another root) and may wait for something I will never write.
   // Called by Calls::stale() every abort_check_ns of a wait.
-  void watch_step(std::uint64_t step, const OpHeader* h) {
-    peek_step_ = step;
-    peek_header_ = h;
-  }
+  void watch_step(const OpHeader* h) { peek_header_ = h; }
   // Not const: keeps the header that differed and its rank, so that this
   // rank's call names both sides (run()).
   StatusWord peek();
@@ -357,7 +354,6 @@ class Engine {
   const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)
   StatusWord found_ = 0;
   int step_roots_[kBuffers] = {-1, -1};
-  std::uint64_t peek_step_ = 0;
   const OpHeader* peek_header_ = nullptr;
   OpHeader peek_mine_{}, peek_seen_{};  // what peek() found in this call
   int peek_seen_rank_ = -1;             // -1: nothing

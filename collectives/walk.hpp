@@ -190,9 +190,9 @@ template <PayloadHooks P>
 [[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
                                                    const OpHeader& header, StatusWord local, int root) {
   const bool watch = plan.header && e.unit_acks();
-  if (watch) e.watch_step(step, &header);
+  if (watch) e.watch_step(&header);
   auto result = [&](const StepState<P>& x, Status st) {
-    if (watch) e.watch_step(0, nullptr);
+    if (watch) e.watch_step(nullptr);
     return step_result(e, x, std::move(st));
   };
   if (e.one_group() && one_group_runs(plan, e.lanes().front())) {
@@ -217,13 +217,12 @@ class StepAwait : public Suspends<StepAwait<P>> {
       : e_(e),
         header_(header),
         w_(e, p, plan, step, header, local, root, first_chunk, e.blocking()),
-        step_(step),
         watch_(plan.header && e.unit_acks()) {}
   StepAwait(const StepAwait&) = delete;
   StepAwait& operator=(const StepAwait&) = delete;
 
   bool await_ready() {
-    if (watch_) e_.watch_step(step_, &header_);
+    if (watch_) e_.watch_step(&header_);
     return !advance(e_.blocking());
   }
 
@@ -235,7 +234,7 @@ class StepAwait : public Suspends<StepAwait<P>> {
     } else if (Wait w = until_waiting(); w) {
       return w;
     }
-    if (watch_) e_.watch_step(0, nullptr);
+    if (watch_) e_.watch_step(nullptr);
     return {};
   }
 
@@ -258,7 +257,6 @@ class StepAwait : public Suspends<StepAwait<P>> {
   Engine& e_;
   OpHeader header_;
   Walk<P> w_;
-  std::uint64_t step_;
   Status st_;
   bool watch_;
 };
