@@ -194,18 +194,11 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
   c.user = &a;
   if (Status st = team_.usable(); !st.ok()) return c.ends(std::move(st));
   c.numbered = numbered_;
-  std::uint16_t earlier = 0;
-  if (c.numbered) {
-    OpHeader h;
-    if (Status st = number(a, a.kind, h); !st.ok()) return c.ends(std::move(st));
-    earlier = h.earlier;
-  }
   const CollArgs& u = a;
   if (u.abstain != Errc::ok) {
     if (team_.size() == 1) return c.ends(Status(u.abstain, cat(OpName{u.kind, team_.rank()}, ": abstained")));
     const int root = !is_rooted(u.kind) ? -1 : u.root >= 0 && u.root < team_.size() ? u.root : 0;
     c.args = CollArgs{u.kind, nullptr, nullptr, u.count, u.dtype, u.op, root};
-    c.args.earlier = earlier;
     c.local = make_status(u.abstain, Field::none, team_.rank());
     if (u.abstain == Errc::unsupported) {
       // Declining: a header of its own, no status, so that the verdict says
@@ -216,7 +209,20 @@ bool Engine::begin(const CollArgs& a, CallStart& c) {
       c.args.abstain = Errc::unsupported;
       c.local = 0;
     }
+    // Numbered with the header its steps carry, which the call records
+    // hold for the other ranks to compare (Engine::peek, Team::finish).
+    if (c.numbered) {
+      OpHeader h;
+      if (Status st = number(c.args, u.kind, h); !st.ok()) return c.ends(std::move(st));
+      c.args.earlier = h.earlier;
+    }
     return true;
+  }
+  std::uint16_t earlier = 0;
+  if (c.numbered) {
+    OpHeader h;
+    if (Status st = number(a, a.kind, h); !st.ok()) return c.ends(std::move(st));
+    earlier = h.earlier;
   }
   c.mine = validate(u);
   c.local = c.mine.ok() ? 0 : make_status(Errc::invalid_argument, Field::args, team_.rank());

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "api/access.hpp"
@@ -692,6 +694,26 @@ TEST_P(LazyCheck, RootsChangeEveryCallEveryResultRight) {
     return Status{};
   });
   next_call(false);
+}
+
+// Every rank declines a call (Team::abstain with unsupported, as the MPI
+// glue does for a user op) whose count would take another plan than a
+// declining header's (which carries no count): a rank that arrives late
+// makes the others wait past abort_check_ns, when they compare the call
+// records (Engine::peek). The records hold the header the steps carry, so
+// nobody finds a difference: every rank is told that every rank declined.
+TEST_P(LazyCheck, EveryRankDeclinesALargeCallOneRankLate) {
+  for (int late : {0, n() - 1}) {
+    auto got = run([&](Team& t) {
+      if (t.rank() == late) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      return t.abstain(OpKind::reduce, 1 << 20, Datatype::int32, Op::sum, 0, Errc::unsupported);
+    });
+    for (int r = 0; r < n(); ++r) {
+      const Status& st = got[static_cast<std::size_t>(r)];
+      EXPECT_EQ(st.code(), Errc::unsupported) << "late rank " << late << ", rank " << r << ": " << st.to_string();
+    }
+    next_call(false);
+  }
 }
 
 // Arguments that send ranks on different plans: a one-pass call against a
