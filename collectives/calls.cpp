@@ -9,10 +9,9 @@
 namespace osmp {
 namespace {
 
-constexpr std::uint32_t call_of(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
+using call_word::after;
+using call_word::call_of;
 constexpr StatusWord status_of(std::uint64_t word) { return static_cast<StatusWord>(word & 0xffffffffu); }
-// a after b, in 32-bit serial arithmetic (call numbers wrap in the word).
-constexpr bool after(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(a - b) > 0; }
 
 }  // namespace
 
@@ -28,12 +27,6 @@ void Calls::bind(TeamCore& base, const std::vector<Engine*>& engines) {
   }
   engines_ = engines;
   for (Engine* e : engines_) e->set_calls(this);
-}
-
-bool Calls::pending_for(std::uint64_t call) const {
-  // Relaxed: polled on every call; acted on only after an acquire (resync()).
-  const std::uint64_t w = team().call_error().load(std::memory_order_relaxed);
-  return w != 0 && after(call_of(w), handled_) && !after(call_of(w), static_cast<std::uint32_t>(call));
 }
 
 bool Calls::stale() noexcept {
@@ -73,27 +66,17 @@ Status Calls::current_mismatch(Status verdict) const {
   return m.empty() ? verdict : Status(Errc::mismatch, std::move(m));
 }
 
-Status Calls::enter(const OpHeader& h) {
-  if (left_) {
-    return Status(Errc::invalid_argument,
-                  cat(to_string(static_cast<OpKind>(h.kind)), ": this rank has finished the team (Team::finish)"));
-  }
-  ++current_;
-  CallRecord& me = *mine_;
-  const std::size_t at = current_ % CallRecord::kRing;
-  me.tag[at] = current_;
-  std::memcpy(me.header[at], &h, sizeof h);
-  // Release after the header: pairs with the acquire in finish(); nobody
-  // sleeps on it long (finish() sleeps in short slices), so no wake.
-  publish(me.entered, current_, false);
-  if (current_ <= skip_until_) {
-    return Status(Errc::mismatch, cat(to_string(static_cast<OpKind>(h.kind)),
-                                      ": not run: skipped to line the calls up again after ", failed_));
-  }
-  digest_ = earlier_digest(h);
-  if (pending_for(current_)) return learned(cat(to_string(static_cast<OpKind>(h.kind)), ": not run"));
-  return {};
+Status Calls::refused_after_finish(const OpHeader& h) const {
+  return Status(Errc::invalid_argument,
+                cat(to_string(static_cast<OpKind>(h.kind)), ": this rank has finished the team (Team::finish)"));
 }
+
+Status Calls::skipped(const OpHeader& h) const {
+  return Status(Errc::mismatch, cat(to_string(static_cast<OpKind>(h.kind)),
+                                    ": not run: skipped to line the calls up again after ", failed_));
+}
+
+Status Calls::not_run(const OpHeader& h) { return learned(cat(to_string(static_cast<OpKind>(h.kind)), ": not run")); }
 
 Status Calls::learned(const std::string& what) {
   const std::uint64_t w = error_word();

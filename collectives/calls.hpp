@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@
 namespace osmp {
 
 class Engine;
+
+// The team's call-error word (Calls::raise): the call's number in the high
+// half, its status in the low.
+namespace call_word {
+constexpr std::uint32_t call_of(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
+// a after b, in 32-bit serial arithmetic (call numbers wrap in the word).
+constexpr bool after(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(a - b) > 0; }
+}  // namespace call_word
 
 class Calls final : public WaitCheck {
  public:
@@ -56,8 +65,26 @@ class Calls final : public WaitCheck {
 
   // A new call with header `h`. Not ok: the call must not run: an earlier
   // call failed (the team resynchronised; the error names that call), or it
-  // is skipped to line the calls up again.
-  Status enter(const OpHeader& h);
+  // is skipped to line the calls up again. Inline: every call enters; the
+  // refusals are out of line.
+  Status enter(const OpHeader& h) {
+    if (left_) [[unlikely]]
+      return refused_after_finish(h);
+    ++current_;
+    CallRecord& me = *mine_;
+    const std::size_t at = current_ % CallRecord::kRing;
+    me.tag[at] = current_;
+    std::memcpy(me.header[at], &h, sizeof h);
+    // Release after the header: pairs with the acquire in finish(); nobody
+    // sleeps on it long (finish() sleeps in short slices), so no wake.
+    publish(me.entered, current_, false);
+    if (current_ <= skip_until_) [[unlikely]]
+      return skipped(h);
+    digest_ = earlier_digest(h);
+    if (pending_for(current_)) [[unlikely]]
+      return not_run(h);
+    return {};
+  }
   // This rank found `status` in call `call` (the current one, or the one
   // before when the headers' `earlier` digests differ); others may not see it.
   void raise(std::uint64_t call, StatusWord status);
@@ -116,7 +143,17 @@ class Calls final : public WaitCheck {
  private:
   CallRecord& record(int r) const { return team_->call_record(r); }
   TeamCore& team() const { return *team_; }
-  bool pending_for(std::uint64_t call) const;
+  bool pending_for(std::uint64_t call) const {
+    // Relaxed: polled on every call; acted on only after an acquire (resync()).
+    const std::uint64_t w = team().call_error().load(std::memory_order_relaxed);
+    return w != 0 && call_word::after(call_word::call_of(w), handled_) &&
+           !call_word::after(call_word::call_of(w), static_cast<std::uint32_t>(call));
+  }
+  // enter()'s refusals: after Team::finish, a call skipped to line the calls
+  // up again, an error pending for it (learned()).
+  [[gnu::cold, gnu::noinline]] Status refused_after_finish(const OpHeader& h) const;
+  [[gnu::cold, gnu::noinline]] Status skipped(const OpHeader& h) const;
+  [[gnu::cold, gnu::noinline]] Status not_run(const OpHeader& h);
   // Acquire: pairs with raise()'s compare-exchange (acq_rel), after the raiser's records.
   std::uint64_t error_word() const { return team_->call_error().load(std::memory_order_acquire); }
   // `what` begins the error this rank's current call returns: "bcast: not

@@ -29,4 +29,12 @@ Status verdict_error(StatusWord w, const OpHeader& h, int me) {
   return Status(code, cat(op, ": ranks disagree on the ", field, " (seen at rank ", rank, ")"));
 }
 
+Status step_verdict_error(StatusWord w, const OpHeader& h, int me, const OpHeader& seen, int seen_rank, bool pairs) {
+  if (pairs && seen_rank >= 0) {
+    std::string pair = pair_mismatch_message(h, me, seen, seen_rank);
+    if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
+  }
+  return verdict_error(w, h, me);
+}
+
 }  // namespace osmp

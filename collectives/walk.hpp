@@ -160,9 +160,10 @@ class Walk {
 
 // What a finished step means for its call: the error its walk ended with
 // (`st`), else the verdict's (header steps), having noted what the call
-// raises or forgets (Engine::note_found, note_agreed_error).
+// raises or forgets (Engine::note_found, note_agreed_error). Inline: a
+// correct call takes only its first lines.
 template <class P>
-Status step_result(Engine& e, const StepState<P>& x, Status st) {
+[[gnu::always_inline]] inline Status step_result(Engine& e, const StepState<P>& x, Status st) {
   OSMP_RETURN_IF_ERROR(std::move(st));
   const bool one_pass = x.plan.one_pass, header_step = x.plan.header;
   const StatusWord raise = step_to_raise(x);
@@ -171,14 +172,9 @@ Status step_result(Engine& e, const StepState<P>& x, Status st) {
   } else if (header_step && x.verdict != 0) {
     e.note_agreed_error();
   }
-  if (!header_step || x.verdict == 0) return {};
-  if (x.seen_rank >= 0 && (one_pass || e.unit_acks())) {
-    // Only two headers are known here; the others' come with the next call
-    // (or from the records: Engine::run_call).
-    std::string pair = pair_mismatch_message(x.header, e.team().rank(), x.seen, x.seen_rank);
-    if (!pair.empty()) return Status(Errc::mismatch, std::move(pair));
-  }
-  return verdict_error(x.verdict, x.header, e.team().rank());
+  if (!header_step || x.verdict == 0) [[likely]]
+    return {};
+  return step_verdict_error(x.verdict, x.header, e.team().rank(), x.seen, x.seen_rank, one_pass || e.unit_acks());
 }
 
 // One step of a blocking call, waited for in place: what a StepAwait does
