@@ -198,8 +198,10 @@ class Engine {
   const PlanSettings& settings() const { return settings_; }
   // Every call asks: the last answer per operation is kept (a program
   // repeats its calls; make_plan is pure, and its other inputs change only
-  // in set_calls()).
-  Plan plan(const PlanInput& in) const {
+  // in set_calls()). A reference to the kept plan, which the next call of
+  // the operation that plans otherwise replaces: copy it before anything
+  // may plan the operation again.
+  const Plan& plan(const PlanInput& in) const {
     Kept& k = kept_[static_cast<std::size_t>(in.op) % kept_.size()];
     if (!k.set || !(k.in == in)) {
       k.in = in;

@@ -53,14 +53,19 @@ inline bool carried_by_cma(const Engine& e, const Plan& plan, OpKind k, std::siz
          (describe(k).copies.cma == CmaPath::after_counts && cma_carries(k, most, e.settings()));
 }
 
-// The plan of a call on this rank (`local`: its own argument error, with
+// What a call on this rank plans on (`local`: its own argument error, with
 // which it takes part without data); `kind` as header_for's.
-[[gnu::always_inline]] inline Plan plan_for(const Engine& e, const CollArgs& a, OpKind kind, StatusWord local) {
+[[gnu::always_inline]] inline PlanInput plan_input(const Engine& e, const CollArgs& a, OpKind kind, StatusWord local) {
   PlanInput in{kind, static_cast<std::size_t>(a.count), size_of(a.dtype), local == 0};
   in.declines = a.abstain == Errc::unsupported;
   if (plans_on_total(kind)) in.total = counts_total(a.counts, e.shape().ranks);
   if (plans_on_longest(kind)) in.longest = counts_longest(a.counts, e.shape().ranks);
-  return e.plan(in);
+  return in;
+}
+// The plan of that call, a copy (the engine's kept plan changes with the
+// next call of the operation that plans otherwise).
+[[gnu::always_inline]] inline Plan plan_for(const Engine& e, const CollArgs& a, OpKind kind, StatusWord local) {
+  return e.plan(plan_input(e, a, kind, local));
 }
 
 // The first step of every operation: headers up, verdict down, with the
@@ -117,13 +122,28 @@ concept HasBlockingSteps = requires(Engine& e, const CollArgs& a, const OpHeader
   { Op::blocking_steps(e, a, StatusWord{}, h, p) } -> std::same_as<Status>;
 };
 
+// The plans of more than one step, blocking: `a` with the header's digest
+// of the call before (header_for reads it again in those steps), `plan` a
+// copy (a step may plan again: the engine keeps one plan per operation).
+template <class Op>
+[[gnu::noinline]] Status run_steps(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, Plan plan) {
+  CollArgs args = a;
+  args.earlier = header.earlier;
+  if constexpr (HasBlockingSteps<Op>) {
+    return Op::blocking_steps(e, args, local, header, plan);
+  } else {
+    return Op::steps(e, args, local, plan).run();
+  }
+}
+
+// A blocking call's walk: the one step in place (its payload and plan
+// taken before anything may plan again), else run_steps. `a.earlier` is
+// not read: `header` carries the call's.
 template <class Op>
 Status run_operation(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header) {
-  const Plan plan = plan_for(e, a, Op::kKind, local);
-  if constexpr (HasBlockingSteps<Op>) {
-    if (plan.rest != Rest::none) return Op::blocking_steps(e, a, local, header, plan);
-  }
-  if (plan.rest != Rest::none) return Op::steps(e, a, local, plan).run();
+  const Plan& plan = e.plan(plan_input(e, a, Op::kKind, local));
+  if (plan.rest != Rest::none) [[unlikely]]
+    return run_steps<Op>(e, a, local, header, plan);
   auto p = Op::one_step(e, a, local);
   return block_on_step(e, p, plan.first, e.next_step(), header, local, a.root);
 }
@@ -159,14 +179,13 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
   }
   OpHeader h;
   if (Status st = e.number(a, Op::kKind, h); !st.ok()) return st;
-  CollArgs args = a;
-  args.earlier = h.earlier;
-  Status st = run_operation<Op>(e, args, 0, h);
+  Status st = run_operation<Op>(e, a, 0, h);
   if (st.ok() && e.found_ == 0 && !e.agreed_error_) [[likely]]
     return st;
   CallStart c;
   c.user = &a;
-  c.args = args;
+  c.args = a;
+  c.args.earlier = h.earlier;
   c.numbered = true;
   return e.end(c, std::move(st));
 }
