@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,14 @@ struct Plan {
   }
 };
 
+// The v-variants' blocks, where this rank holds them all (committed after
+// the call too; alltoallv: the receive side, and send_blocks the send side),
+// and reduce_scatter's share of every rank, in osmp's elements.
+struct VBlocks {
+  BlockSet blocks, send_blocks;
+  std::vector<std::int64_t> counts;
+};
+
 // What this rank hands osmp for one call: its plan, the streams its buffers
 // became (alive until the call completes: osmp reads and writes them), and
 // osmp's arguments.
@@ -71,11 +80,23 @@ struct Prepared {
   const void* send = nullptr;
   void* recv = nullptr;
   bool commit = false;  // `out` is unpacked into the caller's buffer after the call
-  // The v-variants' blocks, where this rank holds them all (committed after
-  // the call too; alltoallv: the receive side, and send_blocks the send side).
-  BlockSet blocks, send_blocks;
-  // reduce_scatter: every rank's share, in osmp's elements.
-  std::vector<std::int64_t> counts;
+  // The v-variants' blocks: made by the calls that have them (v()), so that
+  // the other calls do not build and destroy seven vectors each.
+  std::unique_ptr<VBlocks> vb;
+  VBlocks& v() {
+    if (!vb) vb = std::make_unique<VBlocks>();
+    return *vb;
+  }
+  const VBlocks& v() const { return vb ? *vb : kNoBlocks; }
+  // What a call's blocks commit after it completes, and the types they
+  // unpack with (Stream::hold_type): none without blocks.
+  void commit_blocks() {
+    if (vb) vb->blocks.commit();
+  }
+  void hold_block_types(std::vector<MPI_Datatype>& held) {
+    if (vb) vb->blocks.hold_type(held);
+  }
+  static const VBlocks kNoBlocks;
 };
 
 // Where a call ended on this rank.

@@ -45,6 +45,8 @@
 
 namespace osmp::pmpi {
 
+const VBlocks Prepared::kNoBlocks{};
+
 Call::Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking) : comm(c), name(function), kind(op) {
   if (comm == MPI_COMM_NULL) return;
   // A state this thread used and nobody released since, before MPI_Finalize
@@ -151,14 +153,14 @@ Outcome alone(const Prepared& x) {
   if (copy == Alone::nothing) return {};  // barrier, bcast, exscan (rank 0's output is undefined)
   if (copy == Alone::own_pair) {          // alltoallv: its own block, from one side to the other
     if (send == kInPlace) return {};
-    if (x.send_blocks.bytes(0) != x.blocks.bytes(0)) {
+    if (x.v().send_blocks.bytes(0) != x.v().blocks.bytes(0)) {
       return Outcome::of(
-          Status(Errc::invalid_argument, cat(to_string(p.kind), ": sends itself ", x.send_blocks.bytes(0),
-                                             " bytes but receives ", x.blocks.bytes(0))));
+          Status(Errc::invalid_argument, cat(to_string(p.kind), ": sends itself ", x.v().send_blocks.bytes(0),
+                                             " bytes but receives ", x.v().blocks.bytes(0))));
     }
-    if (x.blocks.bytes(0)) {
-      std::memmove(recv + x.blocks.displs()[0], send + x.send_blocks.displs()[0],
-                   static_cast<std::size_t>(x.blocks.bytes(0)));
+    if (x.v().blocks.bytes(0)) {
+      std::memmove(recv + x.v().blocks.displs()[0], send + x.v().send_blocks.displs()[0],
+                   static_cast<std::size_t>(x.v().blocks.bytes(0)));
     }
     return {};
   }
@@ -167,8 +169,8 @@ Outcome alone(const Prepared& x) {
     return {};
   }
   if (!send || send == kInPlace || !recv || recv == kInPlace || !p.bytes()) return {};
-  if (copy == Alone::own_block_in) send += x.blocks.displs()[0];
-  if (copy == Alone::own_block_out) recv += x.blocks.displs()[0];
+  if (copy == Alone::own_block_in) send += x.v().blocks.displs()[0];
+  if (copy == Alone::own_block_out) recv += x.v().blocks.displs()[0];
   std::memmove(recv, send, static_cast<std::size_t>(p.bytes()));
   return {};
 }
@@ -373,26 +375,28 @@ Prepared prepare_gathered(const Call& c, const void* s, int sc, MPI_Datatype st,
   const bool receives = holds.at(c.me == p.root);
   const bool in_place =
       receives && (s == MPI_IN_PLACE || (rc && d && sc == rc[c.me] && st == rt && own_block_is(s, r, d[c.me], 1, rt)));
-  if (receives) blocks_of(x, x.blocks, c, r, rc, d, rt, "receive");
+  if (receives) blocks_of(x, x.v().blocks, c, r, rc, d, rt, "receive");
   const bool go_blocks = p.why == Errc::ok;
   // In place, this rank's block where it lies among the others.
   if (in_place && go_blocks) x.in = stream_of(p, c, element(r, d[c.me], describe(rt)), rc[c.me], rt);
   if (!in_place) x.in = stream_of(p, c, s, sc, st);
-  if (receives && !in_place && p.why == Errc::ok && x.in.bytes() != x.blocks.bytes(c.me)) {
-    p.fail(MPI_ERR_TRUNCATE, cat("sends ", x.in.bytes(), " bytes but its receive count says ", x.blocks.bytes(c.me)));
+  if (receives && !in_place && p.why == Errc::ok && x.in.bytes() != x.v().blocks.bytes(c.me)) {
+    p.fail(MPI_ERR_TRUNCATE,
+           cat("sends ", x.in.bytes(), " bytes but its receive count says ", x.v().blocks.bytes(c.me)));
   }
   p.count = x.in.bytes();
   p.dtype = Datatype::uint8;
-  if (c.nodes() && holds.root && holds.other && p.why == Errc::ok && counts_total(x.blocks.counts(), c.n) > INT_MAX) {
+  if (c.nodes() && holds.root && holds.other && p.why == Errc::ok &&
+      counts_total(x.v().blocks.counts(), c.n) > INT_MAX) {
     // allgatherv: the leaders' MPI_Allgatherv counts bytes in ints; the
     // same on every rank that passes the same counts, and agreed in the
     // call's first part.
-    p.refuse(cat(to_string(K), " across nodes: ", counts_total(x.blocks.counts(), c.n),
+    p.refuse(cat(to_string(K), " across nodes: ", counts_total(x.v().blocks.counts(), c.n),
                  " bytes in all (more than the leaders' int counts)"));
   }
   const bool go = p.why == Errc::ok;
   x.send = !go ? nullptr : in_place && x.in.raw() ? kInPlace : x.in.in();
-  x.recv = go && receives ? x.blocks.out() : nullptr;
+  x.recv = go && receives ? x.v().blocks.out() : nullptr;
   return x;
 }
 
@@ -407,16 +411,16 @@ Prepared prepare_scattered(const Call& c, const void* s, const int* sc, const in
   const bool is_root = c.me == p.root;
   const bool in_place =
       is_root && (r == MPI_IN_PLACE || (sc && d && rc == sc[c.me] && st == rt && own_block_is(r, s, d[c.me], 1, st)));
-  if (is_root) blocks_of(x, x.blocks, c, s, sc, d, st, "send");
+  if (is_root) blocks_of(x, x.v().blocks, c, s, sc, d, st, "send");
   if (!in_place) x.out = stream_of(p, c, r, rc, rt);
-  const std::int64_t own = in_place ? (p.why == Errc::ok ? x.blocks.bytes(c.me) : 0) : x.out.bytes();
-  if (is_root && !in_place && p.why == Errc::ok && own != x.blocks.bytes(c.me)) {
-    p.fail(MPI_ERR_TRUNCATE, cat("the root sends itself ", x.blocks.bytes(c.me), " bytes but receives ", own));
+  const std::int64_t own = in_place ? (p.why == Errc::ok ? x.v().blocks.bytes(c.me) : 0) : x.out.bytes();
+  if (is_root && !in_place && p.why == Errc::ok && own != x.v().blocks.bytes(c.me)) {
+    p.fail(MPI_ERR_TRUNCATE, cat("the root sends itself ", x.v().blocks.bytes(c.me), " bytes but receives ", own));
   }
   p.count = own;
   p.dtype = Datatype::uint8;
   const bool go = p.why == Errc::ok;
-  x.send = go && is_root ? x.blocks.in() : nullptr;
+  x.send = go && is_root ? x.v().blocks.in() : nullptr;
   x.recv = !go ? nullptr : in_place ? const_cast<void*>(kInPlace) : x.out.out();
   x.commit = !in_place;
   return x;
@@ -450,8 +454,8 @@ Prepared prepare_shares(const Call& c, const void* s, void* r, const int* rc, MP
   if (x.in.bytes() > INT_MAX) p.refuse("more than 2 GiB in one buffer");
   if (p.why != Errc::ok) return x;
   const std::int64_t per = ti.size / static_cast<std::int64_t>(size_of(*ti.base));
-  x.counts.resize(static_cast<std::size_t>(c.n));
-  for (int q = 0; q < c.n; ++q) x.counts[static_cast<std::size_t>(q)] = rc[q] * per;
+  x.v().counts.resize(static_cast<std::size_t>(c.n));
+  for (int q = 0; q < c.n; ++q) x.v().counts[static_cast<std::size_t>(q)] = rc[q] * per;
   x.send = in_place && x.out.raw() ? kInPlace : x.in.in();
   x.recv = x.out.out();
   return x;
@@ -467,18 +471,18 @@ Prepared prepare_pairs(const Call& c, const void* s, const int* sc, const int* s
   x.p = start(c, K, -1);
   Plan& p = x.p;
   const bool in_place = s == MPI_IN_PLACE;
-  blocks_of(x, x.blocks, c, r, rc, rd, rt, "receive");
-  if (!in_place) blocks_of(x, x.send_blocks, c, s, sc, sd, st, "send");
+  blocks_of(x, x.v().blocks, c, r, rc, rd, rt, "receive");
+  if (!in_place) blocks_of(x, x.v().send_blocks, c, s, sc, sd, st, "send");
   p.count = 0;  // per pair: agreed in the call (agree_pairs)
   p.dtype = Datatype::uint8;
   if (p.why != Errc::ok) return x;
   if (in_place) {
-    (void)x.blocks.in();  // packs the blocks to send where they are received (no-op in place)
+    (void)x.v().blocks.in();  // packs the blocks to send where they are received (no-op in place)
     x.send = kInPlace;
   } else {
-    x.send = x.send_blocks.in();
+    x.send = x.v().send_blocks.in();
   }
-  x.recv = x.blocks.out();
+  x.recv = x.v().blocks.out();
   return x;
 }
 
@@ -512,7 +516,7 @@ int blocking(const Call& c, Prepared& x, Mpi&& mpi) {
   Outcome o = c.alone() ? alone(x) : c.nodes() ? flow_across_nodes(K)(c, x) : Outcome::of(run_joined(c.team(), x));
   if (o.route == Outcome::Route::osmp) {
     if (x.commit) x.out.commit();
-    x.blocks.commit();
+    x.commit_blocks();
   }
   return finish(c, x.p, o, mpi);
 }

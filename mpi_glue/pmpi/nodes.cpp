@@ -276,7 +276,7 @@ Outcome nodes_allgatherv(const Call& c, const Prepared& x) {
   const Plan& p = x.p;
   const void* send = x.send;
   void* recv = x.recv;
-  const auto [counts, displs] = held(x, x.blocks, true);
+  const auto [counts, displs] = held(x, x.v().blocks, true);
   Team& team = c.team();
   const bool lead = leader(c), go = p.why == Errc::ok && counts;
   const std::int64_t digest = go ? counts_digest(counts, c.n) : 0;
@@ -643,7 +643,7 @@ Outcome nodes_gatherv(const Call& c, const Prepared& x) {
   const Plan& p = x.p;
   const void* send = x.send;
   void* recv = x.recv;
-  const auto [counts, displs] = held(x, x.blocks, c.me == p.root);
+  const auto [counts, displs] = held(x, x.v().blocks, c.me == p.root);
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const bool lead = leader(c), go = p.why == Errc::ok;
@@ -734,7 +734,7 @@ Outcome nodes_scatterv(const Call& c, const Prepared& x) {
   const Plan& p = x.p;
   const void* send = x.send;
   void* recv = x.recv;
-  const auto [counts, displs] = held(x, x.blocks, c.me == p.root);
+  const auto [counts, displs] = held(x, x.v().blocks, c.me == p.root);
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const bool lead = leader(c), go = p.why == Errc::ok;
@@ -820,7 +820,7 @@ Outcome nodes_reduce_scatter(const Call& c, const Prepared& x) {
   const Plan& p = x.p;
   const void* send = x.send;
   void* recv = x.recv;
-  const std::int64_t* counts = p.why == Errc::ok ? x.counts.data() : nullptr;
+  const std::int64_t* counts = p.why == Errc::ok ? x.v().counts.data() : nullptr;
   Team& team = c.team();
   const bool lead = leader(c), go = p.why == Errc::ok && counts;
   const auto es = static_cast<std::int64_t>(size_of(p.dtype));
@@ -901,8 +901,8 @@ Outcome nodes_alltoallv(const Call& c, const Prepared& prepared) {
   const Plan& p = prepared.p;
   const void* send = prepared.send;
   void* recv = prepared.recv;
-  const auto [sc, sd] = held(prepared, prepared.send_blocks, send != kInPlace);
-  const auto [rc, rd] = held(prepared, prepared.blocks, true);
+  const auto [sc, sd] = held(prepared, prepared.v().send_blocks, send != kInPlace);
+  const auto [rc, rd] = held(prepared, prepared.v().blocks, true);
   Team& team = c.team();
   const bool lead = leader(c), go = p.why == Errc::ok && rc;
   const auto un = static_cast<std::size_t>(c.n);

@@ -61,7 +61,7 @@ struct NbCall {
   std::vector<MPI_Datatype> held;
   void hold_types() {
     if (x.commit) x.out.hold_type(held);
-    x.blocks.hold_type(held);
+    x.hold_block_types(held);
   }
   void release_types() {
     for (MPI_Datatype& t : held) PMPI_Type_free(&t);
@@ -120,7 +120,7 @@ bool after_osmp(NbCall& n, const Status& st) {
   switch (o.route) {
     case Outcome::Route::osmp:
       if (n.x.commit) n.x.out.commit();
-      n.x.blocks.commit();
+      n.x.commit_blocks();
       count(true);
       return true;
     case Outcome::Route::mpi:
@@ -219,11 +219,11 @@ CollArgs args_of(const Prepared& x) {
   const Plan& p = x.p;
   CollArgs a{K, x.send, x.recv, p.count, p.dtype, p.op, p.root};
   if constexpr (t.counts) {
-    const BlockSet& blocks = t.pairs ? x.send_blocks : x.blocks;
-    a.counts = t.displs ? blocks.counts() : x.counts.data();
+    const BlockSet& blocks = t.pairs ? x.v().send_blocks : x.v().blocks;
+    a.counts = t.displs ? blocks.counts() : x.v().counts.data();
     a.displs = blocks.displs();
-    a.recv_counts = x.blocks.counts();
-    a.recv_displs = x.blocks.displs();
+    a.recv_counts = x.v().blocks.counts();
+    a.recv_displs = x.v().blocks.displs();
   }
   return as_called(a);
 }
