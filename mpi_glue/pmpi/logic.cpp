@@ -83,8 +83,9 @@ Call::Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking) : comm
 
 namespace {
 
-Plan start(const Call& c, OpKind kind, int root) {
-  Plan p;
+// A call's plan to begin with (`p` fresh, in the call's Prepared): its
+// operation and root, or why the root is refused.
+void start(Plan& p, const Call& c, OpKind kind, int root) {
   p.kind = kind;
   if (is_rooted(kind)) {
     p.root = root;
@@ -93,21 +94,21 @@ Plan start(const Call& c, OpKind kind, int root) {
       p.root = 0;  // a root every part of the call can use
     }
   }
-  return p;
 }
 
-// A buffer argument as a byte stream, once its count and type are checked.
-Stream stream_of(Plan& p, const Call& c, const void* buf, std::int64_t count, MPI_Datatype t,
-                 const TypeInfo* known = nullptr) {
+// A buffer argument as a byte stream into `s` (which stays empty when its
+// count or type is refused), once its count and type are checked.
+void set_stream(Stream& s, Plan& p, const Call& c, const void* buf, std::int64_t count, MPI_Datatype t,
+                const TypeInfo* known = nullptr) {
   if (count < 0) {
     p.fail(MPI_ERR_COUNT, cat("count ", count, " is negative"));
-    return {};
+    return;
   }
   if (t == MPI_DATATYPE_NULL) {
     p.fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
-    return {};
+    return;
   }
-  return Stream(buf, count, t, c.comm, known ? *known : describe(t));
+  s.assign(buf, count, t, c.comm, known ? *known : describe(t));
 }
 
 // Bytes per rank, and the largest buffer the call moves (as every rank sees it).
@@ -211,7 +212,7 @@ void reduction_type(Prepared& x, std::int64_t count, const TypeInfo& ti, MPI_Op 
 template <OpKind K>
 Prepared prepare_reduction(const Call& c, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op, int root) {
   Prepared x;
-  x.p = start(c, K, root);
+  start(x.p, c, K, root);
   constexpr const Buffers& b = osmp::describe(K).buffers;
   const bool is_root = c.me == x.p.root;
   const bool wants_out = b.recv.at(is_root) != Amount::none && !(b.first_writes_nothing && c.me == 0);
@@ -222,8 +223,8 @@ Prepared prepare_reduction(const Call& c, const void* s, void* r, int count, MPI
   if (in_place && !b.send_in_place.at(is_root)) x.p.fail(MPI_ERR_BUFFER, "only the root may pass MPI_IN_PLACE");
   if (op == MPI_OP_NULL) x.p.fail(MPI_ERR_OP, "the op is MPI_OP_NULL");
   const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
-  x.in = stream_of(x.p, c, in_place ? r : s, count * in_factor, t, &ti);
-  if (wants_out) x.out = stream_of(x.p, c, r, count, t, &ti);
+  set_stream(x.in, x.p, c, in_place ? r : s, count * in_factor, t, &ti);
+  if (wants_out) set_stream(x.out, x.p, c, r, count, t, &ti);
   x.commit = wants_out;
   if (x.p.why != Errc::ok) return x;
   reduction_type(x, count, ti, op);
@@ -240,7 +241,7 @@ Prepared prepare_reduction(const Call& c, const void* s, void* r, int count, MPI
 template <OpKind K>
 Prepared prepare_none(const Call& c) {
   Prepared x;
-  x.p = start(c, K, -1);
+  start(x.p, c, K, -1);
   return x;
 }
 
@@ -248,8 +249,8 @@ Prepared prepare_none(const Call& c) {
 template <OpKind K>
 Prepared prepare_buffer(const Call& c, void* buf, int count, MPI_Datatype t, int root) {
   Prepared x;
-  x.p = start(c, K, root);
-  x.out = stream_of(x.p, c, buf, count, t);
+  start(x.p, c, K, root);
+  set_stream(x.out, x.p, c, buf, count, t);
   set_bytes(x.p, x.out.bytes(), x.out.bytes());
   const bool is_root = c.me == x.p.root;
   x.recv = x.p.why != Errc::ok ? nullptr : is_root ? const_cast<void*>(x.out.in()) : x.out.out();
@@ -263,12 +264,16 @@ Prepared prepare_uniform_gathered(const Call& c, const void* s, int sc, MPI_Data
                                   MPI_Datatype rt, int root) {
   constexpr OpKind kind = K;
   Prepared x;
-  x.p = start(c, kind, root);
+  start(x.p, c, kind, root);
   Plan& p = x.p;
   const bool receives = osmp::describe(kind).buffers.recv.at(c.me == p.root) != Amount::none;
   const bool in_place = receives && (s == MPI_IN_PLACE || (sc == rc && st == rt && own_block_is(s, r, c.me, rc, rt)));
-  if (receives) x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
-  x.in = in_place ? stream_of(p, c, block_of(r, c.me, rc, rt), rc, rt) : stream_of(p, c, s, sc, st);
+  if (receives) set_stream(x.out, p, c, r, static_cast<std::int64_t>(rc) * c.n, rt);
+  if (in_place) {
+    set_stream(x.in, p, c, block_of(r, c.me, rc, rt), rc, rt);
+  } else {
+    set_stream(x.in, p, c, s, sc, st);
+  }
   if (receives && x.out.bytes() != x.in.bytes() * c.n) {
     p.fail(MPI_ERR_TRUNCATE, cat(is_rooted(kind) ? "the root sends " : "sends ", x.in.bytes(), " bytes but receives ",
                                  x.out.bytes() / c.n, " per rank"));
@@ -285,12 +290,12 @@ template <OpKind K>
 Prepared prepare_uniform_scattered(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc,
                                    MPI_Datatype rt, int root) {
   Prepared x;
-  x.p = start(c, K, root);
+  start(x.p, c, K, root);
   Plan& p = x.p;
   const bool is_root = c.me == p.root;
   const bool in_place = is_root && (r == MPI_IN_PLACE || (sc == rc && st == rt && own_block_is(r, s, c.me, sc, st)));
-  if (is_root) x.in = stream_of(p, c, s, static_cast<std::int64_t>(sc) * c.n, st);
-  if (!in_place) x.out = stream_of(p, c, r, rc, rt);
+  if (is_root) set_stream(x.in, p, c, s, static_cast<std::int64_t>(sc) * c.n, st);
+  if (!in_place) set_stream(x.out, p, c, r, rc, rt);
   const std::int64_t b = in_place ? x.in.bytes() / c.n : x.out.bytes();
   if (is_root && x.in.bytes() != b * c.n)
     p.fail(MPI_ERR_TRUNCATE, cat("the root sends ", x.in.bytes() / c.n, " bytes per rank but receives ", b));
@@ -310,12 +315,16 @@ template <OpKind K>
 Prepared prepare_uniform_pairs(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, int rc,
                                MPI_Datatype rt) {
   Prepared x;
-  x.p = start(c, K, -1);
+  start(x.p, c, K, -1);
   Plan& p = x.p;
   const bool in_place = s == MPI_IN_PLACE || (same_as_in_place(s, r) && sc == rc && st == rt);
   const std::int64_t n = c.n;
-  x.out = stream_of(p, c, r, static_cast<std::int64_t>(rc) * n, rt);
-  x.in = in_place ? stream_of(p, c, r, static_cast<std::int64_t>(rc) * n, rt) : stream_of(p, c, s, sc * n, st);
+  set_stream(x.out, p, c, r, static_cast<std::int64_t>(rc) * n, rt);
+  if (in_place) {
+    set_stream(x.in, p, c, r, static_cast<std::int64_t>(rc) * n, rt);
+  } else {
+    set_stream(x.in, p, c, s, sc * n, st);
+  }
   if (x.out.bytes() != x.in.bytes()) {
     p.fail(MPI_ERR_TRUNCATE,
            cat("sends ", x.in.bytes() / n, " bytes to each rank but receives ", x.out.bytes() / n, " from each"));
@@ -369,7 +378,7 @@ template <OpKind K>
 Prepared prepare_gathered(const Call& c, const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d,
                           MPI_Datatype rt, int root) {
   Prepared x;
-  x.p = start(c, K, root);
+  start(x.p, c, K, root);
   Plan& p = x.p;
   constexpr ByRole<bool> holds = osmp::describe(K).varied.holds;
   const bool receives = holds.at(c.me == p.root);
@@ -378,8 +387,8 @@ Prepared prepare_gathered(const Call& c, const void* s, int sc, MPI_Datatype st,
   if (receives) blocks_of(x, x.v().blocks, c, r, rc, d, rt, "receive");
   const bool go_blocks = p.why == Errc::ok;
   // In place, this rank's block where it lies among the others.
-  if (in_place && go_blocks) x.in = stream_of(p, c, element(r, d[c.me], describe(rt)), rc[c.me], rt);
-  if (!in_place) x.in = stream_of(p, c, s, sc, st);
+  if (in_place && go_blocks) set_stream(x.in, p, c, element(r, d[c.me], describe(rt)), rc[c.me], rt);
+  if (!in_place) set_stream(x.in, p, c, s, sc, st);
   if (receives && !in_place && p.why == Errc::ok && x.in.bytes() != x.v().blocks.bytes(c.me)) {
     p.fail(MPI_ERR_TRUNCATE,
            cat("sends ", x.in.bytes(), " bytes but its receive count says ", x.v().blocks.bytes(c.me)));
@@ -406,13 +415,13 @@ template <OpKind K>
 Prepared prepare_scattered(const Call& c, const void* s, const int* sc, const int* d, MPI_Datatype st, void* r, int rc,
                            MPI_Datatype rt, int root) {
   Prepared x;
-  x.p = start(c, K, root);
+  start(x.p, c, K, root);
   Plan& p = x.p;
   const bool is_root = c.me == p.root;
   const bool in_place =
       is_root && (r == MPI_IN_PLACE || (sc && d && rc == sc[c.me] && st == rt && own_block_is(r, s, d[c.me], 1, st)));
   if (is_root) blocks_of(x, x.v().blocks, c, s, sc, d, st, "send");
-  if (!in_place) x.out = stream_of(p, c, r, rc, rt);
+  if (!in_place) set_stream(x.out, p, c, r, rc, rt);
   const std::int64_t own = in_place ? (p.why == Errc::ok ? x.v().blocks.bytes(c.me) : 0) : x.out.bytes();
   if (is_root && !in_place && p.why == Errc::ok && own != x.v().blocks.bytes(c.me)) {
     p.fail(MPI_ERR_TRUNCATE, cat("the root sends itself ", x.v().blocks.bytes(c.me), " bytes but receives ", own));
@@ -432,7 +441,7 @@ Prepared prepare_scattered(const Call& c, const void* s, const int* sc, const in
 template <OpKind K>
 Prepared prepare_shares(const Call& c, const void* s, void* r, const int* rc, MPI_Datatype t, MPI_Op op) {
   Prepared x;
-  x.p = start(c, K, -1);
+  start(x.p, c, K, -1);
   Plan& p = x.p;
   if (!rc) {
     p.fail(MPI_ERR_ARG, "the receive counts are NULL");
@@ -446,8 +455,8 @@ Prepared prepare_shares(const Call& c, const void* s, void* r, const int* rc, MP
   }
   const bool in_place = s == MPI_IN_PLACE || same_as_in_place(s, r);
   const TypeInfo ti = t == MPI_DATATYPE_NULL ? TypeInfo{} : describe(t);
-  x.in = stream_of(p, c, in_place ? r : s, total, t, &ti);
-  x.out = stream_of(p, c, r, rc[c.me], t, &ti);
+  set_stream(x.in, p, c, in_place ? r : s, total, t, &ti);
+  set_stream(x.out, p, c, r, rc[c.me], t, &ti);
   x.commit = true;
   if (p.why != Errc::ok) return x;
   reduction_type(x, rc[c.me], ti, op);
@@ -468,7 +477,7 @@ template <OpKind K>
 Prepared prepare_pairs(const Call& c, const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r,
                        const int* rc, const int* rd, MPI_Datatype rt) {
   Prepared x;
-  x.p = start(c, K, -1);
+  start(x.p, c, K, -1);
   Plan& p = x.p;
   const bool in_place = s == MPI_IN_PLACE;
   blocks_of(x, x.v().blocks, c, r, rc, rd, rt, "receive");

@@ -218,9 +218,6 @@ TypeInfo describe(MPI_Datatype t) {
   return *ti;
 }
 
-Stream::Stream(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm, const TypeInfo& ti)
-    : buf_(buf), count_(count), type_(t), comm_(comm), ti_(ti), bytes_(ti.size * count), raw_(ti.raw) {}
-
 namespace {
 // MPI_Pack / MPI_Unpack of `count` elements at buf. MPICH 4.0 refuses a
 // null buffer there, MPI_BOTTOM with absolute addresses included: the
