@@ -163,11 +163,13 @@ class Walk {
 // raises or forgets (Engine::note_found, note_agreed_error). A correct
 // call takes only its first lines: inlined into the blocking step
 // (block_on_step), called out of line by the awaited one (StepAwait).
-// Inlined into its await_resume too, GCC 12.2 miscompiled chunk_steps:
-// its steps of a 72000-byte bcast across simulated nodes saw the call's
+// Inlined into its await_resume too (GCC 12.2, -O3), the steps of
+// chunk_steps in a 72000-byte bcast across simulated nodes saw the call's
 // first chunk step as 1 (it was 63), so the root waited for acks of step 61
 // that no member writes (mpi.mpich.pmpi_corners_4_on_2_nodes hung on every
-// run; read with gdb in both ranks' StepState::first_chunk).
+// run; read with gdb in both ranks' StepState::first_chunk). Not reduced
+// yet: a miscompiled coroutine frame, or undefined behaviour of ours that
+// the inlining exposes.
 template <class P>
 [[gnu::always_inline]] inline Status inline_step_result(Engine& e, const StepState<P>& x, Status st) {
   OSMP_RETURN_IF_ERROR(std::move(st));

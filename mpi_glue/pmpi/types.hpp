@@ -47,8 +47,10 @@ class Stream {
  public:
   Stream() = default;
   // `count` elements of type t at buf, described by ti. In place: a call's
-  // streams are set once, in the Prepared that holds them (a Stream built
-  // and moved in cost about 25 instructions per buffer per call).
+  // streams are set once, in the fresh Prepared that holds them (a Stream
+  // built and moved in cost about 25 instructions per buffer per call).
+  // Only on a stream never packed: `scratch_` is kept, and a reused stream
+  // would unpack what it holds at commit().
   void assign(const void* buf, std::int64_t count, MPI_Datatype t, MPI_Comm comm, const TypeInfo& ti) {
     buf_ = buf;
     count_ = count;
