@@ -3,6 +3,9 @@
 // public header leads here.
 #pragma once
 
+#include <stdexcept>
+
+#include "api/views.hpp"
 #include "osmp.hpp"
 
 namespace osmp {
@@ -19,9 +22,17 @@ struct TeamAccess {
   // makes it (the arguments its operation does not take cleared). For the
   // layers that hold the operation as a value (the MPI glue, osmp-tune): no
   // switch on it.
-  // Inline: the C entries (api/capi.cpp) call them on every call.
   static Status run(Team& t, const CollArgs& a) { return t.run(a); }
   static Request start(Team& t, const CollArgs& a) { return t.start(a); }
+  // The engine operation `k` runs on: a caller that names the operation
+  // runs its call there itself (Ops<K>::entry.call: the C entries, which
+  // ask on every call, so inline). Throws std::logic_error for a team that
+  // was moved from.
+  static Engine& engine(Team& t, OpKind k) {
+    if (!t.views_) [[unlikely]]
+      moved_from();
+    return t.views_->engine(k);
+  }
   // Leaving many teams at once (MPI_Finalize): announce on every team
   // first, then finish each alone (collectives/calls.hpp, Calls::finish):
   // no rank waits for another's finish of a team, whatever the order.
@@ -30,6 +41,9 @@ struct TeamAccess {
   // Leaving without waiting for anybody (MPI_Comm_free, which real MPIs do
   // not synchronise): an error already raised for a call up to the last.
   static Status leave(Team& t);
+
+ private:
+  [[noreturn]] static void moved_from();
 };
 
 inline TeamCore& core_of(Team& t) { return TeamAccess::core(t); }

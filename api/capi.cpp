@@ -300,8 +300,10 @@ int osmp_free(osmp_team* t, void* ptr) {
 // The collectives, osmp_<name> and osmp_i<name>, one pair per row of
 // osmp_ops.h, with osmp.h's parameters of its form (OSMP_PARAMS_OF_: the
 // declarations are generated from the same row); OSMP_C_ARGS_<form>: the
-// call's arguments as the engine takes them (collectives/engine.hpp), run on
-// the team as its Team::<name> would without passing through it.
+// call's arguments as the engine takes them (collectives/engine.hpp), run
+// by the operation's own call (Ops<K>::entry.call: Engine::run_call, which
+// queues, counts and stops as Team::<name>'s run does) on the engine the
+// team runs it on.
 // OSMP_IN_PLACE is osmp::kInPlace (both the address 1): passed as it is.
 #define OSMP_C_ARGS_none(kind, op, root) \
   { kind }
@@ -320,16 +322,17 @@ int osmp_free(osmp_team* t, void* ptr) {
 #define OSMP_C_ARGS_(name, form, rooted, reduces)                                                         \
   osmp::CollArgs OSMP_C_ARGS_##form(osmp::OpKind::name, OSMP_IF_ELSE_##reduces(op_of(op), osmp::Op::sum), \
                                     OSMP_IF_ELSE_##rooted(root, -1))
-#define OSMP_C_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                        \
-  int osmp_##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces)) {                     \
-    return guarded(t, "osmp_" #name, [&](osmp::Team& team) {                                 \
-      return osmp::TeamAccess::run(team, OSMP_C_ARGS_(name, form, rooted, reduces));         \
-    });                                                                                      \
-  }                                                                                          \
-  int osmp_i##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces), osmp_request* req) { \
-    return start(t, "osmp_i" #name, req, [&](osmp::Team& team) {                             \
-      return osmp::TeamAccess::start(team, OSMP_C_ARGS_(name, form, rooted, reduces));       \
-    });                                                                                      \
+#define OSMP_C_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                                      \
+  int osmp_##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces)) {                                   \
+    return guarded(t, "osmp_" #name, [&](osmp::Team& team) {                                               \
+      return osmp::Ops<osmp::OpKind::name>::entry.call(osmp::TeamAccess::engine(team, osmp::OpKind::name), \
+                                                       OSMP_C_ARGS_(name, form, rooted, reduces));         \
+    });                                                                                                    \
+  }                                                                                                        \
+  int osmp_i##name(osmp_team* t OSMP_PARAMS_OF_(form, rooted, reduces), osmp_request* req) {               \
+    return start(t, "osmp_i" #name, req, [&](osmp::Team& team) {                                           \
+      return osmp::TeamAccess::start(team, OSMP_C_ARGS_(name, form, rooted, reduces));                     \
+    });                                                                                                    \
   }
 OSMP_COLLECTIVES(OSMP_C_ENTRIES_)
 #undef OSMP_C_ENTRIES_

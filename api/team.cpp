@@ -200,9 +200,11 @@ Status Team::moved_from() {
 int Team::rank() const { return views_ ? views_->base_core().rank() : -1; }
 int Team::size() const { return views_ ? views_->base_core().size() : -1; }
 TeamCore& TeamAccess::core(Team& t) {
-  if (!t.views_) throw std::logic_error(Team::moved_from().message());
+  if (!t.views_) moved_from();
   return t.views_->base_core();
 }
+
+void TeamAccess::moved_from() { throw std::logic_error(Team::moved_from().message()); }
 const TeamCore& TeamAccess::core(const Team& t) { return core(const_cast<Team&>(t)); }
 
 void TeamAccess::announce_finish(Team& t) {
@@ -300,23 +302,12 @@ Request Team::irefuse(OpKind kind, std::size_t count, Datatype type, Op op, int 
   return iabstain(kind, static_cast<std::int64_t>(count), type, op, root, Errc::invalid_argument);
 }
 
-Status Team::run(const CollArgs& a) {
-  if (!views_) return moved_from();
-  CallQueue& q = views_->queue();
-  if (!q.empty() || others_pending(&q)) {
-    // After the calls started before it (which this wait moves on first),
-    // or beside calls pending on other teams, which it must not starve.
-    return start(a).wait();
-  }
-  views_->count_call();
-  Status st = views_->engine(a.kind).run(a);
-  if (!st.ok()) views_->propagate_stop(st);
-  return st;
-}
+// After the calls started before it, counted, its error stopping the
+// team's other views where it must: Engine::run_call.
+Status Team::run(const CollArgs& a) { return views_ ? views_->engine(a.kind).run(a) : moved_from(); }
 
 Request Team::start(const CollArgs& a) {
   if (!views_) return failed(moved_from());
-  views_->count_call();
   return Request(views_->queue().start(views_->engine(a.kind), a));
 }
 

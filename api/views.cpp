@@ -87,12 +87,12 @@ Status Profile::set(const std::string& name, const std::string& value, bool per_
 }
 
 Status EngineBootstrap::allgather(const void* in, std::size_t len, void* out) {
-  if (len == 0) return e_.run({OpKind::barrier});
-  return e_.run({OpKind::allgather, in, out, static_cast<std::int64_t>(len), Datatype::uint8});
+  if (len == 0) return e_.run_own({OpKind::barrier});
+  return e_.run_own({OpKind::allgather, in, out, static_cast<std::int64_t>(len), Datatype::uint8});
 }
 
 Status EngineBootstrap::broadcast(void* buf, std::size_t len, int root) {
-  return e_.run({OpKind::bcast, nullptr, buf, static_cast<std::int64_t>(len), Datatype::uint8, Op::sum, root});
+  return e_.run_own({OpKind::bcast, nullptr, buf, static_cast<std::int64_t>(len), Datatype::uint8, Op::sum, root});
 }
 
 Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions& team, const Profile& base) {
@@ -112,14 +112,13 @@ Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions&
   v->engine->set_heaps(out->heaps_.get());
   out->views_.push_back(std::move(v));
   out->profiles_.fill(base);
-  if (boot.size() > 1) {
-    out->numbered_ = std::make_unique<Calls>(out->base_core());
-    out->bind_calls();
-  }
+  if (boot.size() > 1) out->numbered_ = std::make_unique<Calls>(out->base_core());
+  out->bind_calls();
   return out;
 }
 
 void Views::bind_calls() {
+  for (auto& v : views_) v->engine->set_queue(*queue_);
   if (!numbered_) return;
   std::vector<Engine*> engines;
   for (auto& v : views_) engines.push_back(v->engine.get());
@@ -209,7 +208,7 @@ Status Views::configure(const Settings& all, const std::map<OpKind, Settings>& p
   OSMP_RETURN_IF_ERROR(agree_on_table(table, base, local, asked_text(all, per_op)));
   OSMP_RETURN_IF_ERROR(install(base, table));
   ++generation_;
-  switched_after_ = calls_;
+  switched_after_ = queue_->calls();
   log(LogLevel::debug, "configure: generation ", generation_, ", ", views_.size(), " view(s), base vh '",
       views_.front()->profile.vh, "'");
   return {};

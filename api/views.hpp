@@ -87,7 +87,6 @@ class Views {
   // each rank had run when the last did (the same on every rank).
   std::uint64_t generation() const { return generation_; }
   std::uint64_t switched_after() const { return switched_after_; }
-  void count_call() { ++calls_; }
 
   // Collective: `all` applies to every operation, then `per_op` to each named
   // one. Unknown names, bad values, or ranks that disagree: an error on every
@@ -122,6 +121,8 @@ class Views {
   Status agree_on_table(const std::array<Profile, kOpKindCount>& table, const Profile& base, const Status& local,
                         const std::string& asked);
 
+  // Every view's engine to the team's queue and calls (numbered_, teams of
+  // more than one rank).
   void bind_calls();
 
   // The ranks' shared heaps (team/heaps.hpp): every view's engine reads
@@ -132,7 +133,7 @@ class Views {
   std::array<Profile, kOpKindCount> profiles_;
   std::array<int, kOpKindCount> of_op_{};  // index into views_
   bool cma_ = false;
-  std::uint64_t generation_ = 0, calls_ = 0, switched_after_ = 0;
+  std::uint64_t generation_ = 0, switched_after_ = 0;
   // Freed first (~Views): its calls' frames belong to the views' engines.
   std::unique_ptr<CallQueue> queue_ = std::make_unique<CallQueue>([this](const Status& st) { propagate_stop(st); });
 };

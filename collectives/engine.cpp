@@ -9,6 +9,7 @@
 #include "collectives/calls.hpp"
 #include "collectives/ops/common.hpp"
 #include "collectives/ops/describe.hpp"
+#include "collectives/requests.hpp"
 #include "collectives/task.hpp"
 
 namespace osmp {
@@ -146,6 +147,21 @@ Status Engine::run_general(const CollArgs& a) {
   CallStart c;
   if (!begin(a, c)) return std::move(c.early);
   return end(c, walk(c.args, c.local));
+}
+
+Status Engine::run_aside(const CollArgs& a) {
+  if (queue_->must_queue()) {
+    std::shared_ptr<CallState> c = queue_->start(*this, a);  // counted, and its error told, there
+    wait_for(c);
+    return c->status;
+  }
+  queue_->count_call();
+  return told(run_general(a));
+}
+
+Status Engine::told(Status st) {
+  if (!st.ok()) queue_->tell_error(st);
+  return st;
 }
 
 Task Engine::call(CollArgs a) {

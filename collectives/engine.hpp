@@ -33,6 +33,7 @@
 
 namespace osmp {
 
+class CallQueue;
 class Calls;
 class Task;
 
@@ -160,15 +161,21 @@ class Engine {
   static Result<std::unique_ptr<Engine>> create(TeamCore& team, const CollectiveConfig& config);
   ~Engine();
 
-  // Runs one collective, blocking. Collective over the team, same arguments
-  // on every rank (checked: at once, or with OSMP_CHECK=lazy in one-pass
-  // calls at the latest in the next call; collectives/calls.hpp). Inline
-  // (below): its operation's run_call.
+  // Runs one collective, blocking, after the calls started before it on
+  // the team (set_queue). Collective over the team, same arguments on every
+  // rank (checked: at once, or with OSMP_CHECK=lazy in one-pass calls at the
+  // latest in the next call; collectives/calls.hpp). Inline (below): its
+  // operation's run_call, which a caller that names the operation calls
+  // itself (Ops<K>::entry.call: the C entries).
   Status run(const CollArgs& args);
   // The whole call of one operation (collectives/ops/common.hpp): what
   // run() does, the general path only where it must.
   template <class Op>
   static Status run_call(Engine& e, const CollArgs& a);
+  // A call of the team's own (EngineBootstrap: a reconfiguration's
+  // agreement, a new view's rendezvous), which no program made: neither
+  // queued nor counted, on the general path.
+  Status run_own(const CollArgs& a) { return run_general(a); }
   // The same call as a resumable object (collectives/task.hpp): run() is
   // call(args).run(). Nothing happens until it is first advanced; calls on
   // a team run one at a time, in the order they were made (collectives/requests.hpp).
@@ -212,6 +219,10 @@ class Engine {
   }
   // The team's numbered calls (null: none attached, every call agrees first).
   void set_calls(Calls* c);
+  // The team's queue of started calls (collectives/requests.hpp), which
+  // every blocking call asks first and counts itself in; bound by the team
+  // (api/views.cpp) before any call runs.
+  void set_queue(CallQueue& q) { queue_ = &q; }
   Calls* calls() const { return calls_; }
   // Whether this team makes one-pass calls (OSMP_CHECK=lazy, calls attached,
   // no group wider than OSMP_ONE_PASS_MAX units). Then every rank acks every
@@ -310,6 +321,13 @@ class Engine {
   bool calls_pending() const;
   // run() of any call: begin, walk, end.
   Status run_general(const CollArgs& a);
+  // A blocking call that run_call does not run itself: after the calls
+  // queued before it (CallQueue::must_queue), else run_general; counted in
+  // the queue, its error told (told).
+  [[gnu::cold]] Status run_aside(const CollArgs& a);
+  // `st`, told to the team's queue when it is an error (a dead peer or an
+  // abort seen here stops the team's other views: Views::propagate_stop).
+  [[gnu::cold]] Status told(Status st);
   // Numbers a call in the team's Calls (numbered_ teams): `h` is its header,
   // with the digest of the call before, entered in this rank's record; what
   // end() reads starts afresh. Not ok: the call must not run (Calls::enter).
@@ -352,6 +370,7 @@ class Engine {
   };
   mutable std::array<Kept, static_cast<std::size_t>(OSMP_COLL_COUNT) + 1> kept_{};  // by OpKind (barrier is 1)
   Calls* calls_ = nullptr;
+  CallQueue* queue_ = nullptr;                              // set_queue
   bool numbered_ = false;                                   // calls_ && a team of several: calls are entered in calls_
   const std::atomic<std::uint64_t>* call_error_ = nullptr;  // calls_'s error word (set_calls)
   StatusWord found_ = 0;
@@ -387,13 +406,26 @@ struct OpEntry {
   Task (*start)(Engine&, CollArgs, StatusWord);         // the walk, resumable
   Status (*call)(Engine&, const CollArgs&);             // a whole blocking call (Engine::run_call)
 };
+// Each operation's entries, defined by its unit (collectives/ops/<op>.cpp:
+// `template <> const OpEntry Ops<OpKind::bcast>::entry = entry_of<Bcast>();`);
+// one declared here for every row of osmp_ops.h, so that an operation
+// without its unit does not link.
+template <OpKind K>
+struct Ops {
+  static const OpEntry entry;
+};
+#define OSMP_OP_ENTRY_(name, Name, NAME, key, rooted, reduces, form) \
+  template <>                                                        \
+  const OpEntry Ops<OpKind::name>::entry;
+OSMP_COLLECTIVES(OSMP_OP_ENTRY_)
+#undef OSMP_OP_ENTRY_
 // By op_index, in osmp_ops.h's order.
 extern const OpEntry* const kOpEntries[kOpKindCount];
 
 inline Status Engine::run(const CollArgs& a) {
   const int i = op_index(a.kind);
   if (i < 0) [[unlikely]]
-    return run_general(a);  // reports the unknown operation
+    return run_aside(a);  // reports the unknown operation
   return kOpEntries[i]->call(*this, a);
 }
 

@@ -115,6 +115,7 @@ CallQueue::~CallQueue() {
 }
 
 std::shared_ptr<CallState> CallQueue::start(Engine& e, const CollArgs& a) {
+  ++calls_;
   auto c = std::make_shared<CallState>();
   c->queue = this;
   c->engine = &e;

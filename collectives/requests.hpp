@@ -58,6 +58,19 @@ class CallQueue {
   // else polling every such queue in turn.
   void complete(const CallState* c = nullptr);
   bool empty() const { return queue_.empty(); }
+  // Whether a blocking call goes through this queue (Engine::run_aside):
+  // after the calls started before it, which its wait moves on first, or
+  // beside calls pending on other teams of this thread, which it must not
+  // starve. Inline, after others_pending: every blocking call asks.
+  bool must_queue() const;
+  // Every call of the team, blocking or started (start() counts its own):
+  // Team::switched_after.
+  void count_call() { ++calls_; }
+  std::uint64_t calls() const { return calls_; }
+  // A blocking call's error, told as a started call's is (on_error).
+  void tell_error(const Status& st) const {
+    if (on_error_) on_error_(st);
+  }
   // Whether this queue is in the calling thread's list of queues with calls
   // pending (a team's calls may be started in one thread and waited for in
   // another, one at a time).
@@ -76,6 +89,7 @@ class CallQueue {
   CallQueue* prev_ = nullptr;
   CallQueue* next_ = nullptr;
   bool advancing_ = false;  // in advance_head (a wait inside may poll again)
+  std::uint64_t calls_ = 0;
 };
 
 // How many queues are listed in the process, and whether this thread lists
@@ -88,6 +102,7 @@ bool others_listed(const CallQueue* q);
 inline bool others_pending(const CallQueue* q) {
   return g_listed_queues.load(std::memory_order_relaxed) != 0 && others_listed(q);
 }
+inline bool CallQueue::must_queue() const { return !queue_.empty() || others_pending(this); }
 // Waits for `c` (on whatever queue it is in), moving every queue of this
 // thread on.
 void wait_for(const std::shared_ptr<CallState>& c);

@@ -69,10 +69,7 @@ class Walk {
           // plan may wait for one (and compare) in any lane I act in: my
           // header, unread otherwise.
           for (int j = 0; j <= x_.last_lane(); ++j) {
-            Lane& l = x_.lane(j);
-            CtrlLine& line = mline(l, l.g->me, x_.step);
-            x_.publish_header(line);
-            publish(line.ready, x_.step, x_.sleepy);
+            publish(x_.header_in_mine(x_.lane(j)).ready, x_.step, x_.sleepy);
           }
         }
       }
@@ -162,7 +159,7 @@ class Walk {
 // (`st`), else the verdict's (header steps), having noted what the call
 // raises or forgets (Engine::note_found, note_agreed_error). A correct
 // call takes only its first lines: inlined into the blocking step
-// (block_on_step), called out of line by the awaited one (StepAwait).
+// (block_on_step, ops/common.hpp), called out of line by the awaited one (StepAwait).
 // Inlined into its await_resume too (GCC 12.2, -O3), the steps of
 // chunk_steps in a 72000-byte bcast across simulated nodes saw the call's
 // first chunk step as 1 (it was 63), so the root waited for acks of step 61
@@ -187,30 +184,6 @@ template <class P>
 template <class P>
 [[gnu::noinline]] Status step_result(Engine& e, const StepState<P>& x, Status st) {
   return inline_step_result(e, x, std::move(st));
-}
-
-// One step of a blocking call, waited for in place: what a StepAwait does
-// when its engine blocks, without the awaiter (the path of every small
-// blocking call). Always inlined into run_operation: GCC left it out of
-// line for some payloads once the one-group step shared the Walk's steps
-// (about 30 instructions more per barrier, callcost.sh).
-template <PayloadHooks P>
-[[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
-                                                   const OpHeader& header, StatusWord local, int root) {
-  const bool watch = plan.header && e.unit_acks();
-  if (watch) e.watch_step(&header);
-  auto result = [&](const StepState<P>& x, Status st) {
-    if (watch) e.watch_step(nullptr);
-    return inline_step_result(e, x, std::move(st));
-  };
-  if (e.one_group() && one_group_runs(plan, e.lanes().front())) {
-    OneGroupStep<P> w(e, p, plan, step, header, local, root);
-    Status st = w.run();
-    return result(w.state(), std::move(st));
-  }
-  Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
-  Status st = drive(e.team(), w);
-  return result(w.state(), std::move(st));
 }
 
 // One step of a call, as a call's coroutine awaits it (task.hpp): blocking

@@ -97,7 +97,7 @@ class RootUp {
           // Ranks that disagree on the count may disagree on using the
           // symmetric top too; publishing my header lets such peers see the
           // mismatch instead of waiting for a line I would not write.
-          x.publish_mine(l);
+          publish(x.header_in_mine(l).ready, x.step, x.sleepy);
         }
         sources(x, l, true, w);
         phase_ = 1;

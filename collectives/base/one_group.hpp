@@ -67,7 +67,7 @@ class OneGroupStep {
   Wait down() {
     StepState<P>& x = x_;
     Lane& l = x.lane(0);
-    x.publish_mine(l);
+    publish(x.header_in_mine(l).ready, x.step, x.sleepy);
     const std::byte* from = nullptr;
     if (x.m == 0) return take_release(x, l, 0, from);  // a receiver
     from = start_down(x, x.p.own_up());
@@ -86,12 +86,12 @@ class OneGroupStep {
     if (x.m == 0) {  // a member
       const std::size_t len = x.p.up_len(l, me);
       if (len) put_up(x.p, up_ptr(l, len, me, x.step), x.p.own_up(), len);
-      x.publish_mine(l);  // after the data
+      publish(x.header_in_mine(l).ready, x.step, x.sleepy);  // after the data
       return {};
     }
     // The root. My header too, for peers that (disagreeing on the count)
     // took the symmetric top and wait for my line (RootUp).
-    x.publish_mine(l);
+    publish(x.header_in_mine(l).ready, x.step, x.sleepy);
     LaneWork& w = x.work_of(0);
     flat_sources(l.n(), me, true, w);
     if (Wait wt = collect_.progress(x, l, w)) return wt;

@@ -246,11 +246,13 @@ struct StepState {
     line.ready.word = status;
   }
 
-  // Publishes my line of lane l, my header and status in it.
-  void publish_mine(Lane& l) {
+  // My line of lane l with my header and status in it, for the caller to
+  // publish (publish(line.ready, step, sleepy): the release store that
+  // makes them and the data before them visible).
+  CtrlLine& header_in_mine(Lane& l) {
     CtrlLine& line = mline(l, l.g->me, step);
     publish_header(line);
-    publish(line.ready, step, sleepy);
+    return line;
   }
 
   // Before a slot of lane l is written again, its local root must have

@@ -8,6 +8,7 @@
 #include "collectives/calls.hpp"
 #include "collectives/engine.hpp"
 #include "collectives/payloads.hpp"
+#include "collectives/requests.hpp"
 #include "collectives/step.hpp"
 #include "collectives/task.hpp"
 #include "collectives/walk.hpp"
@@ -122,6 +123,31 @@ concept HasBlockingSteps = requires(Engine& e, const CollArgs& a, const OpHeader
   { Op::blocking_steps(e, a, StatusWord{}, h, p) } -> std::same_as<Status>;
 };
 
+// One step of a blocking call, waited for in place: what a StepAwait does
+// when its engine blocks, without the awaiter (the path of every small
+// blocking call), for the step the plan says: the one-group step where
+// it runs it (base/one_group.hpp), else the Walk. Always inlined into
+// run_call and run_operation: GCC left it out of line for some payloads once the one-group step shared the Walk's steps
+// (about 30 instructions more per barrier, callcost.sh).
+template <PayloadHooks P>
+[[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
+                                                   const OpHeader& header, StatusWord local, int root) {
+  const bool watch = plan.header && e.unit_acks();
+  if (watch) e.watch_step(&header);
+  auto result = [&](const StepState<P>& x, Status st) {
+    if (watch) e.watch_step(nullptr);
+    return inline_step_result(e, x, std::move(st));
+  };
+  if (e.one_group() && one_group_runs(plan, e.lanes().front())) {
+    OneGroupStep<P> w(e, p, plan, step, header, local, root);
+    Status st = w.run();
+    return result(w.state(), std::move(st));
+  }
+  Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
+  Status st = drive(e.team(), w);
+  return result(w.state(), std::move(st));
+}
+
 // The plans of more than one step, blocking: `a` with the header's digest
 // of the call before (header_for reads it again in those steps), `plan` a
 // copy (a step may plan again: the engine keeps one plan per operation).
@@ -136,20 +162,17 @@ template <class Op>
   }
 }
 
-// A blocking call's walk: the one step in place (its payload and plan
-// taken before anything may plan again), else run_steps. `a.earlier` is
-// not read: `header` carries the call's.
+// A blocking call's walk on the general path (Engine::walk, after
+// begin()): the one step in place (its payload and plan taken before
+// anything may plan again), else run_steps. run_call walks so too.
 template <class Op>
-Status run_operation(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header) {
+Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
+  const OpHeader header = header_for(a, Op::kKind, e.team().size());
   const Plan& plan = e.plan(plan_input(e, a, Op::kKind, local));
   if (plan.rest != Rest::none) [[unlikely]]
     return run_steps<Op>(e, a, local, header, plan);
   auto p = Op::one_step(e, a, local);
   return block_on_step(e, p, plan.first, e.next_step(), header, local, a.root);
-}
-template <class Op>
-Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
-  return run_operation<Op>(e, a, local, header_for(a, Op::kKind, e.team().size()));
 }
 
 template <class Op>
@@ -167,19 +190,29 @@ constexpr OpEntry entry_of() {
 }
 
 // Begin, walk and end of a call that is nearly every call (Engine::run):
-// checks without side effects first (a team of one rank, an abstention, a
-// stopped team or bad arguments take the general path, which reports
-// them); then what begin() does for such a call, the walk, and end()'s
-// early return, in one function per operation.
+// checks without side effects first (calls queued before it, a team of one
+// rank, an abstention, a stopped team or bad arguments take run_aside,
+// which queues or reports them); then what begin() does for such a call,
+// its walk as run_operation's (one step in place, else run_steps), and
+// end()'s early return, in one function per operation.
 template <class Op>
 Status Engine::run_call(Engine& e, const CollArgs& a) {
-  if (!e.numbered_ || a.abstain != Errc::ok || e.team_.stopped() ||
+  CallQueue& q = *e.queue_;
+  if (q.must_queue() || !e.numbered_ || a.abstain != Errc::ok || e.team_.stopped() ||
       !check_arguments(a, Op::kKind, e.team_.rank(), e.team_.size()).ok()) [[unlikely]] {
-    return e.run_general(a);
+    return e.run_aside(a);
   }
+  q.count_call();
   OpHeader h;
-  if (Status st = e.number(a, Op::kKind, h); !st.ok()) return st;
-  Status st = run_operation<Op>(e, a, 0, h);
+  if (Status st = e.number(a, Op::kKind, h); !st.ok()) return e.told(std::move(st));
+  const Plan& plan = e.plan(plan_input(e, a, Op::kKind, 0));
+  Status st;
+  if (plan.rest == Rest::none) [[likely]] {
+    auto p = Op::one_step(e, a, 0);
+    st = block_on_step(e, p, plan.first, e.next_step(), h, 0, a.root);
+  } else {
+    st = run_steps<Op>(e, a, 0, h, plan);
+  }
   if (st.ok() && e.found_ == 0 && !e.agreed_error_) [[likely]]
     return st;
   CallStart c;
@@ -187,21 +220,8 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
   c.args = a;
   c.args.earlier = h.earlier;
   c.numbered = true;
-  return e.end(c, std::move(st));
+  return e.told(e.end(c, std::move(st)));
 }
-// Each operation's entries, defined by its unit (collectives/ops/<op>.cpp:
-// `template <> const OpEntry Ops<OpKind::bcast>::entry = entry_of<Bcast>();`);
-// one declared here for every row of osmp_ops.h, so that an operation
-// without its unit does not link.
-template <OpKind K>
-struct Ops {
-  static const OpEntry entry;
-};
-#define OSMP_OP_ENTRY_(name, Name, NAME, key, rooted, reduces, form) \
-  template <>                                                        \
-  const OpEntry Ops<OpKind::name>::entry;
-OSMP_COLLECTIVES(OSMP_OP_ENTRY_)
-#undef OSMP_OP_ENTRY_
 
 // Single copy through the shared heap (collectives/ops/direct.cpp): a call
 // whose data follows its header step says where its buffers are before that
