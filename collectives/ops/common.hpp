@@ -127,8 +127,9 @@ concept HasBlockingSteps = requires(Engine& e, const CollArgs& a, const OpHeader
 // when its engine blocks, without the awaiter (the path of every small
 // blocking call), for the step the plan says: the one-group step where
 // it runs it (base/one_group.hpp), else the Walk. Always inlined into
-// run_call and run_operation: GCC left it out of line for some payloads once the one-group step shared the Walk's steps
-// (about 30 instructions more per barrier, callcost.sh).
+// run_call and run_operation: GCC left it out of line for some payloads
+// once the one-group step shared the Walk's steps (about 30 instructions
+// more per barrier, callcost.sh).
 template <PayloadHooks P>
 [[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
                                                    const OpHeader& header, StatusWord local, int root) {
