@@ -116,6 +116,13 @@ std::byte* Engine::stage(int which, std::size_t bytes) {
   return s.p;
 }
 
+void Engine::keep(Kept& k, const PlanInput& in) const {
+  k.in = in;
+  k.plan = make_plan(in, shape_, settings_);
+  k.first_kind = one_group() ? one_group_kind(k.plan.first, lanes_.front()) : OneGroupKind::none;
+  k.set = true;
+}
+
 bool Engine::one_pass(const CollArgs& a) const {
   return unit_acks() && plan(PlanInput{a.kind, static_cast<std::size_t>(a.count), size_of(a.dtype)}).first.one_pass;
 }

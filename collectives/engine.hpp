@@ -119,6 +119,20 @@ struct Lane {
   }
 };
 
+// The kind of step OneGroupStep runs for a step of `s` in a one-group team
+// whose lane is `l` (none: the Walk runs it; base/one_group.hpp): kept with
+// the plan (Engine::plan_kind), since the plan and the lane's base case are
+// fixed between reconfigurations.
+inline OneGroupKind one_group_kind(const StepPlan& s, const Lane& l) {
+  if (!s.header) return OneGroupKind::none;
+  if (s.one_pass) {
+    if (s.top == TopCase::prefix) return s.up && !s.down ? OneGroupKind::prefix : OneGroupKind::none;
+    if (s.down) return !s.up ? OneGroupKind::down : OneGroupKind::none;
+    return s.up && level_base(s, l.base).kind == BaseCase::Kind::flat ? OneGroupKind::up : OneGroupKind::none;
+  }
+  return s.up && s.down && s.top == TopCase::symmetric ? OneGroupKind::symmetric : OneGroupKind::none;
+}
+
 // What a step collects at one lane: a call's own scratch, sized to the group
 // once (no allocation per call). A blocking call uses the engine's.
 struct LaneWork {
@@ -208,14 +222,20 @@ class Engine {
   // in set_calls()). A reference to the kept plan, which the next call of
   // the operation that plans otherwise replaces: copy it before anything
   // may plan the operation again.
-  const Plan& plan(const PlanInput& in) const {
+  const Plan& plan(const PlanInput& in) const { return kept(in).plan; }
+  // The kept plan of `in` and the kind of its first step where the team's
+  // blocking step runs it (one_group_kind; none elsewhere).
+  struct Kept {
+    bool set = false;  // `plan` is make_plan(in, ...) for the engine's settings now
+    PlanInput in;
+    Plan plan;
+    OneGroupKind first_kind = OneGroupKind::none;
+  };
+  const Kept& kept(const PlanInput& in) const {
     Kept& k = kept_[static_cast<std::size_t>(in.op) % kept_.size()];
-    if (!k.set || !(k.in == in)) {
-      k.in = in;
-      k.plan = make_plan(in, shape_, settings_);
-      k.set = true;
-    }
-    return k.plan;
+    if (!k.set || !(k.in == in)) [[unlikely]]
+      keep(k, in);
+    return k;
   }
   // The team's numbered calls (null: none attached, every call agrees first).
   void set_calls(Calls* c);
@@ -363,11 +383,7 @@ class Engine {
   std::vector<LaneWork> work_;
   PlanShape shape_;
   PlanSettings settings_;
-  struct Kept {
-    bool set = false;  // `plan` is make_plan(in, ...) for the engine's settings now
-    PlanInput in;
-    Plan plan;
-  };
+  void keep(Kept& k, const PlanInput& in) const;
   mutable std::array<Kept, static_cast<std::size_t>(OSMP_COLL_COUNT) + 1> kept_{};  // by OpKind (barrier is 1)
   Calls* calls_ = nullptr;
   CallQueue* queue_ = nullptr;                              // set_queue

@@ -65,6 +65,12 @@ struct StepPlan {
   bool operator==(const StepPlan&) const = default;
 };
 
+// The kinds of step a one-group team's blocking step runs itself
+// (base/one_group.hpp): one pass down, one pass up a flat lane, one pass
+// through the prefix top, a round trip through the symmetric top; none: the
+// step is the Walk's (one_group_kind, collectives/engine.hpp).
+enum class OneGroupKind : std::uint8_t { none, down, up, prefix, symmetric };
+
 // What follows the first step.
 enum class Rest : std::uint8_t {
   none,    // the first step carried the data

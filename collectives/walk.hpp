@@ -38,8 +38,8 @@ inline bool elsewhere(const OpHeader& mine, Field f) {
 // step's verdict about the call before (nobody compared it there); in a
 // team with unit acks, a mismatch that may have sent ranks on a one-pass
 // plan, which waits for no verdict.
-template <class P>
-[[gnu::always_inline]] inline StatusWord step_to_raise(const StepState<P>& x) {
+template <class X>
+[[gnu::always_inline]] inline StatusWord step_to_raise(const X& x) {
   if (x.plan.one_pass) return x.found;
   if (!x.plan.header) return 0;
   const StatusWord v = x.verdict;
@@ -167,8 +167,8 @@ class Walk {
 // run; read with gdb in both ranks' StepState::first_chunk). Not reduced
 // yet: a miscompiled coroutine frame, or undefined behaviour of ours that
 // the inlining exposes.
-template <class P>
-[[gnu::always_inline]] inline Status inline_step_result(Engine& e, const StepState<P>& x, Status st) {
+template <class X>
+[[gnu::always_inline]] inline Status inline_step_result(Engine& e, const X& x, Status st) {
   OSMP_RETURN_IF_ERROR(std::move(st));
   const bool one_pass = x.plan.one_pass, header_step = x.plan.header;
   const StatusWord raise = step_to_raise(x);
@@ -181,8 +181,8 @@ template <class P>
     return {};
   return step_verdict_error(x.verdict, x.header, e.team().rank(), x.seen, x.seen_rank, one_pass || e.unit_acks());
 }
-template <class P>
-[[gnu::noinline]] Status step_result(Engine& e, const StepState<P>& x, Status st) {
+template <class X>
+[[gnu::noinline]] Status step_result(Engine& e, const X& x, Status st) {
   return inline_step_result(e, x, std::move(st));
 }
 

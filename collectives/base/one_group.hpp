@@ -21,18 +21,10 @@
 
 namespace osmp {
 
-// Whether OneGroupStep runs a step of `s` in a one-group team whose lane is `l`.
-inline bool one_group_runs(const StepPlan& s, const Lane& l) {
-  if (!s.header) return false;
-  if (s.one_pass) {
-    if (s.top == TopCase::prefix) return true;
-    if (s.down) return !s.up;
-    return s.up && level_base(s, l.base).kind == BaseCase::Kind::flat;
-  }
-  return s.up && s.down && s.top == TopCase::symmetric;
-}
-
-template <PayloadHooks P>
+// A step of kind K on this rank, blocking. Its state's plan is K's
+// FixedStep: what the step's plan decides in the Walk's functions is
+// constant here.
+template <PayloadHooks P, OneGroupKind K>
 class OneGroupStep {
  public:
   OneGroupStep(Engine& e, P& p, const StepPlan& plan, std::uint64_t step, const OpHeader& header, StatusWord local,
@@ -43,8 +35,17 @@ class OneGroupStep {
   // a timeout, an error raised elsewhere). The verdict is in state().
   Status run() {
     Wait w = x_.reuse_one_lane();
-    if (!w)
-      w = x_.plan.top == TopCase::prefix ? prefix() : x_.plan.one_pass ? (x_.plan.down ? down() : up()) : symmetric();
+    if (!w) {
+      if constexpr (K == OneGroupKind::prefix) {
+        w = prefix();
+      } else if constexpr (K == OneGroupKind::down) {
+        w = down();
+      } else if constexpr (K == OneGroupKind::up) {
+        w = up();
+      } else {
+        w = symmetric();
+      }
+    }
     if (w) return x_.e.team().fail(x_.failed);  // a wait in place returns a Wait only when it failed
     take_data_error(x_);
     // What others may not have goes out before my ack (Engine::raise_found).
@@ -56,7 +57,7 @@ class OneGroupStep {
     return {};
   }
 
-  const StepState<P>& state() const { return x_; }
+  const StepState<P, FixedStep<K>>& state() const { return x_; }
 
  private:
   // One pass down: the root (the group's local root in a rooted operation)
@@ -65,7 +66,7 @@ class OneGroupStep {
   // unread otherwise: a peer on another plan may wait for it, and compare
   // (Walk::progress).
   Wait down() {
-    StepState<P>& x = x_;
+    auto& x = x_;
     Lane& l = x.lane(0);
     publish(x.header_in_mine(l).ready, x.step, x.sleepy);
     const std::byte* from = nullptr;
@@ -80,7 +81,7 @@ class OneGroupStep {
   // checks the headers and combines, and has the result (RootUp, MemberUp
   // and the Walk's top, for one flat lane).
   Wait up() {
-    StepState<P>& x = x_;
+    auto& x = x_;
     Lane& l = x.lane(0);
     const int me = l.g->me;
     if (x.m == 0) {  // a member
@@ -106,21 +107,18 @@ class OneGroupStep {
   }
 
   // One pass through the prefix top (scan, exscan: their payloads only).
-  Wait prefix() {
-    if constexpr (HasPrefix<P>) return prefix_.progress(x_, x_.p.own_up());
-    return {};
-  }
+  Wait prefix() { return prefix_.progress(x_, x_.p.own_up()); }
 
   // A round trip through the symmetric top: every unit publishes and reads
   // every other's line, and takes the result it works out (FanOut, at the top).
   Wait symmetric() {
-    StepState<P>& x = x_;
+    auto& x = x_;
     if (Wait w = symmetric_.progress(x, x.p.own_up())) return w;
     if (x.verdict == 0) x.p.deliver(0, &x.lane(0), x.result);
     return {};
   }
 
-  StepState<P> x_;
+  StepState<P, FixedStep<K>> x_;
   Collect collect_;
   SymmetricTop<P> symmetric_;
   PrefixTop<P> prefix_;

@@ -28,10 +28,11 @@ template <class P>
 class PrefixTop {
  public:
   // `mine`: what this rank brings from below (its input: one group).
-  Wait progress(StepState<P>& x, const std::byte* mine) {
+  template <class X>
+  Wait progress(X& x, const std::byte* mine) {
     static_assert(HasPrefix<P>, "the prefix top runs payloads with a fold (P::prefix)");
     Lane& top = x.top();
-    LaneWork& w = x.work.back();
+    LaneWork& w = x.top_work();
     const int n = top.n(), me = top.g->me;
     const int my_rank = top.packed[top.unit_off[static_cast<std::size_t>(me)]];
     switch (phase_) {

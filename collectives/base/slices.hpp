@@ -30,9 +30,10 @@ inline Slice slice_of(std::size_t elems, int n, int me) {
 template <class P>
 class SlicesTop {
  public:
-  Wait progress(StepState<P>& x, const std::byte* mine) {
+  template <class X>
+  Wait progress(X& x, const std::byte* mine) {
     Lane& top = x.top();
-    LaneWork& w = x.work.back();
+    LaneWork& w = x.top_work();
     const int n = top.n(), me = top.g->me;
     const std::size_t len = x.p.up_len(top, me);
     CtrlLine& line = mline(top, me, x.step);
@@ -77,7 +78,8 @@ class SlicesTop {
   }
 
  private:
-  void combine_mine(StepState<P>& x, Lane& top, LaneWork& w) {
+  template <class X>
+  void combine_mine(X& x, Lane& top, LaneWork& w) {
     const std::size_t es = x.p.element_size();
     const Slice s = slice_of(x.p.elements(), top.n(), top.g->me);
     if (!s.count) return;

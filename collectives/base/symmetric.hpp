@@ -23,9 +23,10 @@ template <class P>
 class SymmetricTop {
  public:
   // `mine`: what this rank brings from below.
-  Wait progress(StepState<P>& x, const std::byte* mine) {
+  template <class X>
+  Wait progress(X& x, const std::byte* mine) {
     Lane& top = x.top();
-    LaneWork& w = x.work.back();
+    LaneWork& w = x.top_work();
     const int n = top.n(), me = top.g->me;
     CtrlLine& line = mline(top, me, x.step);
     switch (phase_) {
@@ -70,7 +71,8 @@ class SymmetricTop {
   }
 
  private:
-  void finish(StepState<P>& x, Lane& top, LaneWork& w) {
+  template <class X>
+  void finish(X& x, Lane& top, LaneWork& w) {
     x.verdict = x.status;
     if (x.verdict == 0) x.result = sym_down(x.p, top, w, x.e.scratch(2));
     top.up_ok = x.step;  // every line of this step was read by everyone

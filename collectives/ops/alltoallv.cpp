@@ -138,7 +138,7 @@ struct Alltoallv {
     if (!pairs_in_first(kKind, plan)) return steps(e, a, local, plan).run();
     Sides s(a);
     PairsPayload p(e, s.x, s.send, s.recv, carries(a, local));
-    OSMP_RETURN_IF_ERROR(block_on_step(e, p, plan.first, e.next_step(), header, local, a.root));
+    OSMP_RETURN_IF_ERROR(block_on_step<OpKind::alltoallv>(e, p, plan.first, e.next_step(), header, local, a.root));
     if (std::optional<Status> st = after_rows(a, p)) return *st;
     return flat_alltoall(e, kKind, carried_by_cma(e, plan, kKind, s.x.most), s.send, s.recv, s.x).run();
   }

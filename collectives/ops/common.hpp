@@ -123,30 +123,75 @@ concept HasBlockingSteps = requires(Engine& e, const CollArgs& a, const OpHeader
   { Op::blocking_steps(e, a, StatusWord{}, h, p) } -> std::same_as<Status>;
 };
 
-// One step of a blocking call, waited for in place: what a StepAwait does
-// when its engine blocks, without the awaiter (the path of every small
-// blocking call), for the step the plan says: the one-group step where
-// it runs it (base/one_group.hpp), else the Walk. Always inlined into
-// run_call and run_operation: GCC left it out of line for some payloads
-// once the one-group step shared the Walk's steps (about 30 instructions
-// more per barrier, callcost.sh).
-template <PayloadHooks P>
-[[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
-                                                   const OpHeader& header, StatusWord local, int root) {
+// Whether a step of operation K may be of one-group kind G (so that each
+// operation's blocking step instantiates only the kinds it can take): one
+// pass down or up as its walk goes (gatherv and scatterv with their rows),
+// the prefix for scan and exscan, and the symmetric round trip for any (a
+// call that declines takes its strict plan).
+constexpr bool may_take(OpKind k, OneGroupKind g) {
+  const Route walk = describe(k).plan.walk;
+  switch (g) {
+    case OneGroupKind::down: return walk == Route::down;
+    case OneGroupKind::up: return walk == Route::up;
+    case OneGroupKind::prefix: return walk == Route::prefix;
+    default: return true;
+  }
+}
+
+// The one-group step of kind G, waited for in place (block_on_step).
+template <PayloadHooks P, OneGroupKind G>
+[[gnu::always_inline]] inline Status one_group_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
+                                                    const OpHeader& header, StatusWord local, int root, bool watch) {
+  OneGroupStep<P, G> w(e, p, plan, step, header, local, root);
+  Status st = w.run();
+  if (watch) e.watch_step(nullptr);
+  return inline_step_result(e, w.state(), std::move(st));
+}
+
+// One step of a blocking call of operation K, waited for in place: what a
+// StepAwait does when its engine blocks, without the awaiter (the path of
+// every small blocking call), for the step the plan says: the one-group
+// step of the kind it runs it as (`kind`: one_group_kind of `plan`, kept
+// with the plan by the engine; base/one_group.hpp), else the Walk. Always
+// inlined into run_call and run_operation: GCC left it out of line for some
+// payloads once the one-group step shared the Walk's steps (about 30
+// instructions more per barrier, callcost.sh).
+template <OpKind K, PayloadHooks P>
+[[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, OneGroupKind kind,
+                                                   std::uint64_t step, const OpHeader& header, StatusWord local,
+                                                   int root) {
   const bool watch = plan.header && e.unit_acks();
   if (watch) e.watch_step(&header);
   // (Written out in each branch: a lambda for the two lines was left out
   // of line for some payloads, 30 instructions a call.)
-  if (e.one_group() && one_group_runs(plan, e.lanes().front())) {
-    OneGroupStep<P> w(e, p, plan, step, header, local, root);
-    Status st = w.run();
-    if (watch) e.watch_step(nullptr);
-    return inline_step_result(e, w.state(), std::move(st));
+  if constexpr (may_take(K, OneGroupKind::symmetric)) {
+    if (kind == OneGroupKind::symmetric)
+      return one_group_step<P, OneGroupKind::symmetric>(e, p, plan, step, header, local, root, watch);
+  }
+  if constexpr (may_take(K, OneGroupKind::down)) {
+    if (kind == OneGroupKind::down)
+      return one_group_step<P, OneGroupKind::down>(e, p, plan, step, header, local, root, watch);
+  }
+  if constexpr (may_take(K, OneGroupKind::up)) {
+    if (kind == OneGroupKind::up)
+      return one_group_step<P, OneGroupKind::up>(e, p, plan, step, header, local, root, watch);
+  }
+  if constexpr (may_take(K, OneGroupKind::prefix) && HasPrefix<P>) {
+    if (kind == OneGroupKind::prefix)
+      return one_group_step<P, OneGroupKind::prefix>(e, p, plan, step, header, local, root, watch);
   }
   Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
   Status st = drive(e.team(), w);
   if (watch) e.watch_step(nullptr);
   return inline_step_result(e, w.state(), std::move(st));
+}
+// The same for a step whose kind is not kept (the steps after a call's
+// first: alltoallv's, the rows').
+template <OpKind K, PayloadHooks P>
+[[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
+                                                   const OpHeader& header, StatusWord local, int root) {
+  const OneGroupKind kind = e.one_group() ? one_group_kind(plan, e.lanes().front()) : OneGroupKind::none;
+  return block_on_step<K>(e, p, plan, kind, step, header, local, root);
 }
 
 // The plans of more than one step, blocking: `a` with the header's digest
@@ -169,11 +214,12 @@ template <class Op>
 template <class Op>
 Status run_operation(Engine& e, const CollArgs& a, StatusWord local) {
   const OpHeader header = header_for(a, Op::kKind, e.team().size());
-  const Plan& plan = e.plan(plan_input(e, a, Op::kKind, local));
+  const Engine::Kept& kept = e.kept(plan_input(e, a, Op::kKind, local));
+  const Plan& plan = kept.plan;
   if (plan.rest != Rest::none) [[unlikely]]
     return run_steps<Op>(e, a, local, header, plan);
   auto p = Op::one_step(e, a, local);
-  return block_on_step(e, p, plan.first, e.next_step(), header, local, a.root);
+  return block_on_step<Op::kKind>(e, p, plan.first, kept.first_kind, e.next_step(), header, local, a.root);
 }
 
 template <class Op>
@@ -206,11 +252,12 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
   q.count_call();
   OpHeader h;
   if (Status st = e.number(a, Op::kKind, h); !st.ok()) return e.told(std::move(st));
-  const Plan& plan = e.plan(plan_input(e, a, Op::kKind, 0));
+  const Kept& kept = e.kept(plan_input(e, a, Op::kKind, 0));
+  const Plan& plan = kept.plan;
   Status st;
   if (plan.rest == Rest::none) [[likely]] {
     auto p = Op::one_step(e, a, 0);
-    st = block_on_step(e, p, plan.first, e.next_step(), h, 0, a.root);
+    st = block_on_step<Op::kKind>(e, p, plan.first, kept.first_kind, e.next_step(), h, 0, a.root);
   } else {
     st = run_steps<Op>(e, a, 0, h, plan);
   }

@@ -447,12 +447,13 @@ Task rows_call(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan,
   co_return p.explain(st);
 }
 
-template <class P>
+// K: gatherv (RowsUp) or scatterv (RowsDown), the one-group kinds their step may take.
+template <class P, OpKind K>
 Status rows_call_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
                           std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv) {
   const std::uint64_t step = e.next_step();
   P p(e, a, plan, step, holds(e, a, local), mine, blocks, local ? nullptr : send, local ? nullptr : recv);
-  Status st = block_on_step(e, p, plan.first, step, header, local, a.root);
+  Status st = block_on_step<K>(e, p, plan.first, step, header, local, a.root);
   if (p.finishing()) st = p.finish(std::move(st)).run();  // large calls only: a frame for the copies
   return p.explain(st);
 }
@@ -465,7 +466,7 @@ Task gatherv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& pl
 }
 Status gatherv_rows_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
                              std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv) {
-  return rows_call_blocking<RowsUp>(e, a, local, header, plan, mine, blocks, send, recv);
+  return rows_call_blocking<RowsUp, OpKind::gatherv>(e, a, local, header, plan, mine, blocks, send, recv);
 }
 Task scatterv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& plan, std::size_t mine,
                    const Blocks& blocks, const std::byte* send, std::byte* recv) {
@@ -473,7 +474,7 @@ Task scatterv_rows(Engine& e, const CollArgs& a, StatusWord local, const Plan& p
 }
 Status scatterv_rows_blocking(Engine& e, const CollArgs& a, StatusWord local, const OpHeader& header, const Plan& plan,
                               std::size_t mine, const Blocks& blocks, const std::byte* send, std::byte* recv) {
-  return rows_call_blocking<RowsDown>(e, a, local, header, plan, mine, blocks, send, recv);
+  return rows_call_blocking<RowsDown, OpKind::scatterv>(e, a, local, header, plan, mine, blocks, send, recv);
 }
 
 }  // namespace osmp

@@ -199,7 +199,8 @@ void run_one_group(int n, StepPlan plan, std::size_t elems) {
     Calls calls(team);
     calls.bind(team, {&e});
     ASSERT_TRUE(e.unit_acks());
-    ASSERT_TRUE(one_group_runs(plan, e.lanes().front()));
+    const OneGroupKind kind = one_group_kind(plan, e.lanes().front());
+    ASSERT_NE(kind, OneGroupKind::none);
     const int me = team.rank();
     for (int round = 0; round < 3 * n; ++round) {
       const int root = round % n;
@@ -213,9 +214,17 @@ void run_one_group(int n, StepPlan plan, std::size_t elems) {
       h.root = static_cast<std::int16_t>(root);
       StatusWord verdict = 0;
       if (one_group) {
-        OneGroupStep<SumAll> w(e, p, plan, step, h, 0, root);
-        ASSERT_TRUE(w.run().ok());
-        verdict = w.state().verdict;
+        auto run = [&]<OneGroupKind K>() {
+          OneGroupStep<SumAll, K> w(e, p, plan, step, h, 0, root);
+          EXPECT_TRUE(w.run().ok());
+          verdict = w.state().verdict;
+        };
+        switch (kind) {
+          case OneGroupKind::down: run.template operator()<OneGroupKind::down>(); break;
+          case OneGroupKind::up: run.template operator()<OneGroupKind::up>(); break;
+          case OneGroupKind::prefix: run.template operator()<OneGroupKind::prefix>(); break;
+          default: run.template operator()<OneGroupKind::symmetric>(); break;
+        }
       } else {
         Walk<SumAll> w(e, p, plan, step, h, 0, root, 0, /*block=*/false);
         ASSERT_TRUE(drive(team, w).ok());
