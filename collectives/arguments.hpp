@@ -145,6 +145,13 @@ inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   return check_blocks(op, blocks, a.counts, a.displs, n, es, own, own_len, scatters ? "send" : "receive");
 }
 
+inline constexpr std::size_t kLargestElement = 16;
+static_assert([] {
+  for (std::size_t es : kDatatypeSizes)
+    if (es > kLargestElement) return false;
+  return true;
+}());
+
 [[gnu::always_inline]] inline Status check_arguments(const CollArgs& a, OpKind kind, int me, int n) {
   const OpName op{kind, me};  // formatted only on the error paths: this runs on every call
   if (a.count < 0) return Status(Errc::invalid_argument, cat(op, ": negative count ", a.count));
@@ -161,9 +168,13 @@ inline Status check_varied(const CollArgs& a, OpKind kind, int me, int n) {
   if (is_varied(kind)) return check_varied(a, kind, me, n);
   const std::size_t es = size_of(a.dtype);
   const std::size_t count = static_cast<std::size_t>(a.count);
-  std::size_t all = 0;  // at most 2^56 bytes in all (es * n cannot overflow: n < 2^15)
-  if (__builtin_mul_overflow(count, es * static_cast<std::size_t>(n), &all) || all > (std::size_t{1} << 56)) {
-    return Status(Errc::invalid_argument, cat(op, ": count ", a.count, " is too large"));
+  // At most 2^56 bytes in all (es * n cannot overflow: n < 2^15); below
+  // 2^31 elements there are fewer than 2^50 (es <= 16: kLargestElement), unchecked.
+  std::size_t all = count * es * static_cast<std::size_t>(n);
+  if (count >> 31 != 0) [[unlikely]] {
+    if (__builtin_mul_overflow(count, es * static_cast<std::size_t>(n), &all) || all > (std::size_t{1} << 56)) {
+      return Status(Errc::invalid_argument, cat(op, ": count ", a.count, " is too large"));
+    }
   }
   const std::size_t one = count * es;
   const bool root = me == a.root;

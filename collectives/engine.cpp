@@ -120,6 +120,7 @@ void Engine::keep(Kept& k, const PlanInput& in) const {
   k.in = in;
   k.plan = make_plan(in, shape_, settings_);
   k.first_kind = one_group() ? one_group_kind(k.plan.first, lanes_.front()) : OneGroupKind::none;
+  k.call_count = -1;  // kept_call's key is of the input kept before
   k.set = true;
 }
 

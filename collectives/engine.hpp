@@ -230,11 +230,30 @@ class Engine {
     PlanInput in;
     Plan plan;
     OneGroupKind first_kind = OneGroupKind::none;
+    // The count and type of the last call that found `in` by kept_call
+    // (count -1: none since `in` was kept).
+    std::int64_t call_count = -1;
+    Datatype call_dtype = Datatype::uint8;
   };
   const Kept& kept(const PlanInput& in) const {
     Kept& k = kept_[static_cast<std::size_t>(in.op) % kept_.size()];
     if (!k.set || !(k.in == in)) [[unlikely]]
       keep(k, in);
+    return k;
+  }
+  // The same for a call of operation K (not a v-variant) with this rank's
+  // own data and no abstention, which plans on its count and element size
+  // alone: nearly every call repeats the last one's count and type, found
+  // in two compares, without building its PlanInput.
+  template <OpKind K>
+  const Kept& kept_call(const CollArgs& a) const {
+    static_assert(!plans_on_total(K) && !plans_on_longest(K));
+    Kept& k = kept_[static_cast<std::size_t>(K) % kept_.size()];
+    if (k.call_count == a.count && k.call_dtype == a.dtype) [[likely]]
+      return k;
+    kept(PlanInput{K, static_cast<std::size_t>(a.count), size_of(a.dtype)});
+    k.call_count = a.count;
+    k.call_dtype = a.dtype;
     return k;
   }
   // The team's numbered calls (null: none attached, every call agrees first).

@@ -1,5 +1,7 @@
 #include "collectives/kernels.hpp"
 
+#include <array>
+
 #include <cstdint>
 #include <cstring>
 
@@ -70,7 +72,7 @@ using Fn2 = Combiner::Fn2;
 
 template <class T, bool Int>
 struct Table {
-  static Fn one(Op op) {
+  static constexpr Fn one(Op op) {
     switch (op) {
       case Op::sum: return dispatch_apply<T, Sum>;
       case Op::prod: return dispatch_apply<T, Prod>;
@@ -90,7 +92,7 @@ struct Table {
     }
     return nullptr;
   }
-  static Fn2 two(Op op) {
+  static constexpr Fn2 two(Op op) {
     switch (op) {
       case Op::sum: return dispatch_apply2<T, Sum>;
       case Op::prod: return dispatch_apply2<T, Prod>;
@@ -113,7 +115,7 @@ struct Table {
 };
 
 template <class Pick>
-auto select(Datatype t, Op op, Pick pick) {
+constexpr auto select(Datatype t, Op op, Pick pick) {
   switch (t) {
     case Datatype::int8: return pick(Table<std::int8_t, true>{}, op);
     case Datatype::int16: return pick(Table<std::int16_t, true>{}, op);
@@ -131,22 +133,33 @@ auto select(Datatype t, Op op, Pick pick) {
 
 }  // namespace
 
-Combiner Combiner::make(Datatype t, Op op) {
-  Combiner c;
-  c.one = select(t, op, [](auto table, Op o) { return decltype(table)::one(o); });
-  c.two = select(t, op, [](auto table, Op o) { return decltype(table)::two(o); });
-  c.esize = size_of(t);
-  return c;
+namespace {
+constexpr std::array<std::array<Combiner, kOpCount>, kDatatypeCount> combiners() {
+  std::array<std::array<Combiner, kOpCount>, kDatatypeCount> all{};
+  for (int t = 0; t < kDatatypeCount; ++t) {
+    for (int o = 0; o < kOpCount; ++o) {
+      Combiner& c = all[static_cast<std::size_t>(t)][static_cast<std::size_t>(o)];
+      const auto dt = static_cast<Datatype>(t);
+      const auto op = static_cast<Op>(o);
+      c.one = select(dt, op, [](auto table, Op x) { return decltype(table)::one(x); });
+      c.two = select(dt, op, [](auto table, Op x) { return decltype(table)::two(x); });
+      c.esize = size_of(dt);
+      c.block = 16384 / c.esize;
+    }
+  }
+  return all;
 }
+}  // namespace
 
-void Combiner::all(void* dst, const void* const* srcs, int k, std::size_t n) const {
+// Built at compile time: a call's kernels are a table look-up.
+constinit const std::array<std::array<Combiner, kOpCount>, kDatatypeCount> kCombiners = combiners();
+
+void Combiner::all_blocked(void* dst, const void* const* srcs, int k, std::size_t n) const {
   if (k <= 0 || n == 0 || !one || !two) return;
   if (k == 1) {
     if (dst != srcs[0]) std::memmove(dst, srcs[0], n * esize);
     return;
   }
-  // Cache-sized blocks: dst stays in L1 while every source streams through.
-  const std::size_t block = 16384 / esize;
   if (n <= block) {  // small vectors: one pass, no block arithmetic
     two(dst, srcs[0], srcs[1], n);
     for (int j = 2; j < k; ++j) one(dst, srcs[j], n);

@@ -4,6 +4,7 @@
 // results reproducible: dst = ((src0 op src1) op src2) ...
 #pragma once
 
+#include <array>
 #include <cstddef>
 
 #include "collectives/types.hpp"
@@ -41,10 +42,32 @@ struct Combiner {
   Fn one = nullptr;
   Fn2 two = nullptr;
   std::size_t esize = 0;
+  // Elements per cache-sized block (16 KiB: dst stays in L1 while every
+  // source streams through).
+  std::size_t block = 0;
+  // The kernels of (t, op): none (null) where op is not defined for t, or
+  // either is out of range.
   static Combiner make(Datatype t, Op op);
   // dst = srcs[0] op srcs[1] op ... op srcs[k-1]; dst may be srcs[0].
-  void all(void* dst, const void* const* srcs, int k, std::size_t n) const;
+  // Inline for two sources of at most a block (a small call's), else blocked.
+  void all(void* dst, const void* const* srcs, int k, std::size_t n) const {
+    if (k == 2 && n - 1 < block && two) [[likely]] {
+      two(dst, srcs[0], srcs[1], n);
+      return;
+    }
+    all_blocked(dst, srcs, k, n);
+  }
+  void all_blocked(void* dst, const void* const* srcs, int k, std::size_t n) const;
 };
+
+// Every (datatype, op)'s kernels, by their values (kernels.cpp).
+extern const std::array<std::array<Combiner, kOpCount>, kDatatypeCount> kCombiners;
+inline Combiner Combiner::make(Datatype t, Op op) {
+  const auto ti = static_cast<std::size_t>(t), oi = static_cast<std::size_t>(op);
+  if (ti >= kCombiners.size() || oi >= kCombiners[0].size()) [[unlikely]]
+    return Combiner{};
+  return kCombiners[ti][oi];
+}
 
 // dst[i] = dst[i] op src[i], i < n (elements).
 void combine(void* dst, const void* src, std::size_t n, Datatype t, Op op);

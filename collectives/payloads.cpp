@@ -19,7 +19,7 @@ void ReducePayload::combine(const Lane&, LaneWork& w, const int* units, int coun
   }
   std::byte* tmp = e_.scratch(2);
   kernel_.all(tmp, in, count, n_);
-  std::memcpy(out, tmp, n_ * size_of(t_));
+  copy_bytes(out, tmp, n_ * size_of(t_));
 }
 
 namespace {

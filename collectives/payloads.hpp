@@ -55,7 +55,7 @@ inline bool single_ranks(const Lane& l) { return l.packed.size() == static_cast<
 
 // Copies `len` bytes to `dst` unless they are there already (in place).
 inline void place_block(std::byte* dst, const std::byte* src, std::size_t len) {
-  if (dst != src) std::memcpy(dst, src, len);
+  if (dst != src) copy_bytes(dst, src, len);
 }
 
 // At a symmetric top whose units are single ranks (every rank reads every
@@ -109,7 +109,7 @@ inline void forward_part(std::size_t block, const Lane* parent, const Lane& chil
 inline void deliver_part(std::size_t block, int lane, const Lane* l, const std::byte* data, std::byte* recv) {
   if (lane != 0 || !recv || !block) return;
   const std::size_t off = l ? l->unit_off[static_cast<std::size_t>(l->g->me)] * block : 0;
-  std::memcpy(recv, data + off, block);
+  copy_bytes(recv, data + off, block);
 }
 
 // Packs rank-ordered blocks into the team's packed order, and back.

@@ -97,6 +97,7 @@ std::string pair_mismatch_message(const OpHeader& mine, int me, const OpHeader& 
 // header and 32 bytes of inline payload; `ack` says a step was consumed.
 inline constexpr std::size_t kInlineBytes = 32;
 inline OpHeader* header_of(CtrlLine& l) { return reinterpret_cast<OpHeader*>(l.inline_data); }
+inline const OpHeader* header_of(const CtrlLine& l) { return reinterpret_cast<const OpHeader*>(l.inline_data); }
 inline std::byte* inline_of(CtrlLine& l) { return l.inline_data + sizeof(OpHeader); }
 static_assert(sizeof(OpHeader) + kInlineBytes == sizeof(CtrlLine::inline_data));
 

@@ -69,7 +69,7 @@ class Walk {
           // plan may wait for one (and compare) in any lane I act in: my
           // header, unread otherwise.
           for (int j = 0; j <= x_.last_lane(); ++j) {
-            publish(x_.header_in_mine(x_.lane(j)).ready, x_.step, x_.sleepy);
+            x_.publish_mine(x_.lane(j));
           }
         }
       }

@@ -41,9 +41,49 @@ std::size_t direct_nt_threshold();
 // (streaming at 256-512 KiB was up to 2x slower; docs/heap.md).
 void copy_direct(void* dst, const void* src, std::size_t n);
 
+// A copy of fewer than 64 bytes that do not overlap, without a call: two
+// fixed-size copies from each end that meet or overlap in the middle (a
+// small call's inline data; memcpy of a size known only at run time is a
+// call of about 15 instructions for 4 bytes).
+inline void copy_small(void* dst, const void* src, std::size_t n) {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto ends = [&]<std::size_t W>() {
+    unsigned char a[W], b[W];
+    std::memcpy(a, s, W);
+    std::memcpy(b, s + n - W, W);
+    std::memcpy(d, a, W);
+    std::memcpy(d + n - W, b, W);
+  };
+  if (n >= 32) {
+    ends.template operator()<32>();
+  } else if (n >= 16) {
+    ends.template operator()<16>();
+  } else if (n >= 8) {
+    ends.template operator()<8>();
+  } else if (n >= 4) {
+    ends.template operator()<4>();
+  } else if (n) {  // 1 to 3 bytes: the first, the middle, the last
+    const unsigned char a = s[0], m = s[n / 2], z = s[n - 1];
+    d[0] = a;
+    d[n / 2] = m;
+    d[n - 1] = z;
+  }
+}
+
+// memcpy, small copies inline (copy_small): a payload's copy of its data,
+// a few bytes in small calls and up to a chunk in large ones.
+inline void copy_bytes(void* dst, const void* src, std::size_t n) {
+  if (n < 64) {
+    copy_small(dst, src, n);
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
 inline void copy_to_shared(void* dst, const void* src, std::size_t n) {
   if (n < 64) {  // the small calls' inline data: a plain copy, no call
-    std::memcpy(dst, src, n);
+    copy_small(dst, src, n);
     return;
   }
   copy_to_shared_large(dst, src, n);

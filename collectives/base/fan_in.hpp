@@ -98,7 +98,7 @@ class RootUp {
           // Ranks that disagree on the count may disagree on using the
           // symmetric top too; publishing my header lets such peers see the
           // mismatch instead of waiting for a line I would not write.
-          publish(x.header_in_mine(l).ready, x.step, x.sleepy);
+          x.publish_mine(l);
         }
         sources(x, l, true, w);
         phase_ = 1;
@@ -169,8 +169,11 @@ class MemberUp {
         }
         {
           CtrlLine& line = mline(l, me, x.step);
-          if (x.plan.header) x.publish_header(line);
-          publish(line.ready, x.step, x.sleepy);  // after data, header, status
+          if (x.plan.header) {
+            publish_line(line, x.header, x.status, x.step, x.sleepy);  // after the data
+          } else {
+            publish(line.ready, x.step, x.sleepy);  // after the data
+          }
         }
         phase_ = 2;
         [[fallthrough]];

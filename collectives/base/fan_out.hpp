@@ -21,9 +21,9 @@ namespace osmp {
 template <class X>
 void check_release(X& x, const Lane& l, const CtrlLine& rel) {
   if (x.verdict != 0) return;  // the writer's error (a round trip's: every rank's), which wins
-  const OpHeader& theirs = *header_of(const_cast<CtrlLine&>(rel));
-  if (Field f = compare(theirs, x.header); f != Field::none) {
-    x.verdict = make_status(Errc::mismatch, f, x.e.team().rank());
+  const OpHeader& theirs = *header_of(rel);
+  if (const StatusWord s = release_status(rel, x.header, x.e.team().rank()); s != 0) {
+    x.verdict = s;
     // The writer is whoever thinks it is the local root: the root itself
     // where it lies in this lane's domain (Group::actor), and says so; two
     // may write, when ranks disagree on the root. Else the leader of the
@@ -84,10 +84,13 @@ template <class X>
     l.up_ok = x.step;
   }
   CtrlLine& rel = rel_line(l, x.step);
-  if (x.plan.header) rel.ready.word = x.verdict;
-  // Checked by every member in a team with unit acks (check_release).
-  if (x.plan.one_pass || (x.unit_acks && x.plan.header)) *header_of(rel) = x.header;
-  publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
+  if (x.plan.one_pass || (x.unit_acks && x.plan.header)) {
+    // Checked by every member in a team with unit acks (check_release).
+    publish_release(rel, x.verdict, x.header, x.step, x.sleepy);  // after the data
+  } else {
+    if (x.plan.header) rel.ready.word = x.verdict;
+    publish(rel.ready, x.step, x.sleepy);  // after the data and the verdict
+  }
   if (x.verdict_ok()) x.p.deliver(j, &l, area);
   return area;
 }

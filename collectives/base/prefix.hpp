@@ -47,11 +47,10 @@ class PrefixTop {
           }
         }
         CtrlLine& line = mline(top, me, x.step);
-        x.publish_header(line);
         // Release, after the data (line or slot: copy_to_shared fences its
         // streamed stores), the header and my status; pairs with the
         // acquire in the later ranks' x.need() on my `ready` below.
-        publish(line.ready, x.step, x.sleepy);
+        publish_line(line, x.header, x.status, x.step, x.sleepy);
         phase_ = 1;
         [[fallthrough]];
       }

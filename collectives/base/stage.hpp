@@ -69,6 +69,40 @@ inline std::byte* down_ptr(const Lane& l, std::size_t len, std::uint64_t step) {
   return len <= kInlineBytes ? inline_of(rel_line(l, step)) : l.bcast[parity(step)];
 }
 
+// The line-level protocol every driver of a step writes and reads by (the
+// Walk's stages, the one-group step): docs/protocol.md, "A step".
+//
+// A unit's line: its header and status, then the release store of `ready`
+// after them and after the data the step put in the line or slot before;
+// pairs with the acquire of every reader's wait on `ready`.
+inline void publish_line(CtrlLine& line, const OpHeader& h, StatusWord status, std::uint64_t step, bool sleepy) {
+  *header_of(line) = h;
+  line.ready.word = status;
+  publish(line.ready, step, sleepy);
+}
+// What a reader takes from unit `who`'s line, acquired with its `ready`:
+// the unit's status (its error, or what it found below), else a mismatch
+// of its header against `against`, else 0.
+inline StatusWord line_status(const CtrlLine& line, const OpHeader& against, int who) {
+  if (line.ready.word != 0) return line.ready.word;
+  if (const Field f = compare(*header_of(line), against); f != Field::none) return make_status(Errc::mismatch, f, who);
+  return 0;
+}
+// A local root's release of a lane: the verdict and its own header (every
+// member compares it: check_release), then the release store after them
+// and the data of the lane's area; pairs with the members' acquire.
+inline void publish_release(CtrlLine& rel, StatusWord verdict, const OpHeader& h, std::uint64_t step, bool sleepy) {
+  rel.ready.word = verdict;
+  *header_of(rel) = h;
+  publish(rel.ready, step, sleepy);
+}
+// A member's comparison of a release's header with its own (`me`: its
+// rank, which the mismatch names): 0 when they agree.
+inline StatusWord release_status(const CtrlLine& rel, const OpHeader& mine, int me) {
+  const Field f = compare(*header_of(rel), mine);
+  return f == Field::none ? 0 : make_status(Errc::mismatch, f, me);
+}
+
 // The end of a one-pass step, once its data moved (the drivers call it
 // before the ack): what the payload found wrong in it (data_error: a lazy
 // gatherv's or scatterv's length that is not the root's count) is the
@@ -97,7 +131,8 @@ struct FixedStep {
                                  : K == OneGroupKind::symmetric ? TopCase::symmetric
                                                                 : TopCase::tree;
   static constexpr bool one_pass = K != OneGroupKind::symmetric;
-  explicit FixedStep(const StepPlan&) {}
+  constexpr FixedStep() = default;
+  explicit constexpr FixedStep(const StepPlan&) {}
 };
 
 // What a step's state knows of its lanes: any tree's, at run time (the
@@ -194,11 +229,9 @@ struct StepState : StepLanes<S> {
   void check(const CtrlLine& line, const OpHeader& against, int who) {
     if (!plan.header || status != 0) return;
     // Acquired with `ready`: the header and status word were written before it.
-    if (line.ready.word != 0) {
-      status = line.ready.word;
-    } else if (Field f = compare(*header_of(const_cast<CtrlLine&>(line)), against); f != Field::none) {
-      status = make_status(Errc::mismatch, f, who);
-      saw(line, who);
+    if (const StatusWord s = line_status(line, against, who); s != 0) {
+      status = s;
+      if (line.ready.word == 0) saw(line, who);  // a header that differed
     }
   }
 
@@ -292,20 +325,8 @@ struct StepState : StepLanes<S> {
     l.done_all = step - 1;
   }
 
-  // Publishes my header and status in my line of lane l (with `ready`).
-  void publish_header(CtrlLine& line) {
-    *header_of(line) = header;
-    line.ready.word = status;
-  }
-
-  // My line of lane l with my header and status in it, for the caller to
-  // publish (publish(line.ready, step, sleepy): the release store that
-  // makes them and the data before them visible).
-  CtrlLine& header_in_mine(Lane& l) {
-    CtrlLine& line = mline(l, l.g->me, step);
-    publish_header(line);
-    return line;
-  }
+  // My line of lane l with my header and status, published (publish_line).
+  void publish_mine(Lane& l) { publish_line(mline(l, l.g->me, step), header, status, step, sleepy); }
 
   // Before a slot of lane l is written again, its local root must have
   // consumed what was written there two steps ago. A release seen since says

@@ -42,11 +42,10 @@ class SymmetricTop {
             std::memcpy(dst, own, len);
           }
         }
-        x.publish_header(line);
         // Release, after the data (line or slot: copy_to_shared fences its
         // streamed stores), the header and the status; pairs with the
         // acquire in the others' x.need() on my `ready` below.
-        publish(line.ready, x.step, x.sleepy);
+        publish_line(line, x.header, x.status, x.step, x.sleepy);
         // The verdict must come out the same everywhere: every unit in unit
         // order, each header against unit 0's.
         x.status = 0;  // mine is in my line now; everyone reads all of them back
@@ -84,9 +83,12 @@ class SymmetricTop {
       // with the verdict.
       if (!x.unit_acks) publish(top.release->ack, x.step, x.sleepy);
       CtrlLine& rel = rel_line(top, x.step);
-      rel.ready.word = x.verdict;
-      if (x.unit_acks) *header_of(rel) = x.header;  // every release carries it there (check_release)
-      publish(rel.ready, x.step, x.sleepy);
+      if (x.unit_acks) {
+        publish_release(rel, x.verdict, x.header, x.step, x.sleepy);  // every release carries it there (check_release)
+      } else {
+        rel.ready.word = x.verdict;
+        publish(rel.ready, x.step, x.sleepy);
+      }
     }
   }
 

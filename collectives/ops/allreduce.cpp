@@ -30,7 +30,7 @@ class AllreducePayload : public ReducePayload {
   std::byte* top_up_out(std::byte* down_area) { return down_area; }
   std::size_t down_len(const Lane&) const { return n_ * size_of(t_); }
   void deliver(int, const Lane*, const std::byte* data) {
-    if (!delivered_ && n_) std::memcpy(out_ + at_ * size_of(t_), data, n_ * size_of(t_));
+    if (!delivered_ && n_) copy_bytes(out_ + at_ * size_of(t_), data, n_ * size_of(t_));
     delivered_ = true;
   }
 

@@ -25,7 +25,7 @@ class BcastPayload : public Payload {
   std::size_t down_len(const Lane&) const { return len_; }
   const std::byte* top_down(const std::byte*) { return buf_; }
   void deliver(int, const Lane*, const std::byte* data) {
-    if (!root_ && !delivered_ && len_) std::memcpy(buf_, data, len_);
+    if (!root_ && !delivered_ && len_) copy_bytes(buf_, data, len_);
     delivered_ = true;
   }
 

@@ -252,7 +252,13 @@ Status Engine::run_call(Engine& e, const CollArgs& a) {
   q.count_call();
   OpHeader h;
   if (Status st = e.number(a, Op::kKind, h); !st.ok()) return e.told(std::move(st));
-  const Kept& kept = e.kept(plan_input(e, a, Op::kKind, 0));
+  const Kept& kept = [&]() -> const Kept& {
+    if constexpr (plans_on_total(Op::kKind) || plans_on_longest(Op::kKind)) {
+      return e.kept(plan_input(e, a, Op::kKind, 0));
+    } else {
+      return e.kept_call<Op::kKind>(a);
+    }
+  }();
   const Plan& plan = kept.plan;
   Status st;
   if (plan.rest == Rest::none) [[likely]] {

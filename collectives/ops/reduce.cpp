@@ -19,7 +19,7 @@ class ReduceToRoot : public ReducePayload {
   std::byte* top_up_out(std::byte*) { return out_ ? out_ + at_ * size_of(t_) : nullptr; }
   void at_top(const std::byte* result) {
     std::byte* dst = out_ + at_ * size_of(t_);
-    if (out_ && result != dst) std::memcpy(dst, result, n_ * size_of(t_));
+    if (out_ && result != dst) copy_bytes(dst, result, n_ * size_of(t_));
   }
 
  private:
