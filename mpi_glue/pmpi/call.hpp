@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "api/access.hpp"
+#include "collectives/engine.hpp"
 #include "collectives/types.hpp"
 #include "mpi_glue/pmpi/logic.h"
 #include "mpi_glue/pmpi/state.hpp"
@@ -29,10 +31,32 @@ struct Call {
   // `nonblocking`: a non-blocking call, which never builds the
   // communicator's state (a blocking collective does): without one it goes
   // to the MPI.
-  Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking = false);
+  // A state this thread used and nobody released since, before MPI_Finalize
+  // began (known_state): MPI works, no need to ask PMPI_Finalized. Inline:
+  // every call; the others look it up out of line.
+  Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking = false) : comm(c), name(function), kind(op) {
+    if (CommState* known = comm != MPI_COMM_NULL ? known_state(comm) : nullptr) [[likely]] {
+      take_state(known);
+    } else {
+      find_state(nonblocking);
+    }
+  }
   bool nodes() const { return st->kind == CommState::Kind::nodes; }
   bool alone() const { return st->kind == CommState::Kind::alone; }
   Team& team() const { return *st->team; }
+
+ private:
+  [[gnu::noinline]] void find_state(bool nonblocking);
+  void take_state(CommState* s) {
+    st = s;
+    take = st->kind != CommState::Kind::declined && (st->ops & op_bit(kind));
+    if (!take) {
+      count(false);
+      return;
+    }
+    me = st->rank;
+    n = st->size;
+  }
 };
 
 // This rank's view of the call as osmp takes it: the header (kind, count,
@@ -118,6 +142,29 @@ Status join(Team& team, const Plan& p, F&& run) {
 // The same for a prepared call on one node: run now, or started
 // (non-blocking: nonblocking.cpp).
 Status run_joined(Team& team, const Prepared& x);
+// The engine's arguments of a prepared call of operation K.
+template <OpKind K>
+CollArgs args_of(const Prepared& x) {
+  constexpr Takes t = describe(K).takes;
+  const Plan& p = x.p;
+  CollArgs a{K, x.send, x.recv, p.count, p.dtype, p.op, p.root};
+  if constexpr (t.counts) {
+    const BlockSet& blocks = t.pairs ? x.v().send_blocks : x.v().blocks;
+    a.counts = t.displs ? blocks.counts() : x.v().counts.data();
+    a.displs = blocks.displs();
+    a.recv_counts = x.v().blocks.counts();
+    a.recv_displs = x.v().blocks.displs();
+  }
+  return as_called(a);
+}
+// run_joined for a blocking call of operation K: its own entry on the
+// engine the team runs K on (Ops<K>::entry.call), as the C entry calls it.
+template <OpKind K>
+Status run_joined_as(Team& team, const Prepared& x) {
+  if (x.p.why == Errc::ok) [[likely]]
+    return Ops<K>::entry.call(TeamAccess::engine(team, K), args_of<K>(x));
+  return join(team, x.p, [] { return Status{}; });
+}
 Request start_joined(Team& team, const Prepared& x);
 
 // Starts a prepared call (nonblocking.cpp): on osmp in the node, completed

@@ -47,15 +47,10 @@ namespace osmp::pmpi {
 
 const VBlocks Prepared::kNoBlocks{};
 
-Call::Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking) : comm(c), name(function), kind(op) {
+void Call::find_state(bool nonblocking) {
   if (comm == MPI_COMM_NULL) return;
-  // A state this thread used and nobody released since, before MPI_Finalize
-  // began (known_state): MPI works, no need to ask PMPI_Finalized.
-  if (CommState* known = known_state(comm)) {
-    st = known;
-  } else if (int finalized = 0; PMPI_Finalized(&finalized), finalized) {
-    return;
-  } else if (nonblocking) {
+  if (int finalized = 0; PMPI_Finalized(&finalized), finalized) return;
+  if (nonblocking) {
     // A non-blocking call never builds the state: that takes blocking
     // exchanges over comm, which would make this rank wait inside a call
     // MPI lets return at once (its peers may first wait for this rank
@@ -63,22 +58,16 @@ Call::Call(MPI_Comm c, OpKind op, const char* function, bool nonblocking) : comm
     // creation issues non-blocking calls on the parent. Whether a state
     // exists is the same on every rank: it is built by the same (blocking)
     // collective of the communicator everywhere.
-    st = existing_state(comm);
-    if (!st) {
-      declined(cat(function, ": no blocking collective on this communicator yet (its osmp state is built by one)"));
+    CommState* existing = existing_state(comm);
+    if (!existing) {
+      declined(cat(name, ": no blocking collective on this communicator yet (its osmp state is built by one)"));
       count(false);
       return;
     }
-  } else {
-    st = &state_of(comm);
-  }
-  take = st->kind != CommState::Kind::declined && (st->ops & op_bit(op));
-  if (!take) {
-    count(false);
+    take_state(existing);
     return;
   }
-  me = st->rank;
-  n = st->size;
+  take_state(&state_of(comm));
 }
 
 namespace {
@@ -130,8 +119,9 @@ int finish(const Call& c, const Plan& p, const Outcome& o, F&& mpi) {
     case Outcome::Route::osmp:
       count(true);
       // OSMP_VERBOSE=3 (coll_osmp_verbose 2): the path of every call.
-      log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind),
-          c.nodes() ? ": osmp per node + the MPI among leaders" : ": osmp");
+      if (log_level() >= LogLevel::debug) [[unlikely]]
+        log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind),
+            c.nodes() ? ": osmp per node + the MPI among leaders" : ": osmp");
       return MPI_SUCCESS;
     case Outcome::Route::mpi:
       declined(cat(to_string(c.kind), ": ", p.refuses() ? p.what : "another rank hands the call to the MPI"));
@@ -522,7 +512,9 @@ bool mpi_across_nodes(const Call& c) {
 // in the node; then its outcome on this rank.
 template <OpKind K, class Mpi>
 int blocking(const Call& c, Prepared& x, Mpi&& mpi) {
-  Outcome o = c.alone() ? alone(x) : c.nodes() ? flow_across_nodes(K)(c, x) : Outcome::of(run_joined(c.team(), x));
+  Outcome o = c.alone()   ? alone(x)
+              : c.nodes() ? flow_across_nodes(K)(c, x)
+                          : Outcome::of(run_joined_as<K>(c.team(), x));
   if (o.route == Outcome::Route::osmp) {
     if (x.commit) x.out.commit();
     x.commit_blocks();

@@ -214,21 +214,6 @@ void complete_all() {
 // reduce_scatter's shares. K a constant, the description folds away: the
 // same instructions as a call of the entry point.
 template <OpKind K>
-CollArgs args_of(const Prepared& x) {
-  constexpr Takes t = describe(K).takes;
-  const Plan& p = x.p;
-  CollArgs a{K, x.send, x.recv, p.count, p.dtype, p.op, p.root};
-  if constexpr (t.counts) {
-    const BlockSet& blocks = t.pairs ? x.v().send_blocks : x.v().blocks;
-    a.counts = t.displs ? blocks.counts() : x.v().counts.data();
-    a.displs = blocks.displs();
-    a.recv_counts = x.v().blocks.counts();
-    a.recv_displs = x.v().blocks.displs();
-  }
-  return as_called(a);
-}
-
-template <OpKind K>
 Status run_as(Team& team, const Prepared& x) {
   return TeamAccess::run(team, args_of<K>(x));
 }

@@ -21,6 +21,12 @@
 #include "team/team.hpp"
 
 namespace osmp::pmpi {
+
+// The look-up every call makes (known_state, state.hpp).
+std::atomic<std::uint64_t> g_generation{0};
+std::atomic<bool> g_finalizing{false};
+thread_local Known t_known;
+
 namespace {
 
 std::set<CommState*>& live() {
@@ -30,29 +36,6 @@ std::set<CommState*>& live() {
 
 void note_team(std::uint64_t bytes, bool alive);
 void count_single_copies(long long n);
-
-// Every call looks its communicator's state up: each thread keeps its last
-// answer, valid while no state has been released since (the generation,
-// bumped by delete_state before a state goes; MPI_Finalize releases every
-// state). A handle is reused only after its delete callback has run, so a
-// kept answer for a reused handle is of an older generation. The atomic
-// publishes no data: freeing a communicator while another thread uses it is
-// erroneous, so the program's own synchronisation orders a free before any
-// other thread's next use of that handle (relaxed would do; acquire/acq_rel
-// cost nothing more here).
-std::atomic<std::uint64_t> g_generation{0};
-// Set when MPI_Finalize begins (release_at_finalize): from then on every call
-// asks the MPI (PMPI_Finalized, the attribute), as before any state existed.
-// Relaxed: it orders nothing else; MPI_Finalize runs in the thread that
-// makes MPI calls then (MPI forbids other threads' calls during and after
-// it), so that thread reads its own store.
-std::atomic<bool> g_finalizing{false};
-struct Known {
-  MPI_Comm comm = MPI_COMM_NULL;
-  CommState* st = nullptr;
-  std::uint64_t generation = ~std::uint64_t{0};
-};
-thread_local Known t_known;
 
 int delete_state(MPI_Comm comm, int, void* value, void*) {
   // Non-blocking calls still on this communicator's team end first
@@ -316,12 +299,6 @@ void hook_finalize() {
 }
 }  // namespace
 
-CommState* known_state(MPI_Comm comm) {
-  if (g_finalizing.load(std::memory_order_relaxed)) return nullptr;
-  const Known& k = t_known;
-  return k.comm == comm && k.generation == g_generation.load(std::memory_order_acquire) ? k.st : nullptr;
-}
-
 CommState& state_of(MPI_Comm comm) {
   if (g_world_rank < 0) {
     g_world_rank = world_rank();
@@ -383,7 +360,6 @@ const Settings& settings() {
 
 namespace {
 struct Counters {
-  long long on_osmp = 0, fell_back = 0;
   long long single_copies = 0;  // of the teams already freed
   std::map<std::string, long long> reasons;
   ShmUse shm;
@@ -413,9 +389,9 @@ long long single_copies() {
 
 const ShmUse& shm_use() { return counters().shm; }
 
-long long calls(bool on_osmp) { return on_osmp ? counters().on_osmp : counters().fell_back; }
+long long g_calls[2] = {0, 0};
 
-void count(bool on_osmp) { ++(on_osmp ? counters().on_osmp : counters().fell_back); }
+long long calls(bool on_osmp) { return g_calls[on_osmp ? 1 : 0]; }
 
 void declined(const std::string& reason) {
   auto [it, fresh] = counters().reasons.emplace(reason, 0);
@@ -436,7 +412,7 @@ void report(int world_rank) {
   std::fprintf(stderr,
                "osmp_pmpi: rank %d: %lld collectives on osmp, %lld by the MPI%s; teams: %d alive, at most %d, "
                "shared memory at most %s (OSMP_PMPI_SHM_MAX %s)\n",
-               world_rank, c.on_osmp, c.fell_back, reasons.c_str(), c.shm.teams, c.shm.peak_teams,
+               world_rank, g_calls[1], g_calls[0], reasons.c_str(), c.shm.teams, c.shm.peak_teams,
                format_bytes(c.shm.peak_bytes).c_str(), format_bytes(settings().shm_max).c_str());
 }
 

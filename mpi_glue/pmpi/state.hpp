@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 
+#include <atomic>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,9 +41,37 @@ struct CommState {
 CommState& state_of(MPI_Comm comm);
 // The state of `comm` if it was built, else null (not collective).
 CommState* existing_state(MPI_Comm comm);
+// Every call looks its communicator's state up: each thread keeps its last
+// answer, valid while no state has been released since (the generation,
+// bumped by delete_state before a state goes; MPI_Finalize releases every
+// state). A handle is reused only after its delete callback has run, so a
+// kept answer for a reused handle is of an older generation. The atomic
+// publishes no data: freeing a communicator while another thread uses it is
+// erroneous, so the program's own synchronisation orders a free before any
+// other thread's next use of that handle (relaxed would do; acquire/acq_rel
+// cost nothing more here).
+extern std::atomic<std::uint64_t> g_generation;
+// Set when MPI_Finalize begins (release_at_finalize): from then on every call
+// asks the MPI (PMPI_Finalized, the attribute), as before any state existed.
+// Relaxed: it orders nothing else; MPI_Finalize runs in the thread that
+// makes MPI calls then (MPI forbids other threads' calls during and after
+// it), so that thread reads its own store.
+extern std::atomic<bool> g_finalizing;
+struct Known {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState* st = nullptr;
+  std::uint64_t generation = ~std::uint64_t{0};
+};
+extern thread_local Known t_known;
+
 // The state of `comm` if this thread looked it up last, no state was
 // released since and MPI_Finalize has not begun (no MPI call), else null.
-CommState* known_state(MPI_Comm comm);
+// Inline: every call asks.
+inline CommState* known_state(MPI_Comm comm) {
+  if (g_finalizing.load(std::memory_order_relaxed)) return nullptr;
+  const Known& k = t_known;
+  return k.comm == comm && k.generation == g_generation.load(std::memory_order_acquire) ? k.st : nullptr;
+}
 // The osmp_vh hints of comm's info, applied to a state just built (hints.cpp).
 int apply_creation_hints(CommState& st);
 // Frees every state still alive (MPI_Finalize): announces the finish on
@@ -69,8 +99,10 @@ struct Settings {
 };
 const Settings& settings();
 
-// Counters and the once-per-reason log.
-void count(bool on_osmp);
+// Counters and the once-per-reason log: how many calls ran on osmp and on
+// the MPI (inline: every call counts itself).
+extern long long g_calls[2];  // [on_osmp]
+inline void count(bool on_osmp) { ++g_calls[on_osmp ? 1 : 0]; }
 // Teams alive and their shared memory, now and at most (for the report).
 struct ShmUse {
   int teams = 0, peak_teams = 0;

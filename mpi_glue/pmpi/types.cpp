@@ -8,13 +8,11 @@
 #include <vector>
 
 namespace osmp::pmpi {
+namespace {}  // namespace
+std::atomic<const TypePair*> g_builtins{nullptr};
+std::atomic<std::size_t> g_builtin_count{0};
+std::atomic<std::size_t> g_builtin_last{0};
 namespace {
-
-// One table for both directions: the builtin types osmp reduces on.
-struct TypePair {
-  MPI_Datatype mpi;
-  Datatype osmp;
-};
 // The table once built (release: after its elements; read without the
 // static's guard on every call by arith_type).
 std::atomic<const std::vector<TypePair>*> g_pairs{nullptr};
@@ -40,9 +38,15 @@ const std::vector<TypePair>& type_pairs() {
       v.push_back({MPI_LONG, Datatype::int64});
       v.push_back({MPI_UNSIGNED_LONG, Datatype::uint64});
     }
+    for (TypePair& p : v) {
+      const auto size = static_cast<std::int64_t>(size_of(p.osmp));
+      p.info = TypeInfo{size, static_cast<MPI_Aint>(size), true, p.osmp};
+    }
     return v;
   }();
-  static const bool published = (g_pairs.store(&pairs, std::memory_order_release), true);
+  static const bool published = (g_builtin_count.store(pairs.size(), std::memory_order_relaxed),
+                                 g_builtins.store(pairs.data(), std::memory_order_release),
+                                 g_pairs.store(&pairs, std::memory_order_release), true);
   (void)published;
   return pairs;
 }
@@ -159,7 +163,7 @@ int info_keyval() {
 std::optional<Datatype> arith_type(MPI_Datatype t) {
   // Asked on every call, mostly for the type of the call before: the index
   // of the last match is tried first (relaxed: any index is checked here).
-  static std::atomic<std::size_t> last{0};
+  std::atomic<std::size_t>& last = g_builtin_last;
   // Acquire: pairs with type_pairs()'s release, so the elements are seen.
   const std::vector<TypePair>* built = g_pairs.load(std::memory_order_acquire);
   const std::vector<TypePair>& pairs = built ? *built : type_pairs();
@@ -197,8 +201,8 @@ int (*g_undescribed)(MPI_Datatype) = nullptr;  // set once, at the component's i
 
 void set_undescribed_test(int (*undescribed)(MPI_Datatype)) { g_undescribed = undescribed; }
 
-TypeInfo describe(MPI_Datatype t) {
-  if (auto b = arith_type(t)) {  // the common case, without asking the MPI anything
+TypeInfo describe_other(MPI_Datatype t) {
+  if (const std::optional<Datatype> b = arith_type(t)) {  // a builtin, without asking the MPI anything
     const auto size = static_cast<std::int64_t>(size_of(*b));
     return TypeInfo{size, static_cast<MPI_Aint>(size), true, b};
   }
@@ -336,8 +340,7 @@ void Stream::hold_type(std::vector<MPI_Datatype>& held) {
   if (!raw_ && bytes_ != 0) hold(type_, held);
 }
 
-const void* Stream::in() {
-  if (raw_ || bytes_ == 0) return buf_;
+const void* Stream::packed() {
   if (!packed_) {
     scratch_.resize(static_cast<std::size_t>(bytes_));
     pack_runs(buf_, count_, type_, ti_, comm_, scratch_.data(), true);
@@ -346,15 +349,11 @@ const void* Stream::in() {
   return scratch_.data();
 }
 
-void* Stream::out() {
-  if (raw_ || bytes_ == 0) return const_cast<void*>(buf_);
+void* Stream::scratch() {
   scratch_.resize(static_cast<std::size_t>(bytes_));
   return scratch_.data();
 }
 
-void Stream::commit() {
-  if (raw_ || bytes_ == 0) return;
-  pack_runs(buf_, count_, type_, ti_, comm_, scratch_.data(), false);
-}
+void Stream::unpack() { pack_runs(buf_, count_, type_, ti_, comm_, scratch_.data(), false); }
 
 }  // namespace osmp::pmpi

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -30,7 +31,30 @@ struct TypeInfo {
 };
 
 // What `t` is (cached on derived types in an attribute). Never collective.
-TypeInfo describe(MPI_Datatype t);
+// Inline for the builtin type of the call before (nearly every call's):
+// g_builtins, built at the first look-up of a builtin (types.cpp), holds
+// each builtin's answer; g_builtin_last is the index that matched last
+// (relaxed: any index is checked).
+// One table for both directions: the builtin types osmp reduces on.
+struct TypePair {
+  MPI_Datatype mpi;
+  Datatype osmp;
+  TypeInfo info{};  // describe()'s answer for it (types.cpp fills it)
+};
+extern std::atomic<const TypePair*> g_builtins;
+extern std::atomic<std::size_t> g_builtin_count;
+extern std::atomic<std::size_t> g_builtin_last;
+TypeInfo describe_other(MPI_Datatype t);
+inline TypeInfo describe(MPI_Datatype t) {
+  // Acquire: pairs with the release that publishes the table after its
+  // elements and its count (types.cpp, type_pairs).
+  if (const TypePair* b = g_builtins.load(std::memory_order_acquire)) [[likely]] {
+    const std::size_t i = g_builtin_last.load(std::memory_order_relaxed);
+    if (i < g_builtin_count.load(std::memory_order_relaxed) && b[i].mpi == t) [[likely]]
+      return b[i].info;
+  }
+  return describe_other(t);
+}
 // Types that MPI_Type_get_envelope cannot take (osmp_pmpi_set_undescribed_test).
 void set_undescribed_test(int (*undescribed)(MPI_Datatype));
 
@@ -64,11 +88,13 @@ class Stream {
   std::int64_t bytes() const { return bytes_; }
   bool raw() const { return raw_; }
   // The stream's bytes (packing them the first time).
-  const void* in();
+  const void* in() { return raw_ || bytes_ == 0 ? buf_ : packed(); }
   // Where the stream's bytes are to be written.
-  void* out();
+  void* out() { return raw_ || bytes_ == 0 ? const_cast<void*>(buf_) : scratch(); }
   // Unpacks what was written to out() into the buffer (no-op when raw).
-  void commit();
+  void commit() {
+    if (!raw_ && bytes_ != 0) unpack();
+  }
   // A non-blocking call that unpacks once it is complete holds the type by a
   // duplicate of its own (MPI lets the program free a type before the wait):
   // appended to `held`, for the caller to free once the call is complete.
@@ -84,6 +110,11 @@ class Stream {
   std::int64_t bytes_ = 0;
   bool raw_ = true, packed_ = false;
   std::vector<unsigned char> scratch_;
+  // in(), out() and commit() of a stream that is not raw (packed: its bytes
+  // in scratch_).
+  const void* packed();
+  void* scratch();
+  void unpack();
 };
 
 // The v-variants' blocks at the rank that holds them all (gatherv's root,
