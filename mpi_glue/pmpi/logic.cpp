@@ -522,6 +522,177 @@ int blocking(const Call& c, Prepared& x, Mpi&& mpi) {
   return finish(c, x.p, o, mpi);
 }
 
+// The lean way of a blocking call on one node (nearly every call of a
+// program): where this rank's buffers are builtin types osmp takes as they
+// are and its arguments pass every check that could fail, the engine's
+// arguments straight from MPI's, without a Prepared: exactly what
+// prepare_<form> and args_of make of them (so a rank on either way meets
+// the others in the same call: mpi.*.pmpi_lean_mixed runs half the ranks
+// each way), else false and the call is prepared. Forms without a lean way
+// are always prepared.
+template <OpKind K>
+bool lean_none(const Call&, CollArgs& a) {
+  a = CollArgs{K};
+  return true;
+}
+
+// `t` as a builtin osmp has (raw, one element of its base), else null: the
+// builtin of the call before at once, another once arith_type has found it
+// (and made it the last).
+inline const TypeInfo* builtin(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return nullptr;
+  if (const TypeInfo* ti = last_builtin(t)) [[likely]]
+    return ti;
+  return arith_type(t) ? last_builtin(t) : nullptr;
+}
+
+template <OpKind K>
+bool lean_buffer(const Call& c, CollArgs& a, void* buf, int count, MPI_Datatype t, int root) {
+  const TypeInfo* ti = builtin(t);
+  if (count < 0 || root < 0 || root >= c.n || !ti) return false;
+  const std::int64_t bytes = ti->size * count;
+  if (bytes > INT_MAX) return false;  // to the MPI (set_bytes)
+  // (as as_called makes them: an operation of this form takes no send buffer)
+  a = CollArgs{K, nullptr, buf, bytes, Datatype::uint8, Op::sum, root};
+  return true;
+}
+
+template <OpKind K>
+bool lean_reduction(const Call& c, CollArgs& a, const void* s, void* r, int count, MPI_Datatype t, MPI_Op op,
+                    int root) {
+  constexpr const Buffers& b = osmp::describe(K).buffers;
+  const TypeInfo* ti = builtin(t);
+  if (count < 0 || op == MPI_OP_NULL || !ti) return false;
+  if (is_rooted(K) && (root < 0 || root >= c.n)) return false;
+  const std::optional<Op> o = op_of(op);
+  if (!o || !defined_for(*o, *ti->base)) return false;
+  const bool is_root = c.me == root;
+  const bool wants_out = b.recv.at(is_root) != Amount::none && !(b.first_writes_nothing && c.me == 0);
+  const std::int64_t in_factor = b.send.at(is_root) == Amount::all ? c.n : 1;
+  if (ti->size * count * in_factor > INT_MAX) return false;
+  const bool in_place = s == MPI_IN_PLACE || (wants_out && same_as_in_place(s, r));
+  if (in_place && !b.send_in_place.at(is_root)) return false;
+  const void* send = in_place ? (wants_out ? kInPlace : r) : s;
+  // (as as_called makes them: `root` is -1 where the operation is not rooted)
+  a = CollArgs{K, send, wants_out ? r : nullptr, count, *ti->base, *o, root};
+  return true;
+}
+
+// gather, allgather (prepare_uniform_gathered): this rank's own block, and
+// every rank's where it receives them.
+template <OpKind K>
+bool lean_gathered(const Call& c, CollArgs& a, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                   int root) {
+  if (is_rooted(K) && (root < 0 || root >= c.n)) return false;
+  const bool receives = osmp::describe(K).buffers.recv.at(c.me == root) != Amount::none;
+  const TypeInfo* ri = receives ? builtin(rt) : nullptr;
+  if (receives && (!ri || rc < 0)) return false;
+  const bool in_place =
+      receives &&
+      (s == MPI_IN_PLACE || (sc == rc && st == rt && s && s == static_cast<const char*>(r) + ri->size * rc * c.me));
+  std::int64_t bytes = 0;
+  if (in_place) {
+    bytes = ri->size * rc;
+  } else {
+    const TypeInfo* si = builtin(st);
+    if (!si || sc < 0) return false;
+    bytes = si->size * sc;
+    if (receives && bytes != ri->size * rc) return false;  // MPI_ERR_TRUNCATE
+  }
+  if (bytes * c.n > INT_MAX) return false;  // to the MPI (set_bytes)
+  a = CollArgs{K, in_place ? kInPlace : s, receives ? r : nullptr, bytes, Datatype::uint8, Op::sum, root};
+  return true;
+}
+// scatter (prepare_uniform_scattered): the root's blocks, this rank's own.
+template <OpKind K>
+bool lean_scattered_uniform(const Call& c, CollArgs& a, const void* s, int sc, MPI_Datatype st, void* r, int rc,
+                            MPI_Datatype rt, int root) {
+  if (root < 0 || root >= c.n) return false;
+  const bool is_root = c.me == root;
+  const TypeInfo* si = is_root ? builtin(st) : nullptr;
+  if (is_root && (!si || sc < 0)) return false;
+  const bool in_place =
+      is_root &&
+      (r == MPI_IN_PLACE || (sc == rc && st == rt && r && r == static_cast<const char*>(s) + si->size * sc * c.me));
+  std::int64_t bytes = 0;
+  if (in_place) {
+    bytes = si->size * sc;
+  } else {
+    const TypeInfo* ri = builtin(rt);
+    if (!ri || rc < 0) return false;
+    bytes = ri->size * rc;
+    if (is_root && bytes != si->size * sc) return false;  // MPI_ERR_TRUNCATE
+  }
+  if (bytes * c.n > INT_MAX) return false;
+  a = CollArgs{K,   is_root ? s : nullptr, in_place ? const_cast<void*>(kInPlace) : r, bytes, Datatype::uint8, Op::sum,
+               root};
+  return true;
+}
+// alltoall (prepare_uniform_pairs): n blocks each way.
+template <OpKind K>
+bool lean_pairs_uniform(const Call& c, CollArgs& a, const void* s, int sc, MPI_Datatype st, void* r, int rc,
+                        MPI_Datatype rt) {
+  const TypeInfo* ri = builtin(rt);
+  if (!ri || rc < 0) return false;
+  const bool in_place = s == MPI_IN_PLACE || (same_as_in_place(s, r) && sc == rc && st == rt);
+  const std::int64_t bytes = ri->size * rc;
+  if (!in_place) {
+    const TypeInfo* si = builtin(st);
+    if (!si || sc < 0 || si->size * sc != bytes) return false;  // MPI_ERR_TRUNCATE
+  }
+  if (bytes * c.n > INT_MAX) return false;
+  a = CollArgs{K, in_place ? kInPlace : s, r, bytes, Datatype::uint8, Op::sum, -1};
+  return true;
+}
+
+template <OpKind K, class... Args>
+bool lean_uniform(const Call& c, CollArgs& a, Args... args) {
+  constexpr const Buffers& b = osmp::describe(K).buffers;
+  if constexpr (is_reduction(K)) {
+    return lean_reduction<K>(c, a, args...);
+  } else if constexpr (b.send.root != Amount::all) {
+    return lean_gathered<K>(c, a, args...);
+  } else if constexpr (b.recv.root == Amount::all) {
+    return [&](const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int) {
+      return lean_pairs_uniform<K>(c, a, s, sc, st, r, rc, rt);
+    }(args...);
+  } else {
+    return lean_scattered_uniform<K>(c, a, args...);
+  }
+}
+template <OpKind K, class... Args>
+bool lean_varied_gathered(const Call&, CollArgs&, Args...) {
+  return false;
+}
+template <OpKind K, class... Args>
+bool lean_scattered(const Call&, CollArgs&, Args...) {
+  return false;
+}
+template <OpKind K, class... Args>
+bool lean_shares(const Call&, CollArgs&, Args...) {
+  return false;
+}
+template <OpKind K, class... Args>
+bool lean_pairs(const Call&, CollArgs&, Args...) {
+  return false;
+}
+
+// A lean call: its operation's own entry on the team's engine, then the
+// outcome as finish() gives it.
+template <OpKind K, class Mpi>
+int run_lean(const Call& c, const CollArgs& a, Mpi&& mpi) {
+  Status st = Ops<K>::entry.call(TeamAccess::engine(c.team(), K), a);
+  if (st.ok()) [[likely]] {
+    count(true);
+    if (log_level() >= LogLevel::debug) [[unlikely]]
+      log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind), ": osmp");
+    return MPI_SUCCESS;
+  }
+  Plan p;
+  p.kind = K;
+  return finish(c, p, Outcome::of(st), mpi);
+}
+
 }  // namespace
 }  // namespace osmp::pmpi
 
@@ -542,22 +713,44 @@ using namespace osmp::pmpi;
 #define OSMP_PMPI_PREPARE_(name, form, rooted, reduces) \
   OSMP_PMPI_PREPARE_##form(OpKind::name, reduces, OSMP_IF_ELSE_##rooted(root, -1))
 
+// Each form's lean_<form> with its arguments (entries.h's names).
+#define OSMP_PMPI_LEAN_ARGS_none(reduces, root)
+#define OSMP_PMPI_LEAN_ARGS_buffer(reduces, root) , buf, count, t, root
+#define OSMP_PMPI_LEAN_ARGS_uniform(reduces, root) OSMP_PMPI_LEAN_UNIFORM_##reduces(root)
+#define OSMP_PMPI_LEAN_UNIFORM_1(root) , s, r, count, t, op, root
+#define OSMP_PMPI_LEAN_UNIFORM_0(root) , s, sc, st, r, rc, rt, root
+#define OSMP_PMPI_LEAN_ARGS_gathered(reduces, root) , s, sc, st, r, rc, d, rt, root
+#define OSMP_PMPI_LEAN_ARGS_scattered(reduces, root) , s, sc, d, st, r, rc, rt, root
+#define OSMP_PMPI_LEAN_ARGS_shares(reduces, root) , s, r, rc, t, op
+#define OSMP_PMPI_LEAN_ARGS_pairs(reduces, root) , s, sc, sd, st, r, rc, rd, rt
+#define OSMP_PMPI_LEAN_FN_none lean_none
+#define OSMP_PMPI_LEAN_FN_buffer lean_buffer
+#define OSMP_PMPI_LEAN_FN_uniform lean_uniform
+#define OSMP_PMPI_LEAN_FN_gathered lean_varied_gathered
+#define OSMP_PMPI_LEAN_FN_scattered lean_scattered
+#define OSMP_PMPI_LEAN_FN_shares lean_shares
+#define OSMP_PMPI_LEAN_FN_pairs lean_pairs
+#define OSMP_PMPI_LEAN_(name, form, rooted, reduces) \
+  OSMP_PMPI_LEAN_FN_##form<OpKind::name>(c, a OSMP_PMPI_LEAN_ARGS_##form(reduces, OSMP_IF_ELSE_##rooted(root, -1)))
+
 // osmp_pmpi_<name>: alone, across nodes (its flow, nodes.cpp) or on
 // osmp in the node; osmp_pmpi_i<name>: started on osmp (nonblocking.cpp).
 // Each as the MPI's own call where the route rule says so.
-#define OSMP_PMPI_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                               \
-  int osmp_pmpi_##name(OSMP_MPI_PARAMS(form, rooted, reduces)) {                                       \
-    Call c(comm, OpKind::name, "MPI_" #Name);                                                          \
-    auto mpi = [&] { return PMPI_##Name(OSMP_MPI_ARGS(form, rooted, reduces)); };                      \
-    if (!c.take || mpi_across_nodes<OpKind::name>(c)) return mpi();                                    \
-    Prepared x = OSMP_PMPI_PREPARE_(name, form, rooted, reduces);                                      \
-    return blocking<OpKind::name>(c, x, mpi);                                                          \
-  }                                                                                                    \
-  int osmp_pmpi_i##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req) {                    \
-    Call c(comm, OpKind::name, "MPI_I" #name, /*nonblocking=*/true);                                   \
-    auto mpi = [=](MPI_Request* q) { return own().i##name(OSMP_MPI_ARGS(form, rooted, reduces), q); }; \
-    if (!c.take) return mpi(req);                                                                      \
-    return nonblocking(c, OSMP_PMPI_PREPARE_(name, form, rooted, reduces), req, mpi);                  \
+#define OSMP_PMPI_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                                               \
+  int osmp_pmpi_##name(OSMP_MPI_PARAMS(form, rooted, reduces)) {                                                       \
+    Call c(comm, OpKind::name, "MPI_" #Name);                                                                          \
+    auto mpi = [&] { return PMPI_##Name(OSMP_MPI_ARGS(form, rooted, reduces)); };                                      \
+    if (!c.take || mpi_across_nodes<OpKind::name>(c)) return mpi();                                                    \
+    if (CollArgs a; c.st->lean && c.st->kind == CommState::Kind::node && OSMP_PMPI_LEAN_(name, form, rooted, reduces)) \
+      return run_lean<OpKind::name>(c, a, mpi);                                                                        \
+    Prepared x = OSMP_PMPI_PREPARE_(name, form, rooted, reduces);                                                      \
+    return blocking<OpKind::name>(c, x, mpi);                                                                          \
+  }                                                                                                                    \
+  int osmp_pmpi_i##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req) {                                    \
+    Call c(comm, OpKind::name, "MPI_I" #name, /*nonblocking=*/true);                                                   \
+    auto mpi = [=](MPI_Request* q) { return own().i##name(OSMP_MPI_ARGS(form, rooted, reduces), q); };                 \
+    if (!c.take) return mpi(req);                                                                                      \
+    return nonblocking(c, OSMP_PMPI_PREPARE_(name, form, rooted, reduces), req, mpi);                                  \
   }
 
 extern "C" {

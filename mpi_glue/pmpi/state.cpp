@@ -219,6 +219,7 @@ void map_nodes(CommState& st, const Placement& p) {
 // ends with the same kind.
 void build(CommState& st, MPI_Comm comm) {
   st.comm = comm;
+  st.lean = settings().lean;
   int inter = 0, size = 0, rank = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) {
@@ -341,9 +342,11 @@ const Settings& settings() {
     Settings v;
     auto on = env_bool("OSMP_PMPI", true);
     auto stats = env_bool("OSMP_PMPI_STATS", false);
+    auto lean = env_bool("OSMP_PMPI_LEAN", true);
     auto verbose = env_int("OSMP_VERBOSE", 1, 0, 3);
     auto shm_max = env_size("OSMP_PMPI_SHM_MAX", 1ull << 30);
     v.enabled = !on.ok() || *on;
+    v.lean = !lean.ok() || *lean;
     v.shm_max = shm_max.ok() ? *shm_max : (1ull << 30);
     v.stats = (stats.ok() && *stats) || (verbose.ok() && *verbose >= 2);
     if (auto ops = env_get("OSMP_PMPI_OPS")) {

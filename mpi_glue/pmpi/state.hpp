@@ -34,6 +34,9 @@ struct CommState {
   // nodes' order, then each node's (nodes_scan).
   bool nodes_in_rank_order = false;
   int my_node = 0;
+  // A call on the node whose buffers osmp takes as they are goes the lean
+  // way (logic.cpp; OSMP_PMPI_LEAN=0: every call prepared, for tests).
+  bool lean = true;
   int rank = 0, size = 0;  // in comm (unset for an intercommunicator)
 };
 
@@ -93,6 +96,7 @@ static_assert(kOpKindCount < 32, "the operation masks are unsigned ints");
 
 struct Settings {
   bool enabled = true;
+  bool lean = true;  // OSMP_PMPI_LEAN
   unsigned ops = kAllOps;
   bool stats = false;
   std::uint64_t shm_max = 0;

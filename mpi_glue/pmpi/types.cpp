@@ -51,10 +51,6 @@ const std::vector<TypePair>& type_pairs() {
   return pairs;
 }
 
-struct OpPair {
-  MPI_Op mpi;
-  Op osmp;
-};
 const std::vector<OpPair>& op_pairs() {
   static const std::vector<OpPair> pairs = {{MPI_SUM, Op::sum},   {MPI_PROD, Op::prod}, {MPI_MIN, Op::min},
                                             {MPI_MAX, Op::max},   {MPI_BAND, Op::band}, {MPI_BOR, Op::bor},
@@ -183,9 +179,14 @@ MPI_Datatype mpi_type_of(Datatype t) {
   return MPI_DATATYPE_NULL;
 }
 
-std::optional<Op> op_of(MPI_Op op) {
-  for (const OpPair& p : op_pairs())
-    if (p.mpi == op) return p.osmp;
+std::atomic<const OpPair*> g_last_op{nullptr};
+
+std::optional<Op> op_of_other(MPI_Op op) {
+  for (const OpPair& p : op_pairs()) {
+    if (p.mpi != op) continue;
+    g_last_op.store(&p, std::memory_order_release);  // pairs with op_of's acquire
+    return p.osmp;
+  }
   return std::nullopt;
 }
 

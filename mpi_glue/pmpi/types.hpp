@@ -45,14 +45,20 @@ extern std::atomic<const TypePair*> g_builtins;
 extern std::atomic<std::size_t> g_builtin_count;
 extern std::atomic<std::size_t> g_builtin_last;
 TypeInfo describe_other(MPI_Datatype t);
-inline TypeInfo describe(MPI_Datatype t) {
+// The table's entry of `t` when it is the builtin that matched last, else null.
+inline const TypeInfo* last_builtin(MPI_Datatype t) {
   // Acquire: pairs with the release that publishes the table after its
   // elements and its count (types.cpp, type_pairs).
   if (const TypePair* b = g_builtins.load(std::memory_order_acquire)) [[likely]] {
     const std::size_t i = g_builtin_last.load(std::memory_order_relaxed);
     if (i < g_builtin_count.load(std::memory_order_relaxed) && b[i].mpi == t) [[likely]]
-      return b[i].info;
+      return &b[i].info;
   }
+  return nullptr;
+}
+inline TypeInfo describe(MPI_Datatype t) {
+  if (const TypeInfo* ti = last_builtin(t)) [[likely]]
+    return *ti;
   return describe_other(t);
 }
 // Types that MPI_Type_get_envelope cannot take (osmp_pmpi_set_undescribed_test).
@@ -61,8 +67,21 @@ void set_undescribed_test(int (*undescribed)(MPI_Datatype));
 // The osmp type of a builtin MPI type, and back.
 std::optional<Datatype> arith_type(MPI_Datatype t);
 MPI_Datatype mpi_type_of(Datatype t);
-// A builtin reduction osmp runs, and back.
-std::optional<Op> op_of(MPI_Op op);
+// A builtin reduction osmp runs, and back. Inline for the op of the call
+// before (g_last_op: relaxed, one word that names both).
+std::optional<Op> op_of_other(MPI_Op op);
+struct OpPair {
+  MPI_Op mpi;
+  Op osmp;
+};
+extern std::atomic<const OpPair*> g_last_op;
+inline std::optional<Op> op_of(MPI_Op op) {
+  // Acquire: pairs with op_of_other's release of an entry of its table
+  // (immutable once built).
+  if (const OpPair* p = g_last_op.load(std::memory_order_acquire); p && p->mpi == op) [[likely]]
+    return p->osmp;
+  return op_of_other(op);
+}
 MPI_Op mpi_op_of(Op op);
 
 // One buffer argument as a byte stream. Reading packs it (unless raw);
