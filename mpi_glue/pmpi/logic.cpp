@@ -539,7 +539,7 @@ bool lean_none(const Call&, CollArgs& a) {
 // `t` as a builtin osmp has (raw, one element of its base), else null: the
 // builtin of the call before at once, another once arith_type has found it
 // (and made it the last).
-inline const TypeInfo* builtin(MPI_Datatype t) {
+[[gnu::always_inline]] inline const TypeInfo* builtin(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return nullptr;
   if (const TypeInfo* ti = last_builtin(t)) [[likely]]
     return ti;
@@ -677,17 +677,16 @@ bool lean_pairs(const Call&, CollArgs&, Args...) {
   return false;
 }
 
-// A lean call: its operation's own entry on the team's engine, then the
-// outcome as finish() gives it.
+// The end of a lean call (the operation's own entry on the team's
+// engine): counted when it went well; else its outcome as finish() gives it.
+[[gnu::always_inline]] inline int lean_done(const Call& c) {
+  count(true);
+  if (log_level() >= LogLevel::debug) [[unlikely]]
+    log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind), ": osmp");
+  return MPI_SUCCESS;
+}
 template <OpKind K, class Mpi>
-int run_lean(const Call& c, const CollArgs& a, Mpi&& mpi) {
-  Status st = Ops<K>::entry.call(TeamAccess::engine(c.team(), K), a);
-  if (st.ok()) [[likely]] {
-    count(true);
-    if (log_level() >= LogLevel::debug) [[unlikely]]
-      log(LogLevel::debug, "osmp_pmpi: ", to_string(c.kind), ": osmp");
-    return MPI_SUCCESS;
-  }
+int lean_failed(const Call& c, const Status& st, Mpi&& mpi) {
   Plan p;
   p.kind = K;
   return finish(c, p, Outcome::of(st), mpi);
@@ -736,15 +735,27 @@ using namespace osmp::pmpi;
 // osmp_pmpi_<name>: alone, across nodes (its flow, nodes.cpp) or on
 // osmp in the node; osmp_pmpi_i<name>: started on osmp (nonblocking.cpp).
 // Each as the MPI's own call where the route rule says so.
+// A call the lean way ends here when it went well (nearly every call): no
+// closure for the MPI's call is made on that path (made, it cost about 25
+// instructions a call).
 #define OSMP_PMPI_ENTRIES_(name, Name, NAME, key, rooted, reduces, form)                                               \
-  int osmp_pmpi_##name(OSMP_MPI_PARAMS(form, rooted, reduces)) {                                                       \
-    Call c(comm, OpKind::name, "MPI_" #Name);                                                                          \
+  static int osmp_pmpi_##name##_rest(const Call& c, const Status* lean, OSMP_MPI_PARAMS(form, rooted, reduces)) {      \
     auto mpi = [&] { return PMPI_##Name(OSMP_MPI_ARGS(form, rooted, reduces)); };                                      \
+    if (lean) return lean_failed<OpKind::name>(c, *lean, mpi);                                                         \
     if (!c.take || mpi_across_nodes<OpKind::name>(c)) return mpi();                                                    \
-    if (CollArgs a; c.st->lean && c.st->kind == CommState::Kind::node && OSMP_PMPI_LEAN_(name, form, rooted, reduces)) \
-      return run_lean<OpKind::name>(c, a, mpi);                                                                        \
     Prepared x = OSMP_PMPI_PREPARE_(name, form, rooted, reduces);                                                      \
     return blocking<OpKind::name>(c, x, mpi);                                                                          \
+  }                                                                                                                    \
+  int osmp_pmpi_##name(OSMP_MPI_PARAMS(form, rooted, reduces)) {                                                       \
+    Call c(comm, OpKind::name, "MPI_" #Name);                                                                          \
+    if (CollArgs a;                                                                                                    \
+        c.take && c.st->lean && c.st->kind == CommState::Kind::node && OSMP_PMPI_LEAN_(name, form, rooted, reduces)) { \
+      const Status osmp_st = Ops<OpKind::name>::entry.call(TeamAccess::engine(c.team(), OpKind::name), a);             \
+      if (osmp_st.ok()) [[likely]]                                                                                     \
+        return lean_done(c);                                                                                           \
+      return osmp_pmpi_##name##_rest(c, &osmp_st, OSMP_MPI_ARGS(form, rooted, reduces));                               \
+    }                                                                                                                  \
+    return osmp_pmpi_##name##_rest(c, nullptr, OSMP_MPI_ARGS(form, rooted, reduces));                                  \
   }                                                                                                                    \
   int osmp_pmpi_i##name(OSMP_MPI_PARAMS(form, rooted, reduces), MPI_Request* req) {                                    \
     Call c(comm, OpKind::name, "MPI_I" #name, /*nonblocking=*/true);                                                   \

@@ -25,7 +25,7 @@ namespace osmp::pmpi {
 // The look-up every call makes (known_state, state.hpp).
 std::atomic<std::uint64_t> g_generation{0};
 std::atomic<bool> g_finalizing{false};
-thread_local Known t_known;
+constinit thread_local Known t_known;
 
 namespace {
 

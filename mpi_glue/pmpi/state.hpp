@@ -61,11 +61,11 @@ extern std::atomic<std::uint64_t> g_generation;
 // it), so that thread reads its own store.
 extern std::atomic<bool> g_finalizing;
 struct Known {
-  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm comm{};  // none (a constant initializer: MPI_COMM_NULL is not one in Open MPI)
   CommState* st = nullptr;
   std::uint64_t generation = ~std::uint64_t{0};
 };
-extern thread_local Known t_known;
+extern thread_local constinit Known t_known;  // constinit: no wrapper call to reach it
 
 // The state of `comm` if this thread looked it up last, no state was
 // released since and MPI_Finalize has not begun (no MPI call), else null.
