@@ -38,13 +38,13 @@ void for_runs(const std::vector<int>& packed, F&& f) {
 
 void pack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* rank_order, std::byte* out) {
   for_runs(packed, [&](std::size_t at, std::size_t rank, std::size_t blocks) {
-    std::memcpy(out + at * block, rank_order + rank * block, blocks * block);
+    copy_bytes(out + at * block, rank_order + rank * block, blocks * block);
   });
 }
 
 void unpack_blocks(const std::vector<int>& packed, std::size_t block, const std::byte* in, std::byte* rank_order) {
   for_runs(packed, [&](std::size_t at, std::size_t rank, std::size_t blocks) {
-    std::memcpy(rank_order + rank * block, in + at * block, blocks * block);
+    copy_bytes(rank_order + rank * block, in + at * block, blocks * block);
   });
 }
 

@@ -43,7 +43,8 @@ void concatenate(LaneWork& w, const int* units, int count, std::byte* out, LenOf
   std::size_t off = 0;
   for (int i = 0; i < count; ++i) {
     const std::size_t len = len_of(units[i]);
-    if (len) std::memmove(out + off, w.src[static_cast<std::size_t>(units[i])], len);
+    const std::byte* from = w.src[static_cast<std::size_t>(units[i])];
+    if (len && from != out + off) move_bytes(out + off, from, len);  // (in place: there already)
     off += len;
   }
 }

@@ -2,6 +2,7 @@
 // local root) and status words (errors going up, the verdict going down).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -37,14 +38,14 @@ inline constexpr int kMaxTeamRanks = 32767;
 // but `earlier`, folded to 16 bits (a chance of 1 in 65536 that two different
 // headers agree; the one-pass checker's and finish()'s comparisons see the
 // whole header).
+// Two multiplies by odd constants, the high bits kept: every bit of either
+// word reaches them (every call computes it: Calls::enter).
 inline std::uint16_t earlier_digest(const OpHeader& h) {
-  OpHeader c = h;
-  c.earlier = 0;
   std::uint64_t w[2];
-  std::memcpy(w, &c, sizeof w);
-  std::uint64_t x = (w[0] * 0x9e3779b97f4a7c15ull) ^ (w[1] * 0xc2b2ae3d27d4eb4full);
-  x ^= x >> 29;
-  x *= 0xbf58476d1ce4e5b9ull;
+  std::memcpy(w, &h, sizeof w);
+  static_assert(offsetof(OpHeader, earlier) == 6 && offsetof(OpHeader, count) == 8);
+  const std::uint64_t mine = w[0] & 0x0000ffffffffffffull;  // without `earlier` (bytes 6-7)
+  const std::uint64_t x = (mine ^ (w[1] * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
   return static_cast<std::uint16_t>(x >> 48);
 }
 

@@ -11,7 +11,10 @@
 # across runs and commits. Rank 0 is the root of the rooted operations.
 # OPS: comma-separated, as coll_bench names them (default barrier,bcast,
 # scatter,gather,reduce,allreduce; also allgather, reduce_scatter); BYTES
-# per rank (default 4). About 30 s. Exits non-zero if a run failed.
+# per rank (default 4). Beside them, the same count of Open MPI's own
+# collectives, coll/sm (coll_sm_priority 100) and tuned (its default): the
+# whole MPI call, whose waits spin inside it (nothing to subtract), so
+# those are upper bounds. About a minute. Exits non-zero if a run failed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ops=${1:-barrier,bcast,scatter,gather,reduce,allreduce}
@@ -51,7 +54,7 @@ per_call() {
 # valgrind with each rank's file named by its rank, as its launcher sets it.
 vg() { vg_args=(valgrind --tool=callgrind "--callgrind-out-file=$tmp/cg.%q{$1}"); }
 args=(-m "$bytes:$bytes")
-printf "%-10s %15s %15s %15s\n" "# op" "osmp" "ompi+osmp" "mpich+osmp"
+printf "%-10s %15s %15s %15s %15s %15s\n" "# op" "osmp" "ompi+osmp" "mpich+osmp" "ompi sm" "ompi tuned"
 for op in ${ops//,/ }; do
   # The function each call enters: coll_bench's reduce_scatter is MPI's
   # Reduce_scatter_block and osmp's reduce_scatter_block.
@@ -66,14 +69,19 @@ for op in ${ops//,/ }; do
   vg PMI_RANK
   c=$(per_call timeout 600 mpirun.mpich -np 2 -bind-to core -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" \
     "${vg_args[@]}" --toggle-collect="MPI_${fn^}" "$bench/coll_bench_mpich" -o "$op" "${args[@]}")
-  for v in a b c; do [ "${!v}" != FAILED ] || failed=1; done
+  vg OMPI_COMM_WORLD_RANK
+  d=$(per_call timeout 600 mpirun.openmpi --allow-run-as-root -np 2 --bind-to core --mca coll_sm_priority 100 \
+    "${vg_args[@]}" --toggle-collect="PMPI_${fn^}" "$bench/coll_bench_ompi" -o "$op" "${args[@]}")
+  e=$(per_call timeout 600 mpirun.openmpi --allow-run-as-root -np 2 --bind-to core \
+    "${vg_args[@]}" --toggle-collect="PMPI_${fn^}" "$bench/coll_bench_ompi" -o "$op" "${args[@]}")
+  for v in a b c d e; do [ "${!v}" != FAILED ] || failed=1; done
   # The bench calls a barrier before every call: for barrier, two calls
   # per iteration.
   if [ "$op" = barrier ]; then
-    for v in a b c; do
+    for v in a b c d e; do
       [ "${!v}" = FAILED ] || printf -v "$v" "%s" "$(echo "${!v}" | awk '{ printf "%d %d", $1 / 2, $2 / 2 }')"
     done
   fi
-  printf "%-10s %15s %15s %15s\n" "$op" "$a" "$b" "$c"
+  printf "%-10s %15s %15s %15s %15s %15s\n" "$op" "$a" "$b" "$c" "$d" "$e"
 done
 exit $failed

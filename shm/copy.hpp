@@ -81,6 +81,16 @@ inline void copy_bytes(void* dst, const void* src, std::size_t n) {
   }
 }
 
+// memmove, small moves inline (copy_small reads every byte before it
+// writes one, so it moves overlapping bytes too).
+inline void move_bytes(void* dst, const void* src, std::size_t n) {
+  if (n < 64) {
+    copy_small(dst, src, n);
+  } else {
+    std::memmove(dst, src, n);
+  }
+}
+
 inline void copy_to_shared(void* dst, const void* src, std::size_t n) {
   if (n < 64) {  // the small calls' inline data: a plain copy, no call
     copy_small(dst, src, n);

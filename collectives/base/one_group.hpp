@@ -70,11 +70,17 @@ class OneGroupStep {
     const int* ranks = l.g->members.data();  // who writes unit u's lines: its rank
     WaitStatus ws = WaitStatus::ok;
     // Waits in place for unit u's flag `f` to reach `target`.
+    // A wait past its first poll watches my header (Engine::watch_step: a
+    // long wait's peek() compares it with the others' call records).
+    auto wait = [&](const Flag& f, std::uint64_t target, int u) {
+      e.watch_step(&header);
+      ws = waiter.wait(f, target, ranks[u]);
+      e.watch_step(nullptr);
+      return ws == WaitStatus::ok;
+    };
     auto need = [&](const Flag& f, std::uint64_t target, int u) {
       if constexpr (CountsWaits<P>) p.waited(ranks[u]);
-      if (poll(f, target)) return true;
-      ws = waiter.wait(f, target, ranks[u]);
-      return ws == WaitStatus::ok;
+      return poll(f, target) || wait(f, target, u);
     };
     // StepState::check: unit u's status, or its header against `against`.
     auto take = [&](const CtrlLine& line, const OpHeader& against, int u) {
@@ -89,7 +95,7 @@ class OneGroupStep {
     if (step >= 2 && !reached(l.done_all, step - 2)) {
       for (int u = 0; u < n; ++u) {
         if (u == me || poll(lines[u]->ack, step - 2)) continue;
-        if ((ws = waiter.wait(lines[u]->ack, step - 2, ranks[u])) != WaitStatus::ok) return e.team().fail(ws);
+        if (!wait(lines[u]->ack, step - 2, u)) return e.team().fail(ws);
       }
       l.done_all = step - 2;
     }

@@ -138,13 +138,13 @@ constexpr bool may_take(OpKind k, OneGroupKind g) {
   }
 }
 
-// The one-group step of kind G, waited for in place (block_on_step).
+// The one-group step of kind G, waited for in place (block_on_step); it
+// watches its header only while a wait goes past its first poll.
 template <PayloadHooks P, OneGroupKind G>
 [[gnu::always_inline]] inline Status one_group_step(Engine& e, P& p, const StepPlan& plan, std::uint64_t step,
-                                                    const OpHeader& header, StatusWord local, int root, bool watch) {
+                                                    const OpHeader& header, StatusWord local, int root) {
   OneGroupStep<P, G> w(e, p, plan, step, header, local, root);
   Status st = w.run();
-  if (watch) e.watch_step(nullptr);
   return inline_step_result(e, w.state(), std::move(st));
 }
 
@@ -155,31 +155,29 @@ template <PayloadHooks P, OneGroupKind G>
 // with the plan by the engine; base/one_group.hpp), else the Walk. Always
 // inlined into run_call and run_operation: GCC left it out of line for some
 // payloads once the one-group step shared the Walk's steps (about 30
-// instructions more per barrier, callcost.sh).
+// instructions more per barrier, callcost.sh). A header step in a team with
+// unit acks watches its header (Engine::watch_step: peek() compares it with
+// the call records while a wait lasts).
 template <OpKind K, PayloadHooks P>
 [[gnu::always_inline]] inline Status block_on_step(Engine& e, P& p, const StepPlan& plan, OneGroupKind kind,
                                                    std::uint64_t step, const OpHeader& header, StatusWord local,
                                                    int root) {
-  const bool watch = plan.header && e.unit_acks();
-  if (watch) e.watch_step(&header);
-  // (Written out in each branch: a lambda for the two lines was left out
-  // of line for some payloads, 30 instructions a call.)
   if constexpr (may_take(K, OneGroupKind::symmetric)) {
     if (kind == OneGroupKind::symmetric)
-      return one_group_step<P, OneGroupKind::symmetric>(e, p, plan, step, header, local, root, watch);
+      return one_group_step<P, OneGroupKind::symmetric>(e, p, plan, step, header, local, root);
   }
   if constexpr (may_take(K, OneGroupKind::down)) {
-    if (kind == OneGroupKind::down)
-      return one_group_step<P, OneGroupKind::down>(e, p, plan, step, header, local, root, watch);
+    if (kind == OneGroupKind::down) return one_group_step<P, OneGroupKind::down>(e, p, plan, step, header, local, root);
   }
   if constexpr (may_take(K, OneGroupKind::up)) {
-    if (kind == OneGroupKind::up)
-      return one_group_step<P, OneGroupKind::up>(e, p, plan, step, header, local, root, watch);
+    if (kind == OneGroupKind::up) return one_group_step<P, OneGroupKind::up>(e, p, plan, step, header, local, root);
   }
   if constexpr (may_take(K, OneGroupKind::prefix) && HasPrefix<P>) {
     if (kind == OneGroupKind::prefix)
-      return one_group_step<P, OneGroupKind::prefix>(e, p, plan, step, header, local, root, watch);
+      return one_group_step<P, OneGroupKind::prefix>(e, p, plan, step, header, local, root);
   }
+  const bool watch = plan.header && e.unit_acks();
+  if (watch) e.watch_step(&header);
   Walk<P> w(e, p, plan, step, header, local, root, 0, /*block=*/true);
   Status st = drive(e.team(), w);
   if (watch) e.watch_step(nullptr);

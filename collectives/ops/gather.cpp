@@ -12,8 +12,11 @@ class GatherToRoot : public GatherPayload {
   GatherToRoot(Engine& e, std::size_t block, const std::byte* mine, std::byte* recv)
       : GatherPayload(block), e_(e), mine_(mine), recv_(recv) {}
   const std::byte* own_up() { return mine_; }
+  // Where the packed order is rank order, the root concatenates straight
+  // into its buffer (in place, its own block is there already).
+  std::byte* top_up_out(std::byte*) { return recv_ && e_.top_in_rank_order() ? recv_ : nullptr; }
   void at_top(const std::byte* result) {
-    if (recv_ && block_) unpack_blocks(e_.top_packed(), block_, result, recv_);
+    if (recv_ && block_ && result != recv_) unpack_blocks(e_.top_packed(), block_, result, recv_);
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace osmp {
 namespace {
@@ -34,6 +35,19 @@ TEST(CopySmall, ExactlyTheBytesOfEveryLengthBelow64) {
 
 TEST(CopyBytes, ExactlyTheBytesSmallAndLarge) {
   every_length([](void* d, const void* s, std::size_t n) { copy_bytes(d, s, n); }, 130);
+}
+
+TEST(MoveBytes, OverlappingBytesOfEveryLength) {
+  for (std::size_t n = 0; n <= 130; ++n) {
+    for (int shift : {-9, -1, 1, 9}) {
+      std::array<std::uint8_t, 200> buf{}, want{};
+      for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<std::uint8_t>(i * 5 + 3);
+      want = buf;
+      std::memmove(want.data() + 40 + shift, want.data() + 40, n);
+      move_bytes(buf.data() + 40 + shift, buf.data() + 40, n);
+      ASSERT_EQ(buf, want) << n << " bytes moved by " << shift;
+    }
+  }
 }
 
 }  // namespace
