@@ -14,8 +14,8 @@ namespace osmp {
 
 // Fills w with what this rank collects in lane l as local root or member
 // (kept from the step before when that collected alike: LaneWork::Holds).
-template <class X>
-void sources(const X& x, const Lane& l, bool lroot, LaneWork& w) {
+template <class P>
+void sources(const StepState<P>& x, const Lane& l, bool lroot, LaneWork& w) {
   const BaseCase b = x.base(l);
   if (b.kind != BaseCase::Kind::knomial) {
     flat_sources(l.n(), l.g->me, lroot, w);
@@ -36,8 +36,8 @@ struct UpOut {
   std::size_t shared_len = 0;  // > 0: `out` is shared memory of this many bytes
 };
 
-template <class X>
-Wait up_out(X& x, int j, UpOut& o) {
+template <class P>
+Wait up_out(StepState<P>& x, int j, UpOut& o) {
   o.shared_len = 0;
   if (j + 1 < x.lroots) {
     o.out = x.e.scratch(j % 2);
@@ -63,8 +63,8 @@ Wait up_out(X& x, int j, UpOut& o) {
 
 // Combines w.order's sources into `out`; a large result bound for shared
 // memory is built in private memory and streamed there (shm/copy.hpp).
-template <class X>
-void combine_into(X& x, const Lane& l, LaneWork& w, const UpOut& o) {
+template <class P>
+void combine_into(StepState<P>& x, const Lane& l, LaneWork& w, const UpOut& o) {
   std::byte* into = o.shared_len >= nt_threshold() ? x.e.staging() : o.out;
   x.p.combine(l, w, w.order.data(), static_cast<int>(w.order.size()), into);
   if (into != o.out) copy_to_shared(o.out, into, o.shared_len);
@@ -73,8 +73,8 @@ void combine_into(X& x, const Lane& l, LaneWork& w, const UpOut& o) {
 // At the top local root, once the up result (`mine`) is complete: its
 // verdict is my running status; an up-only one-pass step's senders have
 // returned, so only I know it (to be raised: step_to_raise).
-template <class X>
-void reached_top(X& x, const std::byte* mine) {
+template <class P>
+void reached_top(StepState<P>& x, const std::byte* mine) {
   x.result = mine;
   x.verdict = x.status;
   if (x.plan.one_pass && !x.plan.down) x.found = x.verdict;
@@ -88,8 +88,7 @@ class RootUp {
  public:
   explicit RootUp(int j) : j_(j) {}
 
-  template <class X>
-  Wait progress(X& x, const std::byte*& mine) {
+  Wait progress(StepState<P>& x, const std::byte*& mine) {
     Lane& l = x.lane(j_);
     LaneWork& w = x.work_of(j_);
     switch (phase_) {
@@ -142,8 +141,7 @@ class RootUp {
 template <class P>
 class MemberUp {
  public:
-  template <class X>
-  Wait progress(X& x, const std::byte* mine) {
+  Wait progress(StepState<P>& x, const std::byte* mine) {
     Lane& l = x.lane(x.m);
     LaneWork& w = x.work_of(x.m);
     const int me = l.g->me;

@@ -18,8 +18,8 @@ namespace osmp {
 // The header a release carries is its writer's own (a leader forwards its
 // header with the data), so each member compares with its lane's local root
 // and the comparisons chain from the root down.
-template <class X>
-void check_release(X& x, const Lane& l, const CtrlLine& rel) {
+template <class P>
+void check_release(StepState<P>& x, const Lane& l, const CtrlLine& rel) {
   if (x.verdict != 0) return;  // the writer's error (a round trip's: every rank's), which wins
   const OpHeader& theirs = *header_of(rel);
   if (const StatusWord s = release_status(rel, x.header, x.e.team().rank()); s != 0) {
@@ -44,8 +44,8 @@ void check_release(X& x, const Lane& l, const CtrlLine& rel) {
 // As an ordinary member of lane l (the j-th of mine): waits for its release,
 // takes the verdict (header steps) and checks the release's header, then
 // delivers my part; `from`: where the lane's down data lies (null: none).
-template <class X>
-[[gnu::always_inline]] inline Wait take_release(X& x, Lane& l, int j, const std::byte*& from) {
+template <class P>
+[[gnu::always_inline]] inline Wait take_release(StepState<P>& x, Lane& l, int j, const std::byte*& from) {
   CtrlLine& rel = rel_line(l, x.step);
   const int writer = x.actor(l, l.lroot(x.root));
   if (Wait w = x.need(rel.ready, x.step, writer)) return w;
@@ -61,8 +61,8 @@ template <class X>
 
 // As the top local root: what goes down (the up result, or the payload's
 // own data in a down-only step, whose verdict is my own status).
-template <class X>
-[[gnu::always_inline]] inline const std::byte* start_down(X& x, const std::byte* up_result) {
+template <class P>
+[[gnu::always_inline]] inline const std::byte* start_down(StepState<P>& x, const std::byte* up_result) {
   if (x.plan.header && !x.plan.up) x.verdict = x.status;
   if (!x.verdict_ok()) return nullptr;
   const std::byte* from = x.p.top_down(up_result ? up_result : x.result);
@@ -73,8 +73,8 @@ template <class X>
 // Releases lane l (the j-th I lead) with its part of `from` (data that came
 // down `from_lane`; null at the top) and, in header steps, the verdict.
 // Returns where the lane's down data lies, for the lanes below.
-template <class X>
-[[gnu::always_inline]] inline std::byte* release_lane(X& x, Lane& l, int j, const Lane* from_lane,
+template <class P>
+[[gnu::always_inline]] inline std::byte* release_lane(StepState<P>& x, Lane& l, int j, const Lane* from_lane,
                                                       const std::byte* from) {
   const std::size_t len = x.p.down_len(l);
   std::byte* area = len ? down_ptr(l, len, x.step) : nullptr;
@@ -99,8 +99,7 @@ template <class P>
 class FanOut {
  public:
   // `up_result`: what the up phase produced on the top local root (null if none).
-  template <class X>
-  Wait progress(X& x, const std::byte* up_result) {
+  Wait progress(StepState<P>& x, const std::byte* up_result) {
     switch (phase_) {
       case 0:
         if (Wait w = receive(x, up_result)) return w;
@@ -124,8 +123,7 @@ class FanOut {
   }
 
  private:
-  template <class X>
-  Wait receive(X& x, const std::byte* up_result) {
+  Wait receive(StepState<P>& x, const std::byte* up_result) {
     if (x.top_member) {  // received at the top lane, as a member receives a release
       from_ = x.result;
       from_lane_ = &x.top();
@@ -140,8 +138,7 @@ class FanOut {
     return {};
   }
 
-  template <class X>
-  Wait release(X& x, Lane& l) {
+  Wait release(StepState<P>& x, Lane& l) {
     const std::size_t len = x.p.down_len(l);
     if (len > kInlineBytes && !x.plan.up && x.first_chunk && x.step >= x.first_chunk + 2) {
       // Down-only chunk step: the members must be done with two steps ago.

@@ -1,16 +1,20 @@
 // The blocking step of a team whose tree is one group (the teams with unit
 // acks: Engine::unit_acks), for the four kinds of step their small calls
-// take: one pass down (bcast, scatter), one pass up over a flat group
-// (reduce, gather), one pass through the prefix top (scan, exscan), a round
-// trip through the symmetric top (barrier, allreduce, allgather,
-// reduce_scatter_block, alltoall). It is the Walk's own steps (take_release,
-// start_down, release_lane; flat_sources, Collect, up_out, combine_into,
-// reached_top; the tops), run in the order the Walk runs them over one flat
-// lane with every wait in place, so
-// ranks on either meet in a step (a rank whose call takes the general path
-// runs the Walk): what it leaves out is only the Walk's bookkeeping for
-// resuming and for trees of several lanes, which is most of what a small
-// call costs besides its cache lines.
+// take (OneGroupKind): one pass down (bcast, scatter), one pass up over a
+// flat group (reduce, gather), one pass through the prefix top (scan,
+// exscan), a round trip through the symmetric top (barrier, allreduce,
+// allgather, reduce_scatter_block, alltoall). It is the protocol of the
+// Walk's stages for one flat lane whose units are ranks (take_release,
+// start_down, release_lane; flat_sources, Collect, the top's output,
+// reached_top; the symmetric and prefix tops), in their order, through the
+// same line helpers (base/stage.hpp: publish_line, line_status,
+// publish_release, release_status), so ranks on either meet in a step (a
+// rank whose call takes the general path runs the Walk;
+// BaseCases.OneGroupStepMeetsTheWalk runs them mixed). What it leaves out
+// is the Walk's bookkeeping for resuming and for trees of several lanes,
+// and the stages' state in memory, which every acquire load made the
+// compiler reload: about a third of a small call's instructions
+// (callcost.sh).
 #pragma once
 
 #include "collectives/base/fan_in.hpp"
@@ -21,15 +25,6 @@
 
 namespace osmp {
 
-// A step of kind K on this rank, blocking: the protocol of the Walk's
-// stages for one flat lane whose units are ranks (the lines, flags and
-// headers each writes and reads are theirs, through the same helpers:
-// publish_line, line_status, publish_release, release_status), written as
-// one function with every wait in place and its state in locals. The
-// Walk's stages keep theirs in objects that a non-blocking call resumes;
-// here nothing is resumed, so nothing lives in memory between two waits
-// (a stage's state in memory is reloaded after every acquire load: about a
-// third of a small call's instructions, callcost.sh).
 // What a one-group step of kind K found, by the names StepState gives them
 // (step_to_raise and inline_step_result read it, walk.hpp).
 template <OneGroupKind K>
@@ -43,6 +38,8 @@ struct OneGroupFound {
   int seen_rank = -1;
 };
 
+// A step of kind K on this rank, blocking: one function with every wait in
+// place and its state in locals.
 template <PayloadHooks P, OneGroupKind K>
 class OneGroupStep {
  public:
@@ -69,9 +66,9 @@ class OneGroupStep {
     CtrlLine* const* lines = l.member[parity(step)].data();
     const int* ranks = l.g->members.data();  // who writes unit u's lines: its rank
     WaitStatus ws = WaitStatus::ok;
-    // Waits in place for unit u's flag `f` to reach `target`.
-    // A wait past its first poll watches my header (Engine::watch_step: a
-    // long wait's peek() compares it with the others' call records).
+    // Waits in place for unit u's flag `f` to reach `target`; a wait past
+    // its first poll watches my header (Engine::watch_step: a long wait's
+    // peek() compares it with the others' call records).
     auto wait = [&](const Flag& f, std::uint64_t target, int u) {
       e.watch_step(&header);
       ws = waiter.wait(f, target, ranks[u]);

@@ -28,11 +28,10 @@ template <class P>
 class PrefixTop {
  public:
   // `mine`: what this rank brings from below (its input: one group).
-  template <class X>
-  Wait progress(X& x, const std::byte* mine) {
+  Wait progress(StepState<P>& x, const std::byte* mine) {
     static_assert(HasPrefix<P>, "the prefix top runs payloads with a fold (P::prefix)");
     Lane& top = x.top();
-    LaneWork& w = x.top_work();
+    LaneWork& w = x.work_of(x.k - 1);
     const int n = top.n(), me = top.g->me;
     const int my_rank = top.packed[top.unit_off[static_cast<std::size_t>(me)]];
     switch (phase_) {

@@ -30,10 +30,9 @@ inline Slice slice_of(std::size_t elems, int n, int me) {
 template <class P>
 class SlicesTop {
  public:
-  template <class X>
-  Wait progress(X& x, const std::byte* mine) {
+  Wait progress(StepState<P>& x, const std::byte* mine) {
     Lane& top = x.top();
-    LaneWork& w = x.top_work();
+    LaneWork& w = x.work_of(x.k - 1);
     const int n = top.n(), me = top.g->me;
     const std::size_t len = x.p.up_len(top, me);
     CtrlLine& line = mline(top, me, x.step);
@@ -78,8 +77,7 @@ class SlicesTop {
   }
 
  private:
-  template <class X>
-  void combine_mine(X& x, Lane& top, LaneWork& w) {
+  void combine_mine(StepState<P>& x, Lane& top, LaneWork& w) {
     const std::size_t es = x.p.element_size();
     const Slice s = slice_of(x.p.elements(), top.n(), top.g->me);
     if (!s.count) return;

@@ -117,65 +117,31 @@ void take_data_error(X& x) {
   }
 }
 
-// The plan of a step of kind K as StepState reads it: StepPlan's fields as
-// constants, so that what they decide folds away in the one-group step,
-// which runs only steps whose plan is this (one_group_kind, engine.hpp).
+// The plan of a one-group step of kind K (base/one_group.hpp): StepPlan's
+// fields as constants, as step_to_raise and inline_step_result read them
+// (walk.hpp); such a step runs only where its plan is this
+// (one_group_kind, engine.hpp).
 template <OneGroupKind K>
 struct FixedStep {
   static_assert(K != OneGroupKind::none);
   static constexpr bool header = true;
   static constexpr bool up = K != OneGroupKind::down;
   static constexpr bool down = K == OneGroupKind::down || K == OneGroupKind::symmetric;
-  static constexpr bool flat = K == OneGroupKind::up;  // one_group_kind takes only a flat lane up
   static constexpr TopCase top = K == OneGroupKind::prefix      ? TopCase::prefix
                                  : K == OneGroupKind::symmetric ? TopCase::symmetric
                                                                 : TopCase::tree;
   static constexpr bool one_pass = K != OneGroupKind::symmetric;
-  constexpr FixedStep() = default;
-  explicit constexpr FixedStep(const StepPlan&) {}
 };
-
-// What a step's state knows of its lanes: any tree's, at run time (the
-// Walk's), or, for a FixedStep plan, one lane of a one-group team that
-// makes one-pass calls, as constants.
-template <class S>
-struct StepLanes {
-  static constexpr bool kOneLane = false;
-  int k;           // lanes on this rank's path
-  bool unit_acks;  // Engine::unit_acks
-  bool one_group;  // Engine::one_group
-  explicit StepLanes(Engine& e)
-      : k(static_cast<int>(e.lanes().size())), unit_acks(e.unit_acks()), one_group(e.one_group()) {}
-};
-template <OneGroupKind K>
-struct StepLanes<FixedStep<K>> {
-  static constexpr bool kOneLane = true;
-  static constexpr int k = 1;
-  static constexpr bool unit_acks = true;
-  static constexpr bool one_group = true;
-  explicit StepLanes(Engine&) {}
-};
-
-// The base case a group runs in a step (level_base), for either kind of plan.
-template <class S>
-inline BaseCase step_base(const S& s, const BaseCase& chosen) {
-  return s.flat ? BaseCase{BaseCase::Kind::flat, 0} : chosen;
-}
 
 // One step of a call on this rank: what the plan says it is, and what the
 // base cases of its lanes share while it runs. Its role (local root of lanes
 // 0..m-1, an ordinary member of lane m; m == k: the top) is fixed at start.
-// `S`: the step's plan, StepPlan (the Walk: any step of any tree) or a
-// FixedStep (the one-group step: one lane, a plan known at compile time).
-template <PayloadHooks P, class S = StepPlan>
-struct StepState : StepLanes<S> {
-  using StepLanes<S>::k;
-  using StepLanes<S>::unit_acks;
+template <PayloadHooks P>
+struct StepState {
   // `block`: wait in place (the blocking path), else return what to wait for.
   StepState(Engine& eng, P& pay, const StepPlan& sp, std::uint64_t s, const OpHeader& h, StatusWord local, int r,
             std::uint64_t first, bool block)
-      : StepLanes<S>(eng),
-        e(eng),
+      : e(eng),
         p(pay),
         lanes(eng.lanes().data()),
         work(eng.work().data()),
@@ -185,8 +151,11 @@ struct StepState : StepLanes<S> {
         header(h),
         status(local),
         root(r),
+        k(static_cast<int>(eng.lanes().size())),
         sleepy(eng.team().waiter().may_sleep()),
         uniform(pay.uniform_up_len()),
+        unit_acks(eng.unit_acks()),
+        one_group(eng.one_group()),
         waiter(block ? &eng.team().waiter() : nullptr) {
     while (m < k && lane(m).g->me == lane(m).lroot(root)) ++m;
     top_member = plan.top != TopCase::tree && m >= k - 1;
@@ -213,17 +182,12 @@ struct StepState : StepLanes<S> {
   Lane& lane(int j) { return lanes[j]; }
   LaneWork& work_of(int j) { return work[j]; }
   Lane& top() { return lanes[k - 1]; }
-  LaneWork& top_work() { return work[k - 1]; }
-  // Who acts for unit u of lane l in this step (one group: every unit is a rank).
-  int actor(const Lane& l, int u) const {
-    if constexpr (StepLanes<S>::kOneLane) return l.g->members[static_cast<std::size_t>(u)];
-    return l.g->actor(u, root);
-  }
+  int actor(const Lane& l, int u) const { return l.g->actor(u, root); }
   // Whether data moves: always in chunk steps, in the header step only while
   // nobody has failed.
   bool data_ok() const { return !plan.header || status == 0; }
   bool verdict_ok() const { return !plan.header || verdict == 0; }
-  BaseCase base(const Lane& l) const { return step_base(plan, l.base); }
+  BaseCase base(const Lane& l) const { return level_base(plan, l.base); }
 
   // Takes a unit's header and status into the running status.
   void check(const CtrlLine& line, const OpHeader& against, int who) {
@@ -255,7 +219,7 @@ struct StepState : StepLanes<S> {
   // step, or its leader). Known without waiting after a round trip
   // (done_all).
   Wait reuse() {
-    if (this->one_group) return reuse_one_lane();
+    if (one_group) return reuse_one_lane();
     if (step >= 2) {
       const int before = e.root_of_step(step);  // the root of step - 2 (same parity)
       for (int j = 0; j <= last_lane(); ++j) {
@@ -321,7 +285,7 @@ struct StepState : StepLanes<S> {
   // actor's.
   void all_finished_before(Lane& l) {
     if (!unit_acks || step < 1 || reached(l.done_all, step - 1)) return;
-    if (!this->one_group && e.root_of_step(step - 1) != root) return;
+    if (!one_group && e.root_of_step(step - 1) != root) return;
     l.done_all = step - 1;
   }
 
@@ -346,14 +310,17 @@ struct StepState : StepLanes<S> {
   P& p;
   Lane* lanes;     // the engine's, k of them
   LaneWork* work;  // the engine's, one per lane
-  S plan;
+  StepPlan plan;
   std::uint64_t step;
   std::uint64_t first_chunk;  // the op's first chunk step (0: none)
   OpHeader header;            // this rank's view of the op
   StatusWord status;          // errors seen so far (mine, my units')
   int root;
+  int k;
   bool sleepy;
   std::size_t uniform;
+  bool unit_acks;  // Engine::unit_acks
+  bool one_group;  // Engine::one_group
   Waiter* waiter;  // blocking: wait in place
   WaitStatus failed = WaitStatus::ok;
   int m = 0;                // local root of lanes 0..m-1
@@ -373,8 +340,8 @@ struct StepState : StepLanes<S> {
 struct Collect {
   std::size_t next = 0;
 
-  template <class X>
-  Wait progress(X& x, const Lane& l, LaneWork& w) {
+  template <class P>
+  Wait progress(StepState<P>& x, const Lane& l, LaneWork& w) {
     for (; next < w.from.size(); ++next) {
       const int u = w.from[next];
       CtrlLine& line = mline(l, u, x.step);

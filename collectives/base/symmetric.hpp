@@ -23,10 +23,9 @@ template <class P>
 class SymmetricTop {
  public:
   // `mine`: what this rank brings from below.
-  template <class X>
-  Wait progress(X& x, const std::byte* mine) {
+  Wait progress(StepState<P>& x, const std::byte* mine) {
     Lane& top = x.top();
-    LaneWork& w = x.top_work();
+    LaneWork& w = x.work_of(x.k - 1);
     const int n = top.n(), me = top.g->me;
     CtrlLine& line = mline(top, me, x.step);
     switch (phase_) {
@@ -70,8 +69,7 @@ class SymmetricTop {
   }
 
  private:
-  template <class X>
-  void finish(X& x, Lane& top, LaneWork& w) {
+  void finish(StepState<P>& x, Lane& top, LaneWork& w) {
     x.verdict = x.status;
     if (x.verdict == 0) x.result = sym_down(x.p, top, w, x.e.scratch(2));
     top.up_ok = x.step;  // every line of this step was read by everyone
