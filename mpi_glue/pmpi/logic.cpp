@@ -47,6 +47,42 @@ namespace osmp::pmpi {
 
 const VBlocks Prepared::kNoBlocks{};
 
+namespace {
+// This thread's VBlocks of its last calls (reused_vblocks, VBlocksBack):
+// trivially destructible, so that a Prepared destroyed late (a pending
+// call's, at exit) never meets a destroyed list; MPI_Finalize frees the
+// finalizing thread's (drop_kept_vblocks), another thread's few stay with
+// it until the process exits.
+constexpr int kKeptVBlocks = 4;
+constexpr std::size_t kKeptScratch = std::size_t{1} << 20;
+struct KeptVBlocks {
+  VBlocks* free[kKeptVBlocks];
+  int n;
+};
+constinit thread_local KeptVBlocks t_vblocks{{}, 0};
+
+void drop_kept_vblocks() {
+  while (t_vblocks.n > 0) delete t_vblocks.free[--t_vblocks.n];
+}
+}  // namespace
+
+std::unique_ptr<VBlocks> reused_vblocks() {
+  KeptVBlocks& kept = t_vblocks;
+  if (kept.n == 0) return std::make_unique<VBlocks>();
+  return std::unique_ptr<VBlocks>(kept.free[--kept.n]);
+}
+
+void VBlocksBack::operator()(VBlocks* v) const noexcept {
+  KeptVBlocks& kept = t_vblocks;
+  if (kept.n >= kKeptVBlocks) {
+    delete v;
+    return;
+  }
+  v->blocks.trim(kKeptScratch);
+  v->send_blocks.trim(kKeptScratch);
+  kept.free[kept.n++] = v;
+}
+
 void Call::find_state(bool nonblocking) {
   if (comm == MPI_COMM_NULL) return;
   if (int finalized = 0; PMPI_Finalized(&finalized), finalized) return;
@@ -804,6 +840,7 @@ void osmp_pmpi_finalize(void) {
   // before the teams go: every rank has started them.
   complete_all();
   release_all();
+  drop_kept_vblocks();
   report(rank);
 }
 }

@@ -270,17 +270,18 @@ Status BlockSet::set(const void* buf, const int* counts, const int* displs, int 
   comm_ = comm;
   ti_ = ti;
   raw_ = ti.raw;
+  packed_ = written_ = false;  // (a set kept from an earlier call: VBlocksBack)
+  base_ = nullptr;
   const std::size_t un = static_cast<std::size_t>(n);
-  counts_.assign(un, 0);
-  displs_.assign(un, 0);
-  std::vector<std::byte*> at(un);
+  counts_.resize(un);
+  displs_.resize(un);
   std::byte* lowest = nullptr;
   std::int64_t packed = 0;
+  auto at = [&](std::size_t r) { return static_cast<std::byte*>(element(const_cast<void*>(buf), displs[r], ti)); };
   for (std::size_t r = 0; r < un; ++r) {
     if (counts[r] < 0) return Status(Errc::invalid_argument, cat("count ", r, " is negative (", counts[r], ")"));
     counts_[r] = counts[r] * ti.size;
-    at[r] = static_cast<std::byte*>(element(const_cast<void*>(buf), displs[r], ti));
-    if (counts_[r] && (!lowest || at[r] < lowest)) lowest = at[r];
+    if (counts_[r] && (!lowest || at(r) < lowest)) lowest = at(r);
     displs_[r] = packed;  // packed: back to back in the scratch
     packed += counts_[r];
   }
@@ -289,7 +290,7 @@ Status BlockSet::set(const void* buf, const int* counts, const int* displs, int 
     return {};
   }
   base_ = lowest;
-  for (std::size_t r = 0; r < un; ++r) displs_[r] = counts_[r] ? at[r] - lowest : 0;
+  for (std::size_t r = 0; r < un; ++r) displs_[r] = counts_[r] ? at(r) - lowest : 0;
   return {};
 }
 

@@ -156,6 +156,11 @@ class BlockSet {
   void* out();       // where the received blocks go
   void commit();     // unpacks what out() received (no-op in place, or with nothing received)
   void hold_type(std::vector<MPI_Datatype>& held);  // as Stream's (commit() unpacks only after out())
+  // Frees the scratch if it holds more than `most` bytes' room (a set kept
+  // for later calls: VBlocksBack).
+  void trim(std::size_t most) {
+    if (scratch_.capacity() > most) std::vector<unsigned char>().swap(scratch_);
+  }
 
  private:
   const void* buf_ = nullptr;
