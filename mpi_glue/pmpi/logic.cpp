@@ -614,54 +614,52 @@ bool lean_reduction(const Call& c, CollArgs& a, const void* s, void* r, int coun
   return true;
 }
 
-// gather, allgather (prepare_uniform_gathered): this rank's own block, and
-// every rank's where it receives them.
+// The uniform gathers' and scatters' blocks (prepare_uniform_gathered and
+// _scattered, alike but for the side): `all` holds every rank's block where
+// this rank holds them (`holds`: a gather's root, every rank of allgather,
+// a scatter's root), `own` this rank's own block, which is in place where
+// it is MPI_IN_PLACE or its block of `all` (same count and type). The
+// bytes per block, or -1 where the call cannot take the lean way.
+inline std::int64_t lean_blocks(const Call& c, bool holds, const void* all, int ac, MPI_Datatype at, const void* own,
+                                int oc, MPI_Datatype ot, bool& in_place) {
+  const TypeInfo* ai = holds ? builtin(at) : nullptr;
+  if (holds && (!ai || ac < 0)) return -1;
+  in_place = holds && (own == MPI_IN_PLACE ||
+                       (oc == ac && ot == at && own && own == static_cast<const char*>(all) + ai->size * ac * c.me));
+  std::int64_t bytes = 0;
+  if (in_place) {
+    bytes = ai->size * ac;
+  } else {
+    const TypeInfo* oi = builtin(ot);
+    if (!oi || oc < 0) return -1;
+    bytes = oi->size * oc;
+    if (holds && bytes != ai->size * ac) return -1;  // MPI_ERR_TRUNCATE
+  }
+  return bytes * c.n > INT_MAX ? -1 : bytes;  // larger: to the MPI (set_bytes)
+}
+// gather, allgather: every rank's blocks where this rank receives them.
 template <OpKind K>
 bool lean_gathered(const Call& c, CollArgs& a, const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
                    int root) {
   if (is_rooted(K) && (root < 0 || root >= c.n)) return false;
   const bool receives = osmp::describe(K).buffers.recv.at(c.me == root) != Amount::none;
-  const TypeInfo* ri = receives ? builtin(rt) : nullptr;
-  if (receives && (!ri || rc < 0)) return false;
-  const bool in_place =
-      receives &&
-      (s == MPI_IN_PLACE || (sc == rc && st == rt && s && s == static_cast<const char*>(r) + ri->size * rc * c.me));
-  std::int64_t bytes = 0;
-  if (in_place) {
-    bytes = ri->size * rc;
-  } else {
-    const TypeInfo* si = builtin(st);
-    if (!si || sc < 0) return false;
-    bytes = si->size * sc;
-    if (receives && bytes != ri->size * rc) return false;  // MPI_ERR_TRUNCATE
-  }
-  if (bytes * c.n > INT_MAX) return false;  // to the MPI (set_bytes)
+  bool in_place = false;
+  const std::int64_t bytes = lean_blocks(c, receives, r, rc, rt, s, sc, st, in_place);
+  if (bytes < 0) return false;
   a = CollArgs{K, in_place ? kInPlace : s, receives ? r : nullptr, bytes, Datatype::uint8, Op::sum, root};
   return true;
 }
-// scatter (prepare_uniform_scattered): the root's blocks, this rank's own.
+// scatter: the root's blocks out to every rank's own.
 template <OpKind K>
 bool lean_scattered_uniform(const Call& c, CollArgs& a, const void* s, int sc, MPI_Datatype st, void* r, int rc,
                             MPI_Datatype rt, int root) {
   if (root < 0 || root >= c.n) return false;
   const bool is_root = c.me == root;
-  const TypeInfo* si = is_root ? builtin(st) : nullptr;
-  if (is_root && (!si || sc < 0)) return false;
-  const bool in_place =
-      is_root &&
-      (r == MPI_IN_PLACE || (sc == rc && st == rt && r && r == static_cast<const char*>(s) + si->size * sc * c.me));
-  std::int64_t bytes = 0;
-  if (in_place) {
-    bytes = si->size * sc;
-  } else {
-    const TypeInfo* ri = builtin(rt);
-    if (!ri || rc < 0) return false;
-    bytes = ri->size * rc;
-    if (is_root && bytes != si->size * sc) return false;  // MPI_ERR_TRUNCATE
-  }
-  if (bytes * c.n > INT_MAX) return false;
-  a = CollArgs{K,   is_root ? s : nullptr, in_place ? const_cast<void*>(kInPlace) : r, bytes, Datatype::uint8, Op::sum,
-               root};
+  bool in_place = false;
+  const std::int64_t bytes = lean_blocks(c, is_root, s, sc, st, r, rc, rt, in_place);
+  if (bytes < 0) return false;
+  void* recv = in_place ? const_cast<void*>(kInPlace) : r;
+  a = CollArgs{K, is_root ? s : nullptr, recv, bytes, Datatype::uint8, Op::sum, root};
   return true;
 }
 // alltoall (prepare_uniform_pairs): n blocks each way.
