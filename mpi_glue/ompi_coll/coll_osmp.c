@@ -473,7 +473,9 @@ static int register_params(void) {
   string_param("base_case", "Base case per level (as OSMP_BASE_CASE): flat, knomial[:K], LEVEL=CASE,...",
                &osmp_base_case);
   string_param("cma_min", "Single-copy (process_vm_readv) threshold per rank (as OSMP_CMA_MIN)", &osmp_cma_min);
-  string_param("check", "Mismatch check on one node (as OSMP_CHECK): lazy (one pass; the default) or strict",
+  string_param("check",
+               "Mismatch check (as OSMP_CHECK): lazy (one pass; across nodes the leaders run only the MPI's "
+               "collective; the default) or strict (every call agrees first)",
                &osmp_check);
   string_param("slot_size", "Bytes per member data slot (as OSMP_SLOT_SIZE)", &osmp_slot_size);
   string_param("tuning_file", "Tuning file written by osmp-tune (as OSMP_TUNING_FILE; empty: the default location)",

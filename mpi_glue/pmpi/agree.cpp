@@ -148,6 +148,8 @@ Decision decide(const Header& h) {
 
 }  // namespace
 
+long long g_leader_calls = 0;
+
 Decision agree(MPI_Comm leaders, int who, const NodeSays& mine, const Payload& p) {
   Block b;
   std::memset(&b, 0, sizeof b);
@@ -155,7 +157,7 @@ Decision agree(MPI_Comm leaders, int who, const NodeSays& mine, const Payload& p
   if (p.mode == Payload::Mode::combine) b.h.combined = static_cast<std::int32_t>(p.len);
   const bool fine = mine.error == Errc::ok && !mine.to_mpi;  // else its buffers may be unset
   if (fine && p.mode != Payload::Mode::none && p.len) std::memcpy(b.payload + p.at, p.in, p.len);
-  int rc = PMPI_Allreduce(MPI_IN_PLACE, &b, 1, objects().block, objects().op, leaders);
+  int rc = on_leaders([&] { return PMPI_Allreduce(MPI_IN_PLACE, &b, 1, objects().block, objects().op, leaders); });
   if (rc != MPI_SUCCESS)
     return Decision{Decision::Route::error, Errc::system, cat("the node leaders' MPI_Allreduce failed (", rc, ")")};
   Decision d = decide(b.h);

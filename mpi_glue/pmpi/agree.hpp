@@ -1,5 +1,6 @@
-// Node leaders agreeing on a call that spans nodes, in the exchange that
-// moves its data anyway.
+// Node leaders agreeing on a call that spans nodes (OSMP_CHECK=strict, and
+// the sizes of gatherv, scatterv and alltoallv), in the exchange that moves
+// its data anyway.
 //
 // Each node has run its part on osmp (or abstained), so every rank of a node
 // knows its node's verdict. The leaders then run one MPI_Allreduce of a fixed
@@ -21,7 +22,9 @@
 
 namespace osmp::pmpi {
 
-// Small: every call across nodes pays this allreduce, and its cost grows
+// Small: every call across nodes under OSMP_CHECK=strict pays this
+// allreduce (lazily the leaders run only the MPI's collective: parts.hpp,
+// leaders_part), and its cost grows
 // with the block (2 simulated nodes, Open MPI 4.1: a barrier 1.18 us with
 // 256 bytes, 1.97 us with 1024; calls with more data than the payload holds
 // move it in the MPI's own collective after, which costs about what riding
@@ -34,6 +37,7 @@ inline constexpr std::size_t kPayload = kBlock - kHeader;
 struct NodeSays {
   Errc error = Errc::ok;  // the node's error (this leader's own included)
   bool to_mpi = false;    // the node hands the call to the MPI
+  bool own_fine = true;   // the leader's own arguments are good (its buffers may take part)
   OpKind kind = OpKind::barrier;
   std::int64_t bytes = 0;  // per rank (reductions: the vector; allgatherv: the counts' digest)
   int dtype = 0, op = 0, root = -1;
@@ -57,6 +61,16 @@ struct Decision {
   Errc error = Errc::ok;
   std::string message;
 };
+
+// Every MPI call among the leaders goes through here (counted: the
+// leaders' calls per osmp call, osmp_pmpi_leader_calls, for tests). Only
+// the thread that makes the call's MPI calls counts: plain.
+extern long long g_leader_calls;
+template <class F>
+int on_leaders(F&& call) {
+  ++g_leader_calls;
+  return call();
+}
 
 // Collective over the leaders' communicator. `who` is this leader's rank
 // in the call's communicator (errors name the lowest such rank).

@@ -191,7 +191,7 @@ void complete_osmp_parts(MPI_Comm comm);
 void complete_all();
 
 // Calls spanning nodes (nodes.cpp): osmp in each node, the node leaders
-// agreeing (agree.hpp) and moving data through the MPI; an operation's flow
+// moving data through the MPI (agreeing first strictly: agree.hpp); an operation's flow
 // from the call as prepared (its buffers as byte streams, send kInPlace
 // where osmp allows; the v-variants' counts and displacements in bytes,
 // reduce_scatter's shares in elements of p.dtype, where this rank's own

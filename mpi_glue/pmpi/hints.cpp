@@ -8,8 +8,10 @@
 //                      components about under 28 characters)
 //   osmp_check         the mismatch check (as OSMP_CHECK): "strict" makes
 //                      every call agree on its arguments first, "lazy" (the
-//                      default on one node) one-pass calls. A communicator
-//                      across nodes stays strict: "lazy" there is ignored.
+//                      default) one-pass calls; across nodes "strict"
+//                      makes the leaders agree before the MPI's collective
+//                      among them, "lazy" runs only that collective (each
+//                      node's own part agrees in the node either way).
 //
 // Set with MPI_Comm_set_info (collective) or given at creation
 // (MPI_Comm_dup_with_info, MPI_Comm_split_type with info): read when the
@@ -106,10 +108,11 @@ Hints current(const Team& team) {
   return h;
 }
 
-// Across nodes every call agrees first (state.cpp, make_team): an
-// osmp_check hint there is checked and dropped ("lazy" ignored, and said
-// so). A value that is no check mode is every rank's MPI_ERR_INFO_VALUE.
-int keep_strict_across_nodes(const CommState& st, Hints& h, bool lead) {
+// Across nodes the node's teams always agree in the node (state.cpp,
+// make_team): an osmp_check hint there sets whether the leaders agree
+// (CommState::leaders_agree) and goes no further. A value that is no check
+// mode is every rank's MPI_ERR_INFO_VALUE.
+int check_across_nodes(CommState& st, Hints& h, bool lead) {
   auto check = h.all.find("OSMP_CHECK");
   if (check == h.all.end() || st.kind != CommState::Kind::nodes) return MPI_SUCCESS;
   const bool lazy = iequals(check->second, "lazy");
@@ -117,8 +120,7 @@ int keep_strict_across_nodes(const CommState& st, Hints& h, bool lead) {
     if (lead) log(LogLevel::error, "osmp_pmpi: info hint osmp_check: '", check->second, "' is not lazy or strict");
     return MPI_ERR_INFO_VALUE;
   }
-  if (lazy && lead)
-    log(LogLevel::info, "osmp_pmpi: info hint osmp_check=lazy ignored: a communicator across nodes stays strict");
+  st.leaders_agree = !lazy;  // every rank holds the same hints (apply)
   h.all.erase(check);
   return MPI_SUCCESS;
 }
@@ -140,7 +142,7 @@ int apply(CommState& st, Hints h) {
   }
   // From here every rank holds the same hints and the same kind: what follows
   // decides alike everywhere.
-  if (int rc = keep_strict_across_nodes(st, h, lead); rc != MPI_SUCCESS || h.empty()) return rc;
+  if (int rc = check_across_nodes(st, h, lead); rc != MPI_SUCCESS || h.empty()) return rc;
   const Hints before = current(*st.team);
   Status s = st.team->configure(h.all, h.per_op);
   int bad = s.ok() ? 0 : 1, any = 0;
@@ -228,10 +230,7 @@ const char* osmp_pmpi_hint_changed(MPI_Comm comm, const char* key, const char* v
   Hints h;
   CommState* st = existing_state(comm);
   if (!add_hint(key, value, h) || !st) return value;  // read from the comm's info when built
-  if (apply(*st, h) != MPI_SUCCESS) return nullptr;
-  // Ignored across nodes (keep_strict_across_nodes): not a hint in effect.
-  const bool ignored = std::strcmp(key, kCheckKey) == 0 && st->kind == CommState::Kind::nodes;
-  return ignored && !iequals(trim(value), "strict") ? nullptr : value;
+  return apply(*st, h) == MPI_SUCCESS ? value : nullptr;
 }
 
 const char* const* osmp_pmpi_hint_keys(void) { return kKeys; }

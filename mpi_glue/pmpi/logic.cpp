@@ -22,10 +22,13 @@
 //      makes anyway gives every rank the same verdict: all go to the MPI
 //      when a rank said so, all fail when a rank erred or the headers differ
 //      (an MPI error through the communicator's handler, errors.hpp).
-//      Across nodes the leaders carry their nodes' verdicts in the exchange
-//      that moves the data (agree.hpp). No round trip is added for this.
+//      Across nodes each node's part agrees in the node; strictly the
+//      leaders carry their nodes' verdicts in the exchange that moves the
+//      data (agree.hpp), lazily (the default) each node keeps its own and
+//      the leaders run only the MPI's collective (parts.hpp, leaders_part).
 // A legal program so takes one route on every rank without exchanging
-// anything for it; an erroneous one gets errors, never a hang.
+// anything for it; an erroneous one gets errors, never a hang (across nodes
+// lazily: where the MPI itself would not hang, nodes.cpp).
 #include <mpi.h>
 
 #include "mpi_glue/pmpi/logic.h"
@@ -37,6 +40,7 @@
 #include "collectives/ops/describe.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
+#include "mpi_glue/pmpi/agree.hpp"
 #include "mpi_glue/pmpi/call.hpp"
 #include "mpi_glue/pmpi/errors.hpp"
 #include "mpi_glue/pmpi/state.hpp"
@@ -806,6 +810,7 @@ extern "C" {
 // For tests and tools: how many collectives this process ran on osmp / the MPI.
 __attribute__((visibility("default"))) long long osmp_pmpi_calls(int on_osmp) { return calls(on_osmp != 0); }
 __attribute__((visibility("default"))) long long osmp_pmpi_single_copies(void) { return single_copies(); }
+__attribute__((visibility("default"))) long long osmp_pmpi_leader_calls(void) { return g_leader_calls; }
 // Teams alive now and at most, and their shared memory (bytes).
 __attribute__((visibility("default"))) void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes,
                                                               unsigned long long* peak_bytes) {

@@ -90,6 +90,8 @@ int osmp_pmpi_win_free(MPI_Win* win);
 void osmp_pmpi_finalize(void);
 long long osmp_pmpi_calls(int on_osmp);
 long long osmp_pmpi_single_copies(void);
+/* MPI calls this process made among the node leaders (across nodes). */
+long long osmp_pmpi_leader_calls(void);
 void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes, unsigned long long* peak_bytes);
 /* Only prints the counters (no MPI calls): for the component's close. */
 void osmp_pmpi_report(void);

@@ -6,16 +6,19 @@
 //      header or abstains from (call.hpp), so the node shares one verdict;
 //      on the root's node it is rooted at the root, so that every rank of
 //      that node agrees on the root before anyone acts on it;
-//   2. the leaders' agreement (agree.hpp), data riding along when it fits,
-//      then the MPI's own collective among leaders for larger data;
+//   2. the leaders' part (leaders_part): lazily (the default) only the
+//      MPI's own collective among them, each node keeping its verdict;
+//      strictly the leaders' agreement (agree.hpp) first, data riding
+//      along when it fits, then the MPI's collective for larger data;
 //   3. the result into each node on osmp, the leader abstaining with the
 //      decision when it is an error; on the root's node of reduce and
 //      gather, the leader's result to the root.
 //
 // A node whose verdict is an error returns it at once (its leader still
-// tells the others in 2). A node whose verdict is "to the MPI" waits for
-// the leaders' decision (tell_node): to the MPI only when every node said
-// so, else an error. Ranks whose part ends in 1 (the non-root nodes of
+// takes part in 2: lazily with its buffers, strictly telling the others).
+// A node whose verdict is "to the MPI" hands the call to it (lazily at
+// once; strictly after the leaders' decision, tell_node: to the MPI only
+// when every node said so, else an error). Ranks whose part ends in 1 (the non-root nodes of
 // reduce, gather and gatherv, the root's node of bcast, scatter and
 // scatterv, the first node of scan and exscan) return without hearing of
 // errors found later elsewhere: data flows away from them, as with the MPI
@@ -119,7 +122,7 @@ void row_layout(const unsigned char* rows, std::size_t size, std::vector<std::in
 // MPI_Reduce_scatter after it.
 Decision leaders_reduce_scatter(const Call& c, const Plan& p, const NodeSays& s, const Layout& l, std::size_t lme,
                                 std::vector<unsigned char>& grouped, std::vector<unsigned char>& node) {
-  const bool small = fits(static_cast<std::int64_t>(grouped.size()));
+  const bool small = fits(c, static_cast<std::int64_t>(grouped.size()));
   const std::size_t len = small ? grouped.size() : 0;
   std::vector<int> elems(l.counts);
   for (int& e : elems) e = static_cast<int>(e / static_cast<int>(size_of(p.dtype)));
@@ -177,7 +180,8 @@ Outcome nodes_barrier(const Call& c, const Prepared& /*x*/) {
   Plan p;
   Status v1 = c.team().barrier();
   Decision d;
-  if (leader(c)) d = agree(c.st->leaders, c.me, says(p, v1), {});
+  // Strict: the agreement is the leaders' barrier; lazily MPI_Barrier.
+  if (leader(c)) d = leaders_part(c, says(p, v1), {}, false, [&] { return PMPI_Barrier(c.st->leaders); });
   if (!v1.ok()) return Outcome::of(v1);
   return last_part(c, d, p, [&] { return c.team().barrier(); });
 }
@@ -193,7 +197,7 @@ Outcome nodes_allreduce(const Call& c, const Prepared& x) {
                    [&] { return team.reduce(in, lead ? recv : nullptr, p.count, p.dtype, p.op, 0); });
   Decision d;
   if (lead) {
-    const bool small = fits(p.bytes());
+    const bool small = fits(c, p.bytes());
     const std::size_t len = small ? static_cast<std::size_t>(p.bytes()) : 0;
     d = leaders_part(c, says(p, v1), {Payload::Mode::combine, p.dtype, p.op, recv, 0, len, recv, len}, !small, [&] {
       return PMPI_Allreduce(MPI_IN_PLACE, recv, static_cast<int>(p.count), mpi_type_of(p.dtype), mpi_op_of(p.op),
@@ -241,7 +245,7 @@ Outcome nodes_allgather(const Call& c, const Prepared& x) {
   Team& team = c.team();
   const bool lead = leader(c);
   const std::int64_t b = p.bytes(), all = b * c.n;
-  const bool small = fits(all);
+  const bool small = fits(c, all);
   std::vector<unsigned char> node(lead ? static_cast<std::size_t>(b * team.size()) : 0);
   std::vector<unsigned char> grouped(lead ? static_cast<std::size_t>(all) : 0);
   Status v1 = join(team, part_plan(p, OpKind::gather, b, 0),
@@ -266,9 +270,9 @@ Outcome nodes_allgather(const Call& c, const Prepared& x) {
 // allgatherv: every node gathers its ranks' blocks to its leader, each
 // after an 8-byte digest of the counts its rank passed (the leader checks
 // them against its own: ranks whose counts differ fail on every node); the
-// leaders exchange the nodes' blocks (in the agreement when they fit, else
-// MPI_Allgatherv), whose header carries the digest, so nodes whose counts
-// differ fail too; each node gets every block from its leader, packed in
+// leaders exchange the nodes' blocks (MPI_Allgatherv; strictly in the
+// agreement when they fit, whose header carries the digest, so nodes whose
+// counts differ fail too); each node gets every block from its leader, packed in
 // the leaders' order, and every rank puts them at its displacements.
 // `counts`, `displs`: bytes per comm rank (null where this rank's own
 // arguments failed: it takes part without data).
@@ -327,7 +331,9 @@ Outcome nodes_allgatherv(const Call& c, const Prepared& x) {
       }
     }
     const auto lme = static_cast<std::size_t>(leaders_rank(c));
-    const bool small = fits(all);
+    // A node that failed still takes part lazily (leaders_part), with as many bytes as it says.
+    if (!node.ok() && !c.st->leaders_agree) blocks.assign(static_cast<std::size_t>(l.counts[lme]), 0);
+    const bool small = fits(c, all);
     const Payload pl = placed(l, lme, blocks, grouped, small);
     d = leaders_part(c, says(part_plan(p, OpKind::allgatherv, digest, -1), node), pl, !small, [&] {
       return PMPI_Allgatherv(blocks.data(), l.counts[lme], MPI_BYTE, grouped.data(), l.counts.data(), l.displs.data(),
@@ -358,7 +364,7 @@ Outcome nodes_bcast(const Call& c, const Prepared& x) {
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const std::int64_t b = p.bytes();
-  const bool small = fits(b);
+  const bool small = fits(c, b);
   const auto len = static_cast<std::size_t>(small ? b : 0);
   auto move = [&] { return PMPI_Bcast(buf, static_cast<int>(b), MPI_BYTE, at.lroot, c.st->leaders); };
   Decision d;
@@ -387,7 +393,7 @@ Outcome nodes_scatter(const Call& c, const Prepared& x) {
   Team& team = c.team();
   const RootAt at = root_at(c, p.root);
   const std::int64_t b = p.bytes(), all = b * c.n;
-  const bool small = fits(all);
+  const bool small = fits(c, all);
   const Layout l = layout(*c.st, b);
   const bool lead = leader(c);
   const int lme = lead ? leaders_rank(c) : -1;
@@ -396,7 +402,7 @@ Outcome nodes_scatter(const Call& c, const Prepared& x) {
   std::vector<unsigned char> out(small ? static_cast<std::size_t>(all) : 0);
   Status v1;
   if (at.mine) {
-    if (at.me) to_grouped(l, b, static_cast<const unsigned char*>(send), grouped.data());
+    if (at.me && p.why == Errc::ok) to_grouped(l, b, static_cast<const unsigned char*>(send), grouped.data());
     const unsigned char* mine = at.me ? grouped.data() + l.displs[static_cast<std::size_t>(at.lroot)] : nullptr;
     v1 = join(team, part_plan(p, OpKind::scatter, b, at.local),
               [&] { return team.scatter(mine, recv, b, Datatype::uint8, at.local); });
@@ -442,7 +448,7 @@ Outcome nodes_reduce(const Call& c, const Prepared& x) {
   if (v1.ok() && lead && at.mine && !at.me) take(c, partial.data(), n, at.local);
   Decision d;
   if (lead) {
-    const bool small = fits(n);
+    const bool small = fits(c, n);
     const auto len = static_cast<std::size_t>(small ? n : 0);
     Payload pl{Payload::Mode::combine, p.dtype, p.op, partial.data(), 0, len, total.data(), at.mine ? len : 0};
     // Never in place: MPICH 4.0 crashes on an in-place reduce whose root
@@ -476,7 +482,7 @@ Outcome nodes_gather(const Call& c, const Prepared& x) {
   const bool lead = leader(c);
   const int r1 = at.mine ? at.local : 0;
   const std::int64_t b = p.bytes(), all = b * c.n, here = b * team.size();
-  const bool small = fits(all);
+  const bool small = fits(c, all);
   std::vector<unsigned char> node(lead || at.me ? static_cast<std::size_t>(here) : 0);
   Status v1 = join(team, part_plan(p, OpKind::gather, b, r1), [&] {
     return team.gather(send, team.rank() == r1 ? node.data() : nullptr, b, Datatype::uint8, r1);
@@ -602,7 +608,7 @@ Outcome nodes_scan(const Call& c, const Prepared& x) {
     // Every node's total in the agreement when they all fit it (each leader
     // then folds those of the nodes before it), else MPI_Exscan after it.
     const std::size_t nodes = c.st->leader_rank_of_node.size(), lme = static_cast<std::size_t>(leaders_rank(c));
-    const bool small = fits(static_cast<std::int64_t>(n * nodes));
+    const bool small = fits(c, static_cast<std::int64_t>(n * nodes));
     std::vector<unsigned char> all(small ? n * nodes : 0);
     const Payload pl{Payload::Mode::place, Datatype::uint8, Op::sum,   total.data(), lme * n,
                      small ? n : 0,        all.data(),      all.size()};
@@ -671,24 +677,27 @@ Outcome nodes_gatherv(const Call& c, const Prepared& x) {
     const std::size_t lme = node_rank(c);
     const auto bytes = static_cast<std::int64_t>(rows.size());
     std::vector<std::int64_t> totals(nodes, 0);
-    const bool small = fits(kLen * static_cast<std::int64_t>(nodes));
+    const bool small = fits_agreement(kLen * static_cast<std::int64_t>(nodes));
     const Payload pl{Payload::Mode::place, Datatype::uint8,  Op::sum,       &bytes,
                      lme * kLen,           small ? kLen : 0, totals.data(), small ? kLen * nodes : 0};
     d = agree(c.st->leaders, c.me, says(part_plan(p, OpKind::gatherv, 0, p.root), v1), pl);
     if (d.route == Route::osmp && !small) {
-      int rc = PMPI_Allgather(&bytes, 1, MPI_INT64_T, totals.data(), 1, MPI_INT64_T, c.st->leaders);
+      int rc = on_leaders(
+          [&] { return PMPI_Allgather(&bytes, 1, MPI_INT64_T, totals.data(), 1, MPI_INT64_T, c.st->leaders); });
       if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Allgather", rc);
     }
     std::vector<int> ic, id;
     if (d.route == Route::osmp && !int_layout(totals, ic, id)) d = too_large(p);
     if (d.route == Route::osmp) {
       if (lme == root_node) others.resize(static_cast<std::size_t>(id.back() + ic.back()));
-      int rc = PMPI_Gatherv(rows.data(), static_cast<int>(bytes), MPI_BYTE, others.data(), ic.data(), id.data(),
+      int rc = on_leaders([&] {
+        return PMPI_Gatherv(rows.data(), static_cast<int>(bytes), MPI_BYTE, others.data(), ic.data(), id.data(),
                             MPI_BYTE, at.lroot, c.st->leaders);
+      });
       if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Gatherv", rc);
     }
   }
-  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (v1.code() == Errc::unsupported) return tell_agreed(c, d);
   if (!v1.ok()) return Outcome::of(v1);
   if (!at.mine || (!at.me && !lead)) return lead ? outcome_of(d) : Outcome{};
   if (!at.me) {  // the root's leader
@@ -783,25 +792,28 @@ Outcome nodes_scatterv(const Call& c, const Prepared& x) {
     std::vector<std::int64_t> totals(nodes, 0);
     const bool has = at.mine && v1.ok();  // the root's leader, with the rows
     if (has && !node_totals(l, root_node, others, totals)) v1 = Status(Errc::internal, "scatterv rows do not add up");
-    const bool small = fits(kLen * static_cast<std::int64_t>(nodes));
+    const bool small = fits_agreement(kLen * static_cast<std::int64_t>(nodes));
     const std::size_t all = kLen * nodes;
     const Payload pl{Payload::Mode::place,   Datatype::uint8, Op::sum,        totals.data(), 0,
                      small && has ? all : 0, totals.data(),   small ? all : 0};
     d = agree(c.st->leaders, c.me, says(part_plan(p, OpKind::scatterv, 0, p.root), at.mine ? v1 : own(p)), pl);
     if (d.route == Route::osmp && !small) {
-      int rc = PMPI_Bcast(totals.data(), static_cast<int>(nodes), MPI_INT64_T, at.lroot, c.st->leaders);
+      int rc = on_leaders(
+          [&] { return PMPI_Bcast(totals.data(), static_cast<int>(nodes), MPI_INT64_T, at.lroot, c.st->leaders); });
       if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Bcast", rc);
     }
     std::vector<int> ic, id;
     if (d.route == Route::osmp && !int_layout(totals, ic, id)) d = too_large(p);
     if (d.route == Route::osmp) {
       rows.resize(static_cast<std::size_t>(totals[lme]));
-      int rc = PMPI_Scatterv(others.data(), ic.data(), id.data(), MPI_BYTE, rows.data(), ic[lme], MPI_BYTE, at.lroot,
+      int rc = on_leaders([&] {
+        return PMPI_Scatterv(others.data(), ic.data(), id.data(), MPI_BYTE, rows.data(), ic[lme], MPI_BYTE, at.lroot,
                              c.st->leaders);
+      });
       if (rc != MPI_SUCCESS) d = failure("the node leaders' MPI_Scatterv", rc);
     }
   }
-  if (at.mine ? v1.code() == Errc::unsupported : p.refuses()) return tell_node(c, d);
+  if (at.mine ? v1.code() == Errc::unsupported : p.refuses()) return tell_agreed(c, d);
   if (at.mine) return !v1.ok() ? Outcome::of(v1) : lead ? outcome_of(d) : Outcome{};
   std::vector<std::int64_t> nc, nd;
   if (lead && d.route == Route::osmp) row_layout(rows.data(), static_cast<std::size_t>(team.size()), nc, nd);
@@ -810,10 +822,10 @@ Outcome nodes_scatterv(const Call& c, const Prepared& x) {
 }
 
 // reduce_scatter (per-rank counts, the same everywhere): every node reduces
-// the whole input to its leader; the leaders, whose headers carry a digest
-// of the counts (nodes whose counts differ fail), reduce-scatter it by node
-// (each node's ranks' shares, in the leaders' order: in the agreement when
-// it fits, else MPI_Reduce_scatter); each leader scatters its node's shares,
+// the whole input to its leader; the leaders (strictly with a digest of
+// the counts in their headers: nodes whose counts differ fail)
+// reduce-scatter it by node (each node's ranks' shares, in the leaders'
+// order: MPI_Reduce_scatter; strictly in the agreement when it fits); each leader scatters its node's shares,
 // every rank checking its own count against its leader's. `counts`:
 // elements of p.dtype per comm rank (null where this rank's arguments failed).
 Outcome nodes_reduce_scatter(const Call& c, const Prepared& x) {
@@ -956,13 +968,15 @@ Outcome nodes_alltoallv(const Call& c, const Prepared& prepared) {
     }
     // Every pair's bytes: [from node][to node].
     std::vector<std::int64_t> sizes(nodes * nodes, 0);
-    const bool small = fits(static_cast<std::int64_t>(kLen * nodes * nodes));
+    const bool small = fits_agreement(static_cast<std::int64_t>(kLen * nodes * nodes));
     const Payload pl{Payload::Mode::place, Datatype::uint8,          Op::sum,      size_to.data(),
                      lme * nodes * kLen,   small ? kLen * nodes : 0, sizes.data(), small ? kLen * nodes * nodes : 0};
     d = agree(c.st->leaders, c.me, says(part_plan(p, OpKind::alltoallv, 0, -1), v1), pl);
     if (d.route == Route::osmp && !small) {
-      int e = PMPI_Allgather(size_to.data(), static_cast<int>(nodes), MPI_INT64_T, sizes.data(),
-                             static_cast<int>(nodes), MPI_INT64_T, c.st->leaders);
+      int e = on_leaders([&] {
+        return PMPI_Allgather(size_to.data(), static_cast<int>(nodes), MPI_INT64_T, sizes.data(),
+                              static_cast<int>(nodes), MPI_INT64_T, c.st->leaders);
+      });
       if (e != MPI_SUCCESS) d = failure("the node leaders' MPI_Allgather", e);
     }
     // Every leader's sends and receives within ints (all decide alike: all know every pair).
@@ -986,8 +1000,10 @@ Outcome nodes_alltoallv(const Call& c, const Prepared& prepared) {
     std::vector<unsigned char> from;
     if (d.route == Route::osmp) {
       from.resize(static_cast<std::size_t>(jd.back() + jc.back()));
-      int e = PMPI_Alltoallv(to.data(), ic.data(), id.data(), MPI_BYTE, from.data(), jc.data(), jd.data(), MPI_BYTE,
-                             c.st->leaders);
+      int e = on_leaders([&] {
+        return PMPI_Alltoallv(to.data(), ic.data(), id.data(), MPI_BYTE, from.data(), jc.data(), jd.data(), MPI_BYTE,
+                              c.st->leaders);
+      });
       if (e != MPI_SUCCESS) d = failure("the node leaders' MPI_Alltoallv", e);
     }
     if (d.route == Route::osmp) {
@@ -1025,7 +1041,7 @@ Outcome nodes_alltoallv(const Call& c, const Prepared& prepared) {
       }
     }
   }
-  if (v1.code() == Errc::unsupported) return tell_node(c, d);
+  if (v1.code() == Errc::unsupported) return tell_agreed(c, d);
   if (!v1.ok()) return Outcome::of(v1);
   std::int64_t expect = go ? static_cast<std::int64_t>(kLen * un) : 0;
   for (std::size_t q = 0; go && q < un; ++q) expect += rc[q];

@@ -51,7 +51,8 @@ int leaders_rank(const Call& c) {
 Status own(const Plan& p) { return p.why == Errc::ok ? Status() : Status(p.why, p.what); }
 
 NodeSays says(const Plan& p, const Status& verdict) {
-  NodeSays s{Errc::ok, false, p.kind, p.bytes(), static_cast<int>(p.dtype), static_cast<int>(p.op), p.root};
+  NodeSays s{Errc::ok, false, p.why == Errc::ok, p.kind, p.bytes(), static_cast<int>(p.dtype), static_cast<int>(p.op),
+             p.root};
   if (verdict.code() == Errc::unsupported)
     s.to_mpi = true;
   else if (!verdict.ok())
@@ -63,7 +64,20 @@ Decision failure(const char* what, int rc) {
   return {Route::error, Errc::system, cat(what, " failed (MPI error ", rc, ")")};
 }
 
+Decision node_decision(const NodeSays& s) {
+  if (s.to_mpi) return {Route::mpi, Errc::ok, ""};
+  if (s.error == Errc::ok) return {};
+  return {Route::error, s.error, cat("this node's part of the call failed (", errc_name(s.error), ")")};
+}
+
 Outcome tell_node(const Call& c, const Decision& d) {
+  // Lazily every node that hands the call to the MPI decides so alone
+  // (leaders_part): its ranks know it already.
+  if (!c.st->leaders_agree) return outcome_of(Decision{Route::mpi, Errc::ok, ""});
+  return tell_agreed(c, d);
+}
+
+Outcome tell_agreed(const Call& c, const Decision& d) {
   Word w = leader(c) ? word_of(d, 0) : Word{};
   Status st = c.team().bcast(&w, sizeof w, Datatype::uint8, 0);
   if (!st.ok()) return {Outcome::Route::error, st};

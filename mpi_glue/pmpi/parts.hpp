@@ -23,19 +23,37 @@ NodeSays says(const Plan& p, const Status& verdict);
 // p's error as a verdict (ok when none).
 Status own(const Plan& p);
 
-// The leaders' part: agreement, then (large data, agreed) the MPI's own
-// collective `move`.
+// The leaders' part. Strict (CommState::leaders_agree): the agreement,
+// then (large data, agreed) the MPI's own collective `move`. Lazy: `move`
+// alone, so the leaders make exactly the MPI call the operation is; each
+// node keeps its verdict (a node that failed still takes part, with its
+// leader's buffers, so the others never wait for it), and a node that
+// hands the call to the MPI does so alone (as every node of a legal
+// program does: what sends a call to the MPI, a user op or a type osmp
+// lacks, is passed alike). A leader whose own arguments failed cannot take
+// part, as with the MPI itself.
 Decision failure(const char* what, int rc);
+Decision node_decision(const NodeSays& s);
 template <class Move>
 Decision leaders_part(const Call& c, const NodeSays& s, const Payload& pl, bool large, Move&& move) {
+  if (!c.st->leaders_agree) {
+    Decision d = node_decision(s);
+    if (s.to_mpi || !s.own_fine) return d;
+    const int rc = on_leaders(move);
+    return rc == MPI_SUCCESS ? d : failure("the node leaders' MPI collective", rc);
+  }
   Decision d = agree(c.st->leaders, c.me, s, pl);
   if (d.route != Route::osmp || !large) return d;
-  int rc = move();
+  const int rc = on_leaders(move);
   return rc == MPI_SUCCESS ? d : failure("the node leaders' MPI collective", rc);
 }
 
 // The leaders' decision to every rank of a node that handed the call to
-// the MPI (a bcast of a word from the leader; `d` is read at the leader).
+// the MPI (a bcast of a word from the leader; `d` is read at the leader),
+// after the agreement: tell_agreed (gatherv, scatterv and alltoallv,
+// whose leaders agree in both modes, their sizes riding along), tell_node
+// (leaders_part's flows: lazily the node decided alone, and knows).
+Outcome tell_agreed(const Call& c, const Decision& d);
 Outcome tell_node(const Call& c, const Decision& d);
 
 // The node's last part (bcast, scatter from the leader): run, or at a
@@ -71,7 +89,11 @@ Layout layout(const CommState& st, std::int64_t b, const std::int64_t* bytes = n
 void to_grouped(const Layout& l, std::int64_t b, const unsigned char* by_rank, unsigned char* grouped);
 void to_ranks(const Layout& l, std::int64_t b, const unsigned char* grouped, unsigned char* by_rank);
 
-inline bool fits(std::int64_t bytes) { return bytes <= static_cast<std::int64_t>(kPayload); }
+// Whether bytes fit the agreement's payload; whether they ride in it
+// through leaders_part (strict only: lazily there is no agreement, and
+// every size goes in the MPI's collective).
+inline bool fits_agreement(std::int64_t bytes) { return bytes <= static_cast<std::int64_t>(kPayload); }
+inline bool fits(const Call& c, std::int64_t bytes) { return c.st->leaders_agree && fits_agreement(bytes); }
 
 // Where a rooted call's root is.
 struct RootAt {

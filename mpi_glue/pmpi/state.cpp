@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -171,11 +172,18 @@ Result<Team> make_team(MPI_Comm node, bool crowded, bool one_node) {
   // calls make one pass, and a mismatch reaches the ranks that did not see
   // it at their next call on comm, MPI_Comm_free or MPI_Finalize
   // (delete_state), through comm's error handler. Across nodes every call
-  // agrees first (strict): the node verdicts that cross nodes (agree.hpp)
-  // must be those of the call itself, which the leaders' exchange carries.
+  // agrees in the node first (strict), so that every rank of a node holds
+  // the node's verdict before its leader acts on it (nodes.cpp).
   if (!one_node) options.settings["OSMP_CHECK"] = "strict";
   MpiBootstrap boot(node);
   return Team::create(boot, options);
+}
+
+// Whether this process asks for OSMP_CHECK=strict (the environment, where
+// coll_osmp_check puts it; a value that is no mode fails team creation).
+bool asks_strict() {
+  const char* check = std::getenv("OSMP_CHECK");
+  return check && iequals(trim(check), "strict");
 }
 
 // The operations every rank lets osmp run (OSMP_PMPI, OSMP_PMPI_OPS).
@@ -242,7 +250,8 @@ void build(CommState& st, MPI_Comm comm) {
   const Placement where = place_ranks(comm, rank, size);
   // One process on every node (node leaders' communicators, one rank per
   // node): nothing is shared in a node, and every call would be the
-  // leaders' agreement on top of the MPI's own collective.
+  // MPI's own collective with osmp's hand-offs (strictly its agreement too)
+  // on top.
   if (where.widest == 1) {
     st.declined_because = "one process on every node (nothing to share in a node: the MPI's own collectives)";
     return;
@@ -258,9 +267,13 @@ void build(CommState& st, MPI_Comm comm) {
   };
   // agreed across the node by team creation
   Result<Team> team = node_team(node, where.crowded, where.nodes == 1);
-  int failed = team.ok() ? 0 : 1, any = 0;
-  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any) {
+  // Bit 1: this node's team failed; bit 2: this rank asks the leaders to
+  // agree on every call (across nodes, where one rank asking is enough).
+  constexpr int kFailed = 1, kStrict = 2;
+  const int mine = (team.ok() ? 0 : kFailed) | (where.nodes > 1 && asks_strict() ? kStrict : 0);
+  int any = 0;
+  PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_BOR, comm);
+  if (any & kFailed) {
     drop_node();
     st.declined_because = team.ok() ? "team creation failed on another node" : team.status().to_string();
     return;
@@ -275,6 +288,7 @@ void build(CommState& st, MPI_Comm comm) {
     return;
   }
   st.node = node;
+  st.leaders_agree = (any & kStrict) != 0;
   st.leaders = sub_comm(comm, size, [&](int r) { return where.local_of[static_cast<std::size_t>(r)] == 0; });
   st.kind = CommState::Kind::nodes;
 }

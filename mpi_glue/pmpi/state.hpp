@@ -34,6 +34,12 @@ struct CommState {
   // nodes' order, then each node's (nodes_scan).
   bool nodes_in_rank_order = false;
   int my_node = 0;
+  // kind == nodes: the leaders agree on every call before the MPI's own
+  // collective among them (OSMP_CHECK=strict on some rank: agree.hpp), or
+  // run only that collective, each node keeping its own verdict (lazy, the
+  // default). Agreed at creation; the osmp_check info hint changes it on
+  // every rank alike.
+  bool leaders_agree = false;
   // A call on the node whose buffers osmp takes as they are goes the lean
   // way (logic.cpp; OSMP_PMPI_LEAN=0: every call prepared, for tests).
   bool lean = true;

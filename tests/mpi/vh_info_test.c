@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
   collectives(comm, 4);
   /* osmp_check: different values, or one that is no mode, are refused on
    * every rank (none waits for the others), on one node and across nodes;
-   * the same value everywhere is taken (across nodes lazy is ignored). */
+   * the same value everywhere is taken (across nodes it says whether the
+   * leaders agree first). */
   rc = set_hint(comm, "osmp_check", rank == 0 ? "lazy" : "strict");
   if (interposer) CHECK(rc != MPI_SUCCESS, "osmp_check: a mismatch was accepted");
   collectives(comm, 8);
