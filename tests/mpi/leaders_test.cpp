@@ -1,6 +1,6 @@
 // The node leaders' MPI calls per osmp call across simulated nodes (CTest
-// label mpi, the interposer: osmp_pmpi_leader_calls counts every MPI call
-// among the leaders). With OSMP_CHECK=lazy (the default) the leaders run
+// label mpi, the interposer and the Open MPI component:
+// osmp_pmpi_leader_calls counts every MPI call among the leaders). With OSMP_CHECK=lazy (the default) the leaders run
 // exactly the MPI's own collective: one call per osmp call on every leader,
 // none elsewhere, for every operation at every size (gatherv, scatterv and
 // alltoallv, whose leaders still agree on the nodes' sizes, are printed,
@@ -23,9 +23,11 @@ using namespace mpicheck;
 
 namespace {
 
+// The counter: the preloaded interposer's, or the coll/osmp component's
+// (Open MPI opens its components with their symbols global).
 long long leader_calls() {
   static auto fn = reinterpret_cast<long long (*)()>(dlsym(RTLD_DEFAULT, "osmp_pmpi_leader_calls"));
-  if (!fn) fail("osmp_pmpi_leader_calls not found: run with the interposer preloaded");
+  if (!fn) fail("osmp_pmpi_leader_calls not found: neither the interposer nor the coll/osmp component is loaded");
   return fn ? fn() : -1;
 }
 
