@@ -36,14 +36,10 @@ Decision failure(const char* what, int rc);
 Decision node_decision(const NodeSays& s);
 template <class Move>
 Decision leaders_part(const Call& c, const NodeSays& s, const Payload& pl, bool large, Move&& move) {
-  if (!c.st->leaders_agree) {
-    Decision d = node_decision(s);
-    if (s.to_mpi || !s.own_fine) return d;
-    const int rc = on_leaders(move);
-    return rc == MPI_SUCCESS ? d : failure("the node leaders' MPI collective", rc);
-  }
-  Decision d = agree(c.st->leaders, c.me, s, pl);
-  if (d.route != Route::osmp || !large) return d;
+  const bool strict = c.st->leaders_agree;
+  Decision d = strict ? agree(c.st->leaders, c.me, s, pl) : node_decision(s);
+  const bool moves = strict ? d.route == Route::osmp && large : !s.to_mpi && s.own_fine;
+  if (!moves) return d;
   const int rc = on_leaders(move);
   return rc == MPI_SUCCESS ? d : failure("the node leaders' MPI collective", rc);
 }
