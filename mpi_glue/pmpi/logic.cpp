@@ -624,8 +624,9 @@ bool lean_reduction(const Call& c, CollArgs& a, const void* s, void* r, int coun
 // a scatter's root), `own` this rank's own block, which is in place where
 // it is MPI_IN_PLACE or its block of `all` (same count and type). The
 // bytes per block, or -1 where the call cannot take the lean way.
-inline std::int64_t lean_blocks(const Call& c, bool holds, const void* all, int ac, MPI_Datatype at, const void* own,
-                                int oc, MPI_Datatype ot, bool& in_place) {
+[[gnu::always_inline]] inline std::int64_t lean_blocks(const Call& c, bool holds, const void* all, int ac,
+                                                       MPI_Datatype at, const void* own, int oc, MPI_Datatype ot,
+                                                       bool& in_place) {
   const TypeInfo* ai = holds ? builtin(at) : nullptr;
   if (holds && (!ai || ac < 0)) return -1;
   in_place = holds && (own == MPI_IN_PLACE ||
