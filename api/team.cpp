@@ -1,7 +1,11 @@
 #include "osmp.hpp"
 
+#include <unistd.h>
+
 #include <cctype>
+#include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "api/access.hpp"
 #include "api/views.hpp"
@@ -32,18 +36,37 @@ std::vector<std::string> per_op_names() {
 }
 
 // OSMP_VH_REDUCE=..., OSMP_BASE_CASE_BCAST=...: settings for one operation.
+// The environment is read in one pass, at every team's creation (a program
+// may change it between teams): a getenv per operation and setting scanned
+// the whole environment some 300 times, most of what a communicator's
+// creation cost once its topology was held (comm_bench).
 Status per_op_from_env(Options& o) {
-  static const std::vector<std::string> kNames = per_op_names();
-  for (OpKind k : kOpKinds) {
-    for (const std::string& name : kNames) {
-      std::string var = cat(name, "_", upper_name(k));
-      auto v = env_get(var.c_str());
-      if (!v || unset(name, *v)) continue;
-      Profile probe;
-      Status st = probe.set(name, *v, true);
-      if (!st.ok()) return Status(st.code(), cat("environment variable ", var, ": ", st.message()));
-      o.per_op[k][name] = *v;
-    }
+  struct Var {
+    OpKind op;
+    std::string setting, name;  // OSMP_VH, OSMP_VH_REDUCE
+  };
+  static const std::vector<Var> kVars = [] {
+    std::vector<Var> v;
+    const std::vector<std::string> names = per_op_names();
+    for (OpKind k : kOpKinds)
+      for (const std::string& name : names) v.push_back({k, name, cat(name, "_", upper_name(k))});
+    return v;
+  }();
+  std::map<std::string_view, std::string_view> given;  // the environment's OSMP_* variables
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view kv(*e);
+    const std::size_t eq = kv.find('=');
+    if (kv.starts_with("OSMP_") && eq != std::string_view::npos) given.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (given.empty()) return {};
+  for (const Var& var : kVars) {
+    auto it = given.find(var.name);
+    if (it == given.end() || unset(var.setting, it->second)) continue;
+    std::string value(it->second);
+    Profile probe;
+    Status st = probe.set(var.setting, value, true);
+    if (!st.ok()) return Status(st.code(), cat("environment variable ", var.name, ": ", st.message()));
+    o.per_op[var.op][var.setting] = std::move(value);
   }
   return {};
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "team/settings_agreement.hpp"
 #include "topology/build.hpp"
 #include "topology/limits.hpp"
+#include "topology/shared.hpp"
 #include "virtual_hier/split.hpp"
 
 namespace osmp {
@@ -34,9 +36,9 @@ Result<std::array<std::uint64_t, kPlaceWords>> pack(const CpuSet& s, const char*
 
 CpuSet unpack(const std::uint64_t* w) {
   CpuSet s;
-  for (std::size_t i = 0; i < kPlaceWords; ++i)
-    for (unsigned b = 0; b < 64; ++b)
-      if ((w[i] >> b) & 1u) s.set(static_cast<unsigned>(i * 64 + b));
+  for (std::size_t i = 0; i < kPlaceWords; ++i)  // the set bits only: a place is a few of kMaxPus
+    for (std::uint64_t bits = w[i]; bits != 0; bits &= bits - 1)
+      s.set(static_cast<unsigned>(i * 64 + static_cast<unsigned>(std::countr_zero(bits))));
   return s;
 }
 
@@ -81,7 +83,8 @@ int numa_node_of(const MachineTree& m, const CpuSet& place) {
 struct TeamCore::Builder {
   Bootstrap& boot;
   TeamCore& t;
-  std::optional<Topology> topo;
+  SharedTopology shared;           // this team's topology, held by the process (share_topology)
+  const Topology* topo = nullptr;  // shared's
   std::vector<CpuSet> real;
   std::vector<pid_t> pids;
   std::vector<Segment> created;  // names this rank must remove after everyone attached
@@ -91,39 +94,52 @@ struct TeamCore::Builder {
     return boot.agree(parse_spec(t.options_.vh).status());
   }
 
+  // Rank 0's topology reaches every rank: its digest first, then its XML
+  // only when some rank does not hold it already (topology/shared.hpp: a
+  // process loads, exports and imports a topology once, at its first team).
   Status share_topology() {
-    std::string xml;
-    std::uint8_t this_system = 0;
+    struct Named {
+      std::uint64_t digest = 0;
+      std::uint8_t this_system = 0;
+    } named;
     Status local;
     if (boot.rank() == 0) {
-      auto loaded = Topology::load(t.options_.topology);
+      auto loaded = shared_topology(t.options_.topology);
       if (loaded.ok()) {
-        auto x = loaded->export_xml();
-        if (x.ok()) xml = std::move(*x);
-        local = x.status();
-        this_system = loaded->is_this_system() ? 1 : 0;
-        t.topology_description_ = loaded->describe();
-        topo = std::move(loaded).value();
+        named = {loaded->digest, static_cast<std::uint8_t>(loaded->topology->is_this_system() ? 1 : 0)};
+        t.topology_description_ = loaded->topology->describe();
+        shared = std::move(loaded).value();
       } else {
         local = loaded.status();
       }
     }
     OSMP_RETURN_IF_ERROR(boot.agree(local));
-    OSMP_RETURN_IF_ERROR(boot.broadcast(&this_system, 1, 0));
-    OSMP_RETURN_IF_ERROR(boot.broadcast_string(xml, 0));
-    t.this_system_ = this_system != 0;
+    OSMP_RETURN_IF_ERROR(boot.broadcast(&named, sizeof named, 0));
+    const bool this_system = named.this_system != 0;
+    t.this_system_ = this_system;
     if (boot.rank() != 0) {
-      auto imported = Topology::load(TopologySource::xml_buffer(xml, this_system != 0));
-      local = imported.status();
-      if (imported.ok()) {
-        topo = std::move(imported).value();
-        t.topology_description_ =
-            cat(t.options_.topology.describe(), this_system ? "" : " (not this system: bindings are virtual)");
+      if (auto held = shared_topology_named(named.digest, this_system)) shared = std::move(*held);
+    }
+    // Whether every rank holds it: the XML travels only if one does not.
+    const std::uint8_t holds = shared.topology ? 1 : 0;
+    std::vector<std::uint8_t> all(static_cast<std::size_t>(boot.size()));
+    OSMP_RETURN_IF_ERROR(boot.allgather(&holds, 1, all.data()));
+    if (std::find(all.begin(), all.end(), std::uint8_t{0}) != all.end()) {
+      std::string xml = boot.rank() == 0 ? shared.xml : std::string();
+      OSMP_RETURN_IF_ERROR(boot.broadcast_string(xml, 0));
+      if (!shared.topology) {
+        auto imported = shared_topology(TopologySource::xml_buffer(std::move(xml), this_system));
+        local = imported.status();
+        if (imported.ok()) shared = std::move(imported).value();
       }
     }
+    if (boot.rank() != 0 && shared.topology)
+      t.topology_description_ =
+          cat(t.options_.topology.describe(), this_system ? "" : " (not this system: bindings are virtual)");
     OSMP_RETURN_IF_ERROR(boot.agree(local));
+    topo = shared.topology.get();
     t.machine_ = topo->machine();
-    t.topology_xml_ = std::move(xml);
+    t.topology_xml_ = shared.xml;
     return {};
   }
 
@@ -392,7 +408,7 @@ struct TeamCore::Builder {
 Result<std::unique_ptr<TeamCore>> TeamCore::create(Bootstrap& bootstrap, const TeamOptions& options) {
   std::unique_ptr<TeamCore> t(new TeamCore());
   t->options_ = options;
-  Builder b{bootstrap, *t, {}, {}, {}, {}};
+  Builder b{bootstrap, *t, {}, nullptr, {}, {}, {}};
   Status st = b.run();
   if (!st.ok()) {
     st.prefix(cat("creating the team (rank ", bootstrap.rank(), " of ", bootstrap.size(), ")"));
