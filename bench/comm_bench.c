@@ -20,11 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef BENCH_LIBRARY
-#define BENCH_STR2(x) #x
-#define BENCH_STR(x) BENCH_STR2(x)
-#define LIBRARY BENCH_STR(BENCH_LIBRARY)
-#else
+#ifndef LIBRARY /* given by the build (bench/CMakeLists.txt): "ompi", "mpich" */
 #define LIBRARY "mpi"
 #endif
 

@@ -83,8 +83,7 @@ int numa_node_of(const MachineTree& m, const CpuSet& place) {
 struct TeamCore::Builder {
   Bootstrap& boot;
   TeamCore& t;
-  SharedTopology shared;           // this team's topology, held by the process (share_topology)
-  const Topology* topo = nullptr;  // shared's
+  SharedTopology shared;  // this team's topology, held by the process (share_topology)
   std::vector<CpuSet> real;
   std::vector<pid_t> pids;
   std::vector<Segment> created;  // names this rank must remove after everyone attached
@@ -137,16 +136,15 @@ struct TeamCore::Builder {
       t.topology_description_ =
           cat(t.options_.topology.describe(), this_system ? "" : " (not this system: bindings are virtual)");
     OSMP_RETURN_IF_ERROR(boot.agree(local));
-    topo = shared.topology.get();
-    t.machine_ = topo->machine();
+    t.machine_ = shared.topology->machine();
     t.topology_xml_ = shared.xml;
     return {};
   }
 
   Result<CpuSet> my_place() const {
     if (t.options_.place) return *t.options_.place;
-    if (topo->is_this_system()) return topo->current_binding();
-    return topo->machine().pus();  // a virtual machine and no place given: unbound
+    if (shared.topology->is_this_system()) return shared.topology->current_binding();
+    return shared.topology->machine().pus();  // a virtual machine and no place given: unbound
   }
 
   Status share_places(std::vector<CpuSet>& places) {
@@ -185,7 +183,7 @@ struct TeamCore::Builder {
     BuildOptions bo;
     bo.allow_oversubscribe = t.options_.allow_oversubscribe;
     SpecReport report;
-    auto tree = osmp::build_tree(topo->machine(), places, bo, *parse_spec(t.options_.vh), &report);
+    auto tree = osmp::build_tree(shared.topology->machine(), places, bo, *parse_spec(t.options_.vh), &report);
     if (!tree.ok()) return tree.status();
     if (boot.rank() == 0)  // every rank builds the same tree: one warning is enough
       for (const std::string& note : ineffective_items(report)) log(LogLevel::warn, "virtual hierarchy: ", note);
@@ -222,8 +220,8 @@ struct TeamCore::Builder {
 
   // Data slots on their writer's NUMA node, the rest on the leader's.
   std::vector<NumaRange> numa_plan(const Domain& d, const GroupLayout& l) const {
-    const MachineTree& m = topo->machine();
-    if (!topo->is_this_system() || m.nodes_of_level("NUMANode").size() < 2) return {};
+    const MachineTree& m = shared.topology->machine();
+    if (!shared.topology->is_this_system() || m.nodes_of_level("NUMANode").size() < 2) return {};
     std::vector<NumaRange> plan;
     int leader_node = numa_node_of(m, t.tree_.place(d.leader));
     plan.push_back({0, l.slots, leader_node});
@@ -408,7 +406,7 @@ struct TeamCore::Builder {
 Result<std::unique_ptr<TeamCore>> TeamCore::create(Bootstrap& bootstrap, const TeamOptions& options) {
   std::unique_ptr<TeamCore> t(new TeamCore());
   t->options_ = options;
-  Builder b{bootstrap, *t, {}, nullptr, {}, {}, {}};
+  Builder b{bootstrap, *t, {}, {}, {}, {}};
   Status st = b.run();
   if (!st.ok()) {
     st.prefix(cat("creating the team (rank ", bootstrap.rank(), " of ", bootstrap.size(), ")"));
