@@ -41,6 +41,10 @@ struct TeamAccess {
   // Leaving without waiting for anybody (MPI_Comm_free, which real MPIs do
   // not synchronise): an error already raised for a call up to the last.
   static Status leave(Team& t);
+  // Between two owners of one team (the interposer's kept teams): the calls
+  // started before end, and an error already raised comes back; the team
+  // stays, its next call (the same on every rank) continues the numbering.
+  static Status pause(Team& t);
 
  private:
   [[noreturn]] static void moved_from();

@@ -236,6 +236,8 @@ void TeamAccess::announce_finish(Team& t) {
 
 Status TeamAccess::leave(Team& t) { return t.views_ ? t.views_->leave() : t.moved_from(); }
 
+Status TeamAccess::pause(Team& t) { return t.views_ ? t.views_->pause() : t.moved_from(); }
+
 Status TeamAccess::finish_alone(Team& t) { return t.views_ ? t.views_->finish(/*together=*/false) : t.moved_from(); }
 
 Status Team::configure(const Settings& all, const std::map<OpKind, Settings>& per_op) {

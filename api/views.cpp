@@ -135,6 +135,11 @@ Status Views::leave() {
   return numbered_ ? numbered_->finish(/*wait=*/false) : Status{};
 }
 
+Status Views::pause() {
+  queue_->complete();  // the calls started before come first
+  return numbered_ ? numbered_->pause() : Status{};
+}
+
 void Views::announce_finish() {
   queue_->complete();  // the calls started before come first
   if (numbered_) numbered_->announce_finish();

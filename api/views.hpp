@@ -106,6 +106,10 @@ class Views {
   // Leaving now, without waiting for anybody: an error already raised for
   // a call up to this rank's last (MPI_Comm_free). The destructor leaves so too.
   Status leave();
+  // The calls started before end; an error already raised for one of them
+  // or an earlier call (Calls::pause). The team stays: its next call
+  // continues the numbering.
+  Status pause();
   ~Views();
 
  private:

@@ -119,6 +119,12 @@ class Calls final : public WaitCheck {
   // announces on every team before it finishes any, so that no two ranks
   // wait for each other's finish of two teams in opposite orders.
   void announce_finish();
+  // Staying in the team between two owners (a freed communicator's team kept
+  // for the next communicator over the same processes, mpi_glue/pmpi/
+  // reuse.hpp): the error already raised for a call up to this rank's last,
+  // as finish(wait = false) returns it, but without leaving: the next call,
+  // the same on every rank, continues the numbering.
+  Status pause() const { return !left_ && pending_for(current_) ? raised_error() : Status{}; }
 
   // While waiting: an error raised for a call this rank has reached, or one
   // that a view's engine finds in the other ranks' call records (Engine::peek).

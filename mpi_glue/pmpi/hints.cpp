@@ -71,14 +71,20 @@ bool add_hint(const char* key, const char* value, Hints& h) {
   return false;
 }
 
+// The keys info holds, those of osmp read (a communicator's info holds few
+// keys, mostly the MPI's own: one look-up each, not one per osmp key).
 Hints hints_of(MPI_Info info) {
   Hints h;
   if (info == MPI_INFO_NULL) return h;
-  for (int i = 0; kKeys[i]; ++i) {
+  int keys = 0;
+  PMPI_Info_get_nkeys(info, &keys);
+  for (int i = 0; i < keys; ++i) {
+    char key[MPI_MAX_INFO_KEY + 1] = {};
+    if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS || std::strncmp(key, "osmp_", 5) != 0) continue;
     char value[MPI_MAX_INFO_VAL + 1] = {};
     int flag = 0;
-    PMPI_Info_get(info, kKeys[i], MPI_MAX_INFO_VAL, value, &flag);
-    if (flag) add_hint(kKeys[i], value, h);
+    PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+    if (flag) add_hint(key, value, h);
   }
   return h;
 }
@@ -144,6 +150,7 @@ int apply(CommState& st, Hints h) {
   // decides alike everywhere.
   if (int rc = check_across_nodes(st, h, lead); rc != MPI_SUCCESS || h.empty()) return rc;
   const Hints before = current(*st.team);
+  st.reshaped = true;  // its settings are no longer the process's own (reuse.hpp)
   Status s = st.team->configure(h.all, h.per_op);
   int bad = s.ok() ? 0 : 1, any = 0;
   PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, st.comm);

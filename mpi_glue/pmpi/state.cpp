@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "api/access.hpp"
@@ -18,6 +19,7 @@
 #include "mpi_glue/pmpi/bootstrap.hpp"
 #include "mpi_glue/pmpi/call.hpp"
 #include "mpi_glue/pmpi/errors.hpp"
+#include "mpi_glue/pmpi/reuse.hpp"
 #include "shm/segment.hpp"
 #include "team/team.hpp"
 
@@ -35,8 +37,15 @@ std::set<CommState*>& live() {
   return s;
 }
 
-void note_team(std::uint64_t bytes, bool alive);
 void count_single_copies(long long n);
+
+// A freed communicator's team waits for the next one over the same
+// processes (reuse.hpp) if it lay on one node with the process's own
+// settings; MPI_Finalize lets every team go.
+bool keepable(const CommState& st) {
+  return st.kind == CommState::Kind::node && !st.reshaped && !st.world.empty() && settings().reuse > 0 &&
+         !g_finalizing.load(std::memory_order_relaxed);
+}
 
 int delete_state(MPI_Comm comm, int, void* value, void*) {
   // Non-blocking calls still on this communicator's team end first
@@ -51,9 +60,16 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   // own): only an error already raised. The callback itself always
   // succeeds: an MPI keeps a communicator whose attribute's delete failed
   // (and its attribute, which would name this freed state).
+  bool kept = false;
   if (st->team) {
     const bool finalizing = g_finalizing.load(std::memory_order_relaxed);
-    const Status left = finalizing ? TeamAccess::finish_alone(*st->team) : TeamAccess::leave(*st->team);
+    Status left;
+    if (keepable(*st)) {  // paused, not left: its next call continues the numbering
+      left = TeamAccess::pause(*st->team);
+      kept = left.ok() && core_of(*st->team).usable().ok();
+    } else {
+      left = finalizing ? TeamAccess::finish_alone(*st->team) : TeamAccess::leave(*st->team);
+    }
     if (!left.ok()) {
       const int code =
           error_code(comm, finalizing ? "MPI_Finalize" : "MPI_Comm_free", class_of(left.code()), left.message());
@@ -66,8 +82,11 @@ int delete_state(MPI_Comm comm, int, void* value, void*) {
   if (st->leaders != MPI_COMM_NULL) PMPI_Comm_free(&st->leaders);
   if (st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
   if (st->team) {
-    note_team(st->shm_bytes, false);
-    count_single_copies(static_cast<long long>(st->team->single_copies()));
+    count_single_copies(static_cast<long long>(st->team->single_copies() - st->copies_before));
+    if (kept)
+      keep(std::move(st->world), std::move(*st->team), st->shm_bytes);
+    else
+      note_team(TeamEvent::freed, st->shm_bytes);
   }
   live().erase(st);
   delete st;
@@ -186,11 +205,21 @@ bool asks_strict() {
   return check && iequals(trim(check), "strict");
 }
 
-// The operations every rank lets osmp run (OSMP_PMPI, OSMP_PMPI_OPS).
-unsigned agreed_ops(MPI_Comm comm) {
-  unsigned mine = settings().enabled ? (settings().ops & kAllOps) : 0u, all = 0;
-  PMPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED, MPI_BAND, comm);
-  return all;
+// The one agreement every state starts with: the operations every rank
+// lets osmp run (OSMP_PMPI, OSMP_PMPI_OPS), and the kept team every rank
+// proposes for comm (reuse.hpp; 0: none, or ranks that proposed different
+// ones). A bitwise and of (ops, id, ~id): every rank proposed the same id
+// exactly when the and of the ids is the complement of the and of their
+// complements (their or), which every rank sees alike.
+struct Agreed {
+  unsigned ops = 0;
+  std::uint64_t kept = 0;
+};
+Agreed agree_at_start(MPI_Comm comm, std::uint64_t proposed) {
+  const std::uint64_t ops = settings().enabled ? (settings().ops & kAllOps) : 0u;
+  std::uint64_t mine[3] = {ops, proposed, ~proposed}, all[3] = {};
+  PMPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_BAND, comm);
+  return {static_cast<unsigned>(all[0]), all[1] != 0 && all[1] == ~all[2] ? all[1] : 0};
 }
 
 // This node's team, unless creating it failed or would pass OSMP_PMPI_SHM_MAX.
@@ -198,6 +227,7 @@ Result<Team> node_team(MPI_Comm node, bool crowded, bool one_node) {
   Result<Team> team = make_team(node, crowded, one_node);
   if (!team.ok()) return team;
   const std::uint64_t bytes = core_of(*team).shm_bytes(), max = settings().shm_max;
+  if (max) make_room(bytes, max);  // kept teams go first
   if (max && shm_use().bytes + bytes > max)
     return Status(Errc::no_space,
                   cat("its team would take this process's teams to ", format_bytes(shm_use().bytes + bytes),
@@ -238,13 +268,32 @@ void build(CommState& st, MPI_Comm comm) {
   PMPI_Comm_rank(comm, &rank);
   st.rank = rank;
   st.size = size;
-  st.ops = agreed_ops(comm);
+  std::vector<int> world = size > 1 ? world_ranks(comm, size) : std::vector<int>{};
+  const std::uint64_t proposed = world.empty() ? 0 : reserve_kept(world);
+  const Agreed agreed = agree_at_start(comm, proposed);
+  st.ops = agreed.ops;
+  if (proposed && !(agreed.kept && st.ops)) unreserve_kept(proposed);
   if (size == 1 && st.ops) {
     st.kind = CommState::Kind::alone;
     return;
   }
   if (st.ops == 0) {
     st.declined_because = "OSMP_PMPI or OSMP_PMPI_OPS turn osmp off (on some rank)";
+    return;
+  }
+  if (agreed.kept) {  // every rank kept this team for these processes: all of comm, on one node
+    st.team.emplace(take_kept(agreed.kept));
+    st.shm_bytes = core_of(*st.team).shm_bytes();
+    st.copies_before = st.team->single_copies();
+    Placement one;
+    one.nodes = 1;
+    one.widest = size;
+    one.node_of.assign(static_cast<std::size_t>(size), 0);
+    one.local_of.resize(static_cast<std::size_t>(size));
+    std::iota(one.local_of.begin(), one.local_of.end(), 0);
+    map_nodes(st, one);
+    st.world = std::move(world);
+    st.kind = CommState::Kind::node;
     return;
   }
   const Placement where = place_ranks(comm, rank, size);
@@ -280,10 +329,11 @@ void build(CommState& st, MPI_Comm comm) {
   }
   st.team.emplace(std::move(*team));
   st.shm_bytes = core_of(*st.team).shm_bytes();
-  note_team(st.shm_bytes, true);
+  note_team(TeamEvent::made, st.shm_bytes);
   map_nodes(st, where);
   st.my_node = my_node;
   if (where.nodes == 1) {
+    st.world = std::move(world);
     st.kind = CommState::Kind::node;
     return;
   }
@@ -342,6 +392,7 @@ CommState* existing_state(MPI_Comm comm) {
 
 void release_all() {
   g_finalizing.store(true, std::memory_order_relaxed);  // both callers are MPI_Finalize's
+  release_kept();  // they leave at once: nobody waits for them
   std::vector<CommState*> all(live().begin(), live().end());
   for (CommState* st : all) {
     complete_osmp_parts(st->comm);
@@ -359,9 +410,11 @@ const Settings& settings() {
     auto lean = env_bool("OSMP_PMPI_LEAN", true);
     auto verbose = env_int("OSMP_VERBOSE", 1, 0, 3);
     auto shm_max = env_size("OSMP_PMPI_SHM_MAX", 1ull << 30);
+    auto reuse = env_int("OSMP_PMPI_REUSE", 4, 0, 1 << 16);
     v.enabled = !on.ok() || *on;
     v.lean = !lean.ok() || *lean;
     v.shm_max = shm_max.ok() ? *shm_max : (1ull << 30);
+    v.reuse = reuse.ok() ? static_cast<int>(*reuse) : 4;
     v.stats = (stats.ok() && *stats) || (verbose.ok() && *verbose >= 2);
     if (auto ops = env_get("OSMP_PMPI_OPS")) {
       v.ops = 0;
@@ -386,25 +439,30 @@ Counters& counters() {
   return c;
 }
 
-void note_team(std::uint64_t bytes, bool alive) {
-  ShmUse& u = counters().shm;
-  u.teams += alive ? 1 : -1;
-  u.bytes = alive ? u.bytes + bytes : u.bytes - bytes;
-  u.peak_teams = std::max(u.peak_teams, u.teams);
-  u.peak_bytes = std::max(u.peak_bytes, u.bytes);
-}
-
 void count_single_copies(long long n) { counters().single_copies += n; }
 }  // namespace
 
 long long single_copies() {
   long long n = counters().single_copies;
   for (CommState* st : live())
-    if (st->team) n += static_cast<long long>(st->team->single_copies());
+    if (st->team) n += static_cast<long long>(st->team->single_copies() - st->copies_before);
   return n;
 }
 
 const ShmUse& shm_use() { return counters().shm; }
+
+void note_team(TeamEvent e, std::uint64_t bytes) {
+  ShmUse& u = counters().shm;
+  switch (e) {
+    case TeamEvent::made: ++u.teams, u.bytes += bytes; break;
+    case TeamEvent::freed: --u.teams, u.bytes -= bytes; break;
+    case TeamEvent::kept: --u.teams, ++u.kept; break;
+    case TeamEvent::taken: ++u.teams, --u.kept, ++u.reused; break;
+    case TeamEvent::dropped: --u.kept, u.bytes -= bytes; break;
+  }
+  u.peak_teams = std::max(u.peak_teams, u.teams);
+  u.peak_bytes = std::max(u.peak_bytes, u.bytes);
+}
 
 long long g_calls[2] = {0, 0};
 
@@ -428,9 +486,10 @@ void report(int world_rank) {
   for (auto& [r, n] : c.reasons) reasons += cat("; ", n, "x ", r);
   std::fprintf(stderr,
                "osmp_pmpi: rank %d: %lld collectives on osmp, %lld by the MPI%s; teams: %d alive, at most %d, "
+               "%lld communicators took a freed one's (OSMP_PMPI_REUSE %d), "
                "shared memory at most %s (OSMP_PMPI_SHM_MAX %s)\n",
-               world_rank, g_calls[1], g_calls[0], reasons.c_str(), c.shm.teams, c.shm.peak_teams,
-               format_bytes(c.shm.peak_bytes).c_str(), format_bytes(settings().shm_max).c_str());
+               world_rank, g_calls[1], g_calls[0], reasons.c_str(), c.shm.teams, c.shm.peak_teams, c.shm.reused,
+               settings().reuse, format_bytes(c.shm.peak_bytes).c_str(), format_bytes(settings().shm_max).c_str());
 }
 
 }  // namespace osmp::pmpi

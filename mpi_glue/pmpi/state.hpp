@@ -44,6 +44,13 @@ struct CommState {
   // way (logic.cpp; OSMP_PMPI_LEAN=0: every call prepared, for tests).
   bool lean = true;
   int rank = 0, size = 0;  // in comm (unset for an intercommunicator)
+  // kind == node: comm's MPI_COMM_WORLD ranks (reuse.hpp: who may take its
+  // team once it is freed; empty: nobody).
+  std::vector<int> world;
+  // An info hint reconfigured the team (hints.cpp): not kept for reuse.
+  bool reshaped = false;
+  // The team's single copies before this communicator took it (a kept team).
+  std::uint64_t copies_before = 0;
 };
 
 // The state of `comm`, built on first use (collective over comm).
@@ -96,7 +103,8 @@ static_assert(kOpKindCount < 32, "the operation masks are unsigned ints");
 // Settings: OSMP_PMPI (0 turns the interposer off), OSMP_PMPI_OPS (which
 // collectives, default all), OSMP_PMPI_STATS / OSMP_VERBOSE >= 2 (report),
 // OSMP_PMPI_SHM_MAX (the most shared memory this process's teams may map
-// together; a communicator whose team would pass it runs on the MPI).
+// together; a communicator whose team would pass it runs on the MPI),
+// OSMP_PMPI_REUSE (freed communicators' teams kept for reuse, reuse.hpp).
 // Each rank reads its own environment; a communicator runs on osmp only
 // what every rank's settings allow (agreed when its state is built).
 
@@ -106,6 +114,7 @@ struct Settings {
   unsigned ops = kAllOps;
   bool stats = false;
   std::uint64_t shm_max = 0;
+  int reuse = 4;
 };
 const Settings& settings();
 
@@ -113,12 +122,19 @@ const Settings& settings();
 // the MPI (inline: every call counts itself).
 extern long long g_calls[2];  // [on_osmp]
 inline void count(bool on_osmp) { ++g_calls[on_osmp ? 1 : 0]; }
-// Teams alive and their shared memory, now and at most (for the report).
+// Teams alive, kept for reuse (reuse.hpp) and the shared memory of both,
+// now and at most (for the report).
 struct ShmUse {
   int teams = 0, peak_teams = 0;
+  int kept = 0;
+  long long reused = 0;  // communicators that took a kept team
   std::uint64_t bytes = 0, peak_bytes = 0;
 };
 const ShmUse& shm_use();
+// A team made for a communicator, let go with it, kept when it was freed,
+// taken from the kept ones, or let go from them.
+enum class TeamEvent { made, freed, kept, taken, dropped };
+void note_team(TeamEvent e, std::uint64_t bytes);
 long long calls(bool on_osmp);
 // Calls of this process's teams that moved their data by single copy
 // through the shared heap (memory.cpp: MPI_Alloc_mem's buffers).
