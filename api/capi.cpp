@@ -274,6 +274,30 @@ int osmp_finalize(osmp_team* team) {
   return OSMP_SUCCESS;
 }
 
+int osmp_team_split(osmp_team* t, int color, int key, osmp_team** out) {
+  if (out) *out = nullptr;
+  osmp::Result<std::optional<osmp::Team>> made = osmp::Status(osmp::Errc::not_found, "not made");
+  int rc = guarded(t, "osmp_team_split", [&](osmp::Team& team) -> osmp::Status {
+    if (!out) return osmp::Status(osmp::Errc::invalid_argument, "osmp_team_split: out is NULL");
+    made = team.split(color, key);
+    return made.status();
+  });
+  if (rc != OSMP_SUCCESS || !made->has_value()) return rc;
+  return publish(std::move(**made), out);
+}
+
+int osmp_team_dup(osmp_team* t, osmp_team** out) {
+  if (out) *out = nullptr;
+  osmp::Result<osmp::Team> made = osmp::Status(osmp::Errc::not_found, "not made");
+  int rc = guarded(t, "osmp_team_dup", [&](osmp::Team& team) -> osmp::Status {
+    if (!out) return osmp::Status(osmp::Errc::invalid_argument, "osmp_team_dup: out is NULL");
+    made = team.dup();
+    return made.status();
+  });
+  if (rc != OSMP_SUCCESS) return rc;
+  return publish(std::move(made).value(), out);
+}
+
 int osmp_rank(const osmp_team* t) {
   TeamEntry* e = entry(t, "osmp_rank");
   return e ? e->team.rank() : -1;

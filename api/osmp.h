@@ -81,6 +81,16 @@ int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_f
  * finalize several teams in the same order on every rank. The handle is dead
  * afterwards: using it, or finalizing it again, is OSMP_ERR_ARG. */
 int osmp_finalize(osmp_team* team);
+/* New teams from `team`, collective over it (osmp::Team::split, docs/api.md
+ * "Sub-teams"): the ranks that pass the same color (>= 0) form a team,
+ * ordered by key, then by their rank in `team`; a negative color
+ * (OSMP_UNDEFINED) joins none and gets NULL. The new teams take the
+ * machine, places and settings of `team` (nothing loaded again, no
+ * rendezvous) and are finalized on their own. A failure on any rank is every
+ * rank's error, and *out is NULL. osmp_team_dup: one team over every rank. */
+#define OSMP_UNDEFINED (-1)
+int osmp_team_split(osmp_team* team, int color, int key, osmp_team** out);
+int osmp_team_dup(osmp_team* team, osmp_team** out);
 /* This rank and the team's size; -1 for a bad handle. */
 int osmp_rank(const osmp_team* team);
 int osmp_size(const osmp_team* team);

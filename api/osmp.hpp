@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -178,6 +179,17 @@ class Team {
 
   int rank() const;
   int size() const;
+
+  // New teams from this one, collective over it (docs/api.md, "Sub-teams"):
+  // the ranks that pass the same color (>= 0) form a team, ordered by key,
+  // then by their rank here; a negative color joins none (an empty
+  // optional). The groups' teams are made at the same time, over this
+  // team's own collectives: the machine, places, settings and profiles are
+  // this team's, nothing is loaded again and no rendezvous is made; each new
+  // team has its own shared memory. A failure on any rank is every rank's
+  // error. dup(): one team over every rank, in this order.
+  Result<std::optional<Team>> split(int color, int key);
+  Result<Team> dup();
 
   // Runtime tuning, collective over the team: every rank passes the same
   // settings; all switch between the same two collectives. A bad or

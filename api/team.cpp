@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "team/shm_bootstrap.hpp"
+#include "team/split_bootstrap.hpp"
 #include "team/team.hpp"
 #include "tuning/tuning_file.hpp"
 
@@ -218,6 +220,43 @@ Status Team::apply_initial(const Options& options) {
 // A moved-from Team has no views: every call says so instead of crashing.
 Status Team::moved_from() {
   return Status(Errc::invalid_argument, "osmp::Team: this team was moved from; use the one it was moved to");
+}
+
+Result<std::optional<Team>> Team::split(int color, int key) {
+  if (!views_) return moved_from();
+  views_->queue().complete();  // the calls started before come first
+  EngineBootstrap parent(views_->base_engine());
+  struct Pick {
+    std::int32_t color, key;
+  };
+  const Pick mine{color < 0 ? -1 : color, key};
+  std::vector<Pick> all(static_cast<std::size_t>(size()));
+  OSMP_RETURN_IF_ERROR(Status(parent.allgather(&mine, sizeof mine, all.data())).prefix("split"));
+  std::vector<int> members;  // my group's ranks here, by key, then rank
+  if (mine.color >= 0)
+    for (int r = 0; r < size(); ++r)
+      if (all[static_cast<std::size_t>(r)].color == mine.color) members.push_back(r);
+  std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
+    return all[static_cast<std::size_t>(a)].key < all[static_cast<std::size_t>(b)].key;
+  });
+  // Every group's team at once (team/split_bootstrap.hpp), then every rank
+  // learns whether all were made.
+  SplitBootstrap groups(parent, members);
+  Result<std::unique_ptr<Views>> made = Status(Errc::not_found, "no group");
+  if (!members.empty()) made = Views::like(*views_, groups);
+  OSMP_RETURN_IF_ERROR(Status(groups.finish()).prefix("split"));
+  Status local = members.empty() ? Status{} : made.status();
+  if (local.ok() && !members.empty()) local = (*made)->like_ops(*views_);
+  OSMP_RETURN_IF_ERROR(Status(parent.agree(local)).prefix(cat("split (rank ", rank(), ")")));
+  if (members.empty()) return std::optional<Team>();
+  Team t;
+  t.views_ = std::move(made).value();
+  return std::optional<Team>(std::move(t));
+}
+
+Result<Team> Team::dup() {
+  OSMP_ASSIGN_OR_RETURN(std::optional<Team> t, split(0, 0));
+  return std::move(*t);
 }
 
 int Team::rank() const { return views_ ? views_->base_core().rank() : -1; }

@@ -117,6 +117,19 @@ Result<std::unique_ptr<Views>> Views::create(Bootstrap& boot, const TeamOptions&
   return out;
 }
 
+Result<std::unique_ptr<Views>> Views::like(const Views& parent, Bootstrap& boot) {
+  const TeamCore& cur = parent.base_core();
+  const Profile& base = parent.base_profile();
+  OSMP_ASSIGN_OR_RETURN(auto out, create(boot, cur.rebuild_options(base.vh, base.coll.fingerprint()), base));
+  out->base_core().set_topology_description(cur.topology_description());
+  return out;
+}
+
+Status Views::like_ops(const Views& parent) {
+  if (base_core().size() == 1) return {};  // a team of one runs every operation as its local copy
+  return install(parent.base_profile(), parent.profiles_);
+}
+
 void Views::bind_calls() {
   for (auto& v : views_) v->engine->set_queue(*queue_);
   if (!numbered_) return;

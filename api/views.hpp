@@ -61,6 +61,12 @@ class Views {
   // every pair of ranks is probed here once, whatever OSMP_CMA says now: a
   // later configure may turn it on (the setting is policy, the probe capability).
   static Result<std::unique_ptr<Views>> create(Bootstrap& boot, const TeamOptions& team, const Profile& base);
+  // A team like `parent` over the ranks of `boot` (Team::split): the same
+  // machine, places, settings and base profile, so nothing is loaded again
+  // (collective over boot). Then like_ops() gives it the parent's
+  // per-operation profiles (collective over the new team alone).
+  static Result<std::unique_ptr<Views>> like(const Views& parent, Bootstrap& boot);
+  Status like_ops(const Views& parent);
 
   // The engine `k` runs on (an unknown `k`: the base view's, whose run()
   // reports it).

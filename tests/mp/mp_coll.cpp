@@ -274,6 +274,34 @@ int main(int argc, char** argv) {
       if (st.ok()) st = t.bcast(std::span<float>(*buf), 0);
       if (!st.ok()) die(st.to_string());
     }
+  } else if (mode == "split") {  // sub-teams of several shapes, their collectives and the parent's, many alive
+    const int n = t.size(), me = g_rank;
+    const std::pair<int, int> shapes[] = {{me % 2, me}, {0, n - me}, {me, 0}, {me % 3 == 1 ? -1 : me % 3, -me}};
+    std::vector<osmp::Team> alive;
+    for (int round = 0; round < 3; ++round)
+      for (const auto& [color, key] : shapes) {
+        auto sub = t.split(color, key);
+        if (!sub.ok()) die(sub.status().to_string());
+        if (sub->has_value()) {
+          osmp::Team& g = **sub;
+          run(g, random_cases(g.size(), static_cast<std::uint32_t>(31 + round), 40), 31);
+          alive.push_back(std::move(g));
+        }
+        run(t, random_cases(n, 41, 5), 41);
+      }
+    auto d = t.dup();
+    if (!d.ok()) die(d.status().to_string());
+    for (auto it = alive.rbegin(); it != alive.rend(); ++it) run(*it, random_cases(it->size(), 51, 10), 51);
+    run(*d, random_cases(n, 52, 20), 52);
+    line(osmp::cat("rank ", me, ": ", alive.size(), " sub-teams alive"));
+  } else if (mode == "splitloop") {  // sub-teams made, used and dropped until an error (for kill tests)
+    std::vector<double> in(1000, 1.0), out(1000);
+    for (int i = 0;; ++i) {
+      auto sub = i % 2 ? t.split(g_rank % 2, -g_rank) : t.split(0, g_rank);
+      if (!sub.ok()) die(sub.status().to_string());
+      osmp::Status st = (**sub).allreduce(in.data(), out.data(), 1000, osmp::Datatype::float64, osmp::Op::sum);
+      if (!st.ok()) die(st.to_string());
+    }
   } else if (mode == "loop") {
     std::vector<double> in(1000, 1.0), out(1000);
     for (;;) {

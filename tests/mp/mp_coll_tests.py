@@ -214,6 +214,50 @@ def case_killed_mid_nonblocking():
     case_killed_mid_collective("nbloop", 5)
 
 
+def case_split():
+    """Sub-teams (Team::split, dup) of several shapes, alive together, beside the parent's calls."""
+    for args in (["-n", "4", "--oversubscribe"], ["-n", "7", "--oversubscribe"],
+                 ["-n", "8", "--oversubscribe", "--topology", "rome", "--map-by", "scatter"]):
+        rc, out, err, dt = run(args + [COLL, "split"])
+        expect_ok(f"split {args}", nprocs(args), rc, out, err)
+        print(f"{' '.join(args)}: split shapes passed in {dt:.1f} s")
+
+
+def case_killed_mid_split(runs=5):
+    """SIGKILL of a rank while sub-teams are made, used and dropped: every survivor names the victim (its
+    rank in the parent, or its pid where a sub-team numbers it otherwise), nothing is left behind."""
+    random.seed(os.getpid())
+    for _ in range(runs):
+        n = random.randint(3, 6)
+        p = subprocess.Popen([OSMPRUN, "-n", str(n), "--oversubscribe", COLL, "splitloop"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        pids, head = {}, ""
+        while len(pids) < n:
+            line = p.stdout.readline()
+            if not line:
+                fail("ranks did not start")
+            head += line
+            m = re.match(r"pid (\d+) (\d+)", line)
+            if m:
+                pids[int(m.group(1))] = int(m.group(2))
+        time.sleep(random.uniform(0.1, 0.6))
+        victim = random.randrange(n)
+        os.kill(pids[victim], signal.SIGKILL)
+        out, err = p.communicate(timeout=60)
+        out = head + out
+        if p.returncode == 0:
+            fail("osmprun exited 0 after a kill")
+        for r in range(n):
+            if r == victim:
+                continue
+            m = re.search(rf"^rank {r}: error: (.*)$", out, re.M)
+            if not m or (f"rank {victim}" not in m.group(1) and f"pid {pids[victim]}" not in m.group(1)):
+                fail(f"rank {r} did not report rank {victim}'s death: {m.group(1) if m else out}")
+        job = re.findall(r"^job ([0-9a-f]{16})$", out, re.M)[0]
+        if [x for x in os.listdir(SHM) if job in x]:
+            fail("segments left behind")
+
+
 def case_killed_mid_reconfigure():
     """SIGKILL of a rank while the team keeps rebuilding its tree."""
     case_killed_mid_collective("vhloop", 6)

@@ -365,3 +365,42 @@ TEST(CApi, HeapAllocFreeAndErrors) {
 }
 
 }  // namespace
+
+// osmp_team_split and osmp_team_dup: who is where, a collective on each new
+// team, the parent still working, and each finalized on its own; NULL out
+// on every rank is an argument error and no collective.
+TEST(CApi, SplitAndDup) {
+  with_team(4, [](int r, osmp_team* t) {
+    osmp_team* half = nullptr;
+    osmp_team* copy = nullptr;
+    osmp_team* none = reinterpret_cast<osmp_team*>(1);
+    ASSERT_EQ(osmp_team_split(t, r % 2, -r, &half), OSMP_SUCCESS) << osmp_last_error(t);
+    ASSERT_EQ(osmp_team_dup(t, &copy), OSMP_SUCCESS) << osmp_last_error(t);
+    ASSERT_EQ(osmp_team_split(t, r == 0 ? OSMP_UNDEFINED : 1, 0, &none), OSMP_SUCCESS) << osmp_last_error(t);
+    EXPECT_EQ(osmp_size(half), 2);
+    EXPECT_EQ(osmp_rank(half), r < 2 ? 1 : 0);  // keys -r: the higher rank first
+    EXPECT_EQ(osmp_rank(copy), r);
+    EXPECT_EQ(osmp_size(copy), 4);
+    if (r == 0) {
+      EXPECT_EQ(none, nullptr);
+    } else {
+      EXPECT_EQ(osmp_size(none), 3);
+      EXPECT_EQ(osmp_rank(none), r - 1);
+    }
+    int x = r, sum = -1;
+    EXPECT_EQ(osmp_allreduce(half, &x, &sum, 1, OSMP_INT32, OSMP_SUM), OSMP_SUCCESS) << osmp_last_error(half);
+    EXPECT_EQ(sum, r % 2 ? 1 + 3 : 0 + 2);
+    EXPECT_EQ(osmp_allreduce(copy, &x, &sum, 1, OSMP_INT32, OSMP_SUM), OSMP_SUCCESS) << osmp_last_error(copy);
+    EXPECT_EQ(sum, 6);
+    EXPECT_EQ(osmp_allreduce(t, &x, &sum, 1, OSMP_INT32, OSMP_MAX), OSMP_SUCCESS) << osmp_last_error(t);
+    EXPECT_EQ(sum, 3);
+    EXPECT_EQ(osmp_team_dup(t, nullptr), OSMP_ERR_ARG);
+    EXPECT_NE(std::string(osmp_last_error(t)).find("out is NULL"), std::string::npos) << osmp_last_error(t);
+    EXPECT_EQ(osmp_finalize(half), OSMP_SUCCESS);
+    EXPECT_EQ(osmp_finalize(copy), OSMP_SUCCESS);
+    if (none) {
+      EXPECT_EQ(osmp_finalize(none), OSMP_SUCCESS);
+    }
+    EXPECT_EQ(osmp_finalize(t), OSMP_SUCCESS);
+  });
+}
