@@ -81,8 +81,8 @@ int osmp_init_with(int rank, int size, osmp_allgather_fn allgather, osmp_bcast_f
  * finalize several teams in the same order on every rank. The handle is dead
  * afterwards: using it, or finalizing it again, is OSMP_ERR_ARG. */
 int osmp_finalize(osmp_team* team);
-/* New teams from `team`, collective over it (osmp::Team::split, docs/api.md
- * "Sub-teams"): the ranks that pass the same color (>= 0) form a team,
+/* New teams from `team`, collective over it (osmp::Team::split,
+ * docs/standalone.md "Sub-teams"): the ranks that pass the same color (>= 0) form a team,
  * ordered by key, then by their rank in `team`; a negative color
  * (OSMP_UNDEFINED) joins none and gets NULL. The new teams take the
  * machine, places and settings of `team` (nothing loaded again, no

@@ -180,7 +180,7 @@ class Team {
   int rank() const;
   int size() const;
 
-  // New teams from this one, collective over it (docs/api.md, "Sub-teams"):
+  // New teams from this one, collective over it (docs/standalone.md, "Sub-teams"):
   // the ranks that pass the same color (>= 0) form a team, ordered by key,
   // then by their rank here; a negative color joins none (an empty
   // optional). The groups' teams are made at the same time, over this

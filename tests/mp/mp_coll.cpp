@@ -294,6 +294,16 @@ int main(int argc, char** argv) {
     for (auto it = alive.rbegin(); it != alive.rend(); ++it) run(*it, random_cases(it->size(), 51, 10), 51);
     run(*d, random_cases(n, 52, 20), 52);
     line(osmp::cat("rank ", me, ": ", alive.size(), " sub-teams alive"));
+    // What a sub-team costs: made and dropped, ten times each.
+    for (bool halves : {false, true}) {
+      auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 10; ++i) {
+        auto sub = t.split(halves ? me % 2 : 0, me);
+        if (!sub.ok()) die(sub.status().to_string());
+      }
+      auto us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 10;
+      if (me == 0) line(osmp::cat(halves ? "a split in two" : "a dup", " takes ", static_cast<long>(us), " us"));
+    }
   } else if (mode == "splitloop") {  // sub-teams made, used and dropped until an error (for kill tests)
     std::vector<double> in(1000, 1.0), out(1000);
     for (int i = 0;; ++i) {

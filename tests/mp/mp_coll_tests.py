@@ -220,7 +220,8 @@ def case_split():
                  ["-n", "8", "--oversubscribe", "--topology", "rome", "--map-by", "scatter"]):
         rc, out, err, dt = run(args + [COLL, "split"])
         expect_ok(f"split {args}", nprocs(args), rc, out, err)
-        print(f"{' '.join(args)}: split shapes passed in {dt:.1f} s")
+        cost = "; ".join(re.findall(r"^(a (?:dup|split in two) takes \d+ us)$", out, re.M))
+        print(f"{' '.join(args)}: split shapes passed in {dt:.1f} s ({cost})")
 
 
 def case_killed_mid_split(runs=5):
