@@ -2,7 +2,8 @@
 # comm_bench.sh [-n COMMS]: what a new communicator costs (bench/comm_bench.c:
 # MPI_Comm_dup of the world or MPI_Comm_split into two colors, one 8-byte
 # MPI_Allreduce on it, MPI_Comm_free; ms per communicator, slowest rank,
-# best of 3), at 2 (bound), 4 and 8 processes, in one run:
+# best of 3; "alive": COMMS dups alive at once, each used twice, then all
+# freed, one run), at 2 (bound), 4 and 8 processes, in one run:
 #
 #   ompi           Open MPI alone (tuned)
 #   ompi+pmpi      Open MPI with the osmp interposer
@@ -28,11 +29,12 @@ ms() {  # command...: the figure comm_bench prints, or "failed"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "-" }'; }
 printf "%-6s %3s %9s %9s %9s %9s %9s   %9s %9s %9s\n" "# op" np ompi ompi+pmpi ompi+coll mpich mpich+pmpi \
   "pmpi/ompi" "coll/ompi" "pmpi/mpich"
-for op in dup split; do
+for op in dup split alive; do
   for np in 2 4 8; do
     bind=(--bind-to core) mbind=(-bind-to core)
     [ "$np" -gt "$(nproc)" ] && bind=(--oversubscribe --bind-to none) mbind=()
     a=(-o "$op" -n "$comms")
+    [ "$op" = alive ] && a=(-o dup --alive -n "$comms" -r 1)
     o=$(ms mpirun.openmpi --allow-run-as-root -np "$np" "${bind[@]}" "$bin/comm_bench_ompi" "${a[@]}")
     op_=$(ms mpirun.openmpi --allow-run-as-root -np "$np" "${bind[@]}" -x LD_PRELOAD="$lib/libosmp_pmpi.so" \
       "$bin/comm_bench_ompi" "${a[@]}")
