@@ -86,8 +86,10 @@ int osmp_finalize(osmp_team* team);
  * ordered by key, then by their rank in `team`; a negative color
  * (OSMP_UNDEFINED) joins none and gets NULL. The new teams take the
  * machine, places and settings of `team` (nothing loaded again, no
- * rendezvous) and are finalized on their own. A failure on any rank is every
- * rank's error, and *out is NULL. osmp_team_dup: one team over every rank. */
+ * rendezvous) and are finalized on their own (in the same order on every
+ * rank, as any teams). A failure in making them (no room, a dead rank) is
+ * every rank's error, and *out is NULL; a bad argument (NULL out) is only the
+ * caller's, which then takes no part: pass the same kind everywhere. osmp_team_dup: one team over every rank. */
 #define OSMP_UNDEFINED (-1)
 int osmp_team_split(osmp_team* team, int color, int key, osmp_team** out);
 int osmp_team_dup(osmp_team* team, osmp_team** out);

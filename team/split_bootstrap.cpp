@@ -38,9 +38,10 @@ Status SplitBootstrap::allgather(const void* in, std::size_t len, void* out) {
   if (rank_ < 0 || finished_) return Status(Errc::invalid_argument, "split: an exchange outside the rank's group");
   OSMP_RETURN_IF_ERROR(round(true, in, len).status());
   for (int r = 0; r < size(); ++r) {
-    if (len_of(r) != len) {
-      return Status(Errc::mismatch, cat("split: rank ", members_[static_cast<std::size_t>(r)], " gave ", len_of(r),
-                                        " bytes to an exchange of ", len));
+    if (!active_of(r) || len_of(r) != len) {
+      return Status(Errc::mismatch, cat("split: rank ", members_[static_cast<std::size_t>(r)],
+                                        active_of(r) ? cat(" gave ", len_of(r), " bytes to an exchange of ", len)
+                                                     : std::string(" was done with its group's exchanges")));
     }
     if (len) std::memcpy(static_cast<std::byte*>(out) + static_cast<std::size_t>(r) * len, item(r), len);
   }
@@ -51,7 +52,7 @@ Status SplitBootstrap::broadcast(void* buf, std::size_t len, int root) {
   if (rank_ < 0 || finished_) return Status(Errc::invalid_argument, "split: an exchange outside the rank's group");
   if (root < 0 || root >= size()) return Status(Errc::invalid_argument, cat("split: broadcast root ", root));
   OSMP_RETURN_IF_ERROR(round(true, rank_ == root ? buf : nullptr, rank_ == root ? len : 0).status());
-  if (len_of(root) != len) {
+  if (!active_of(root) || len_of(root) != len) {
     return Status(Errc::mismatch, cat("split: the broadcast's root (rank ", members_[static_cast<std::size_t>(root)],
                                       ") gave ", len_of(root), " bytes, rank ", parent_.rank(), " expected ", len));
   }

@@ -51,6 +51,9 @@ class SplitBootstrap final : public Bootstrap {
   const std::byte* item(int group_rank) const {
     return items_.data() + static_cast<std::size_t>(members_[static_cast<std::size_t>(group_rank)]) * stride_;
   }
+  bool active_of(int group_rank) const {
+    return headers_[static_cast<std::size_t>(members_[static_cast<std::size_t>(group_rank)])].active != 0;
+  }
   std::uint64_t len_of(int group_rank) const {
     return headers_[static_cast<std::size_t>(members_[static_cast<std::size_t>(group_rank)])].len;
   }

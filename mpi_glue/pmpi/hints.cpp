@@ -165,9 +165,6 @@ int apply(CommState& st, Hints h) {
   return MPI_ERR_INFO_VALUE;
 }
 
-// Hints given at creation, kept on the new communicator until its state is
-// built: MPICH's MPI_Comm_get_info drops keys it does not know.
-//
 // Whether the MPI's MPI_Comm_get_info can hold osmp's keys at all (a
 // communicator's info from MPI_Comm_dup of one that has them, Open MPI's
 // component route): Open MPI keeps the keys it was given; MPICH and its
@@ -179,6 +176,9 @@ constexpr bool kInfoKeepsOurKeys = false;
 #else
 constexpr bool kInfoKeepsOurKeys = true;
 #endif
+
+// Hints given at creation, kept on the new communicator until its state is
+// built: MPICH's MPI_Comm_get_info drops keys it does not know.
 int creation_keyval() {
   static int kv = MPI_KEYVAL_INVALID;
   auto drop = [](MPI_Comm, int, void* value, void*) -> int {

@@ -812,7 +812,7 @@ extern "C" {
 __attribute__((visibility("default"))) long long osmp_pmpi_calls(int on_osmp) { return calls(on_osmp != 0); }
 __attribute__((visibility("default"))) long long osmp_pmpi_single_copies(void) { return single_copies(); }
 __attribute__((visibility("default"))) long long osmp_pmpi_leader_calls(void) { return g_leader_calls; }
-// Teams alive now and at most, and their shared memory (bytes).
+// Teams alive now and at most, and the shared memory of this process's teams, kept ones included (bytes).
 __attribute__((visibility("default"))) void osmp_pmpi_shm_use(int* teams, int* peak_teams, unsigned long long* bytes,
                                                               unsigned long long* peak_bytes) {
   const ShmUse& u = shm_use();

@@ -1,6 +1,7 @@
 #include "mpi_glue/pmpi/reuse.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <deque>
 #include <mutex>
 #include <numeric>
@@ -20,8 +21,9 @@ struct Kept {
   Team team;
 };
 
-// Oldest first. The mutex: threads of MPI_THREAD_MULTIPLE building and
-// freeing states of different communicators at once.
+// In the order kept. The mutex guards the shelf alone: building and freeing
+// states (state.cpp, its counters and live set) is not made safe for
+// threads that do so at once.
 struct Shelf {
   std::mutex m;
   std::deque<Kept> kept;
@@ -31,9 +33,14 @@ Shelf& shelf() {
   return s;
 }
 
-// Lets the oldest unreserved team go (the lock held); false if none.
-bool drop_oldest(Shelf& s) {
-  auto it = std::find_if(s.kept.begin(), s.kept.end(), [](const Kept& k) { return !k.reserved; });
+// Lets an unreserved team go (the lock held), the one of the largest id:
+// ranks that kept the same teams let the same one go, whatever order they
+// freed them in, so their smallest ids still match (reserve_kept). False if
+// none.
+bool drop_one(Shelf& s) {
+  auto it = s.kept.end();
+  for (auto k = s.kept.begin(); k != s.kept.end(); ++k)
+    if (!k->reserved && (it == s.kept.end() || k->id > it->id)) it = k;
   if (it == s.kept.end()) return false;
   note_team(TeamEvent::dropped, it->bytes);
   s.kept.erase(it);  // the team leaves at once (Team's destructor)
@@ -60,6 +67,17 @@ std::uint64_t reserve_kept(const std::vector<int>& ranks) {
   std::lock_guard lock(s.m);
   // The smallest id of those over `ranks`: the same choice on every rank
   // that kept the same teams, whatever order it freed them in.
+  // A kept team that another rank stopped, or where another rank raised an
+  // error for a call this rank had already left (MPI_Comm_free waits for
+  // nobody), is let go: its other ranks never kept it.
+  for (auto k = s.kept.begin(); k != s.kept.end();) {
+    if (!k->reserved && (!TeamAccess::pause(k->team).ok() || !core_of(k->team).usable().ok())) {
+      note_team(TeamEvent::dropped, k->bytes);
+      k = s.kept.erase(k);
+    } else {
+      ++k;
+    }
+  }
   Kept* best = nullptr;
   for (Kept& k : s.kept)
     if (!k.reserved && k.ranks == ranks && (!best || k.id < best->id)) best = &k;
@@ -72,7 +90,8 @@ Team take_kept(std::uint64_t id) {
   Shelf& s = shelf();
   std::lock_guard lock(s.m);
   auto it = std::find_if(s.kept.begin(), s.kept.end(), [&](const Kept& k) { return k.id == id && k.reserved; });
-  Team t = std::move(it->team);  // reserved by this caller: it is there
+  assert(it != s.kept.end());  // reserved by this caller: it is there
+  Team t = std::move(it->team);
   note_team(TeamEvent::taken, it->bytes);
   s.kept.erase(it);
   return t;
@@ -91,21 +110,21 @@ void keep(std::vector<int> ranks, Team team, std::uint64_t bytes) {
   const std::uint64_t id = core_of(team).team_id();
   note_team(TeamEvent::kept, bytes);
   s.kept.push_back({std::move(ranks), id, bytes, false, std::move(team)});
-  while (s.kept.size() > static_cast<std::size_t>(settings().reuse) && drop_oldest(s)) {
+  while (s.kept.size() > static_cast<std::size_t>(settings().reuse) && drop_one(s)) {
   }
 }
 
 void make_room(std::uint64_t bytes, std::uint64_t max) {
   Shelf& s = shelf();
   std::lock_guard lock(s.m);
-  while (shm_use().bytes + bytes > max && drop_oldest(s)) {
+  while (shm_use().bytes + bytes > max && drop_one(s)) {
   }
 }
 
 void release_kept() {
   Shelf& s = shelf();
   std::lock_guard lock(s.m);
-  while (drop_oldest(s)) {
+  while (drop_one(s)) {
   }
 }
 

@@ -9,14 +9,17 @@
 //
 // The taken team continues its call numbering where the freed communicator
 // left it (collectives/calls.hpp, Calls::pause), the same on every rank
-// since every rank agreed to take it; an error that a one-pass call of the
-// freed communicator raised after this rank freed it is reported at the new
-// communicator's first call, naming that call. A team is kept only if its
+// since every rank agreed to take it. A team is kept only if its
 // communicator lay on one node, its settings are the process's own (no info
-// hint reshaped it) and it is still usable. At most OSMP_PMPI_REUSE teams
-// (default 4, 0: none) are kept per process, the oldest let go first; their
-// shared memory counts against OSMP_PMPI_SHM_MAX, and a new team that would
-// pass it lets kept teams go first. MPI_Finalize lets every kept team go.
+// hint reshaped it), it is still usable and no error is pending on it; one
+// that another rank stopped or raised an error on later (a one-pass call's
+// mismatch found after this rank freed the communicator: lost, as
+// MPI_Comm_free waits for nobody) is let go when it would be proposed. At
+// most OSMP_PMPI_REUSE teams (default 4, 0: none) are kept per process, the
+// one of the largest id let go first (the same choice on ranks that kept the
+// same teams); their shared memory counts against OSMP_PMPI_SHM_MAX, and a
+// new team that would pass it lets kept teams go before the communicator is
+// refused. MPI_Finalize lets every kept team go.
 #pragma once
 
 #include <mpi.h>
@@ -42,9 +45,9 @@ void unreserve_kept(std::uint64_t id);
 
 // Keeps `team` (a freed communicator's, paused, of `bytes` of shared
 // memory) for the next communicator over `ranks`; lets the oldest kept team
-// go past OSMP_PMPI_REUSE.
+// go past OSMP_PMPI_REUSE (the largest id first).
 void keep(std::vector<int> ranks, Team team, std::uint64_t bytes);
-// Lets kept teams go, the oldest first, until `bytes` more fit under `max`
+// Lets kept teams go, the largest id first, until `bytes` more fit under `max`
 // together with every team of this process (shm_use()).
 void make_room(std::uint64_t bytes, std::uint64_t max);
 // MPI_Finalize, before the live teams finish: every kept team goes (it

@@ -268,7 +268,7 @@ void build(CommState& st, MPI_Comm comm) {
   PMPI_Comm_rank(comm, &rank);
   st.rank = rank;
   st.size = size;
-  std::vector<int> world = size > 1 ? world_ranks(comm, size) : std::vector<int>{};
+  std::vector<int> world = size > 1 && settings().reuse > 0 ? world_ranks(comm, size) : std::vector<int>{};
   const std::uint64_t proposed = world.empty() ? 0 : reserve_kept(world);
   const Agreed agreed = agree_at_start(comm, proposed);
   st.ops = agreed.ops;
@@ -410,11 +410,11 @@ const Settings& settings() {
     auto lean = env_bool("OSMP_PMPI_LEAN", true);
     auto verbose = env_int("OSMP_VERBOSE", 1, 0, 3);
     auto shm_max = env_size("OSMP_PMPI_SHM_MAX", 1ull << 30);
-    auto reuse = env_int("OSMP_PMPI_REUSE", 4, 0, 1 << 16);
+    auto reuse = env_int("OSMP_PMPI_REUSE", kDefaultReuse, 0, 1 << 16);
     v.enabled = !on.ok() || *on;
     v.lean = !lean.ok() || *lean;
     v.shm_max = shm_max.ok() ? *shm_max : (1ull << 30);
-    v.reuse = reuse.ok() ? static_cast<int>(*reuse) : 4;
+    v.reuse = reuse.ok() ? static_cast<int>(*reuse) : kDefaultReuse;
     v.stats = (stats.ok() && *stats) || (verbose.ok() && *verbose >= 2);
     if (auto ops = env_get("OSMP_PMPI_OPS")) {
       v.ops = 0;

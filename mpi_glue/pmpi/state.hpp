@@ -108,13 +108,14 @@ static_assert(kOpKindCount < 32, "the operation masks are unsigned ints");
 // Each rank reads its own environment; a communicator runs on osmp only
 // what every rank's settings allow (agreed when its state is built).
 
+inline constexpr int kDefaultReuse = 4;  // OSMP_PMPI_REUSE
 struct Settings {
   bool enabled = true;
   bool lean = true;  // OSMP_PMPI_LEAN
   unsigned ops = kAllOps;
   bool stats = false;
   std::uint64_t shm_max = 0;
-  int reuse = 4;
+  int reuse = kDefaultReuse;
 };
 const Settings& settings();
 

@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
   } else if (mode == "splitloop") {  // sub-teams made, used and dropped until an error (for kill tests)
     std::vector<double> in(1000, 1.0), out(1000);
     for (int i = 0;; ++i) {
-      auto sub = i % 2 ? t.split(g_rank % 2, -g_rank) : t.split(0, g_rank);
+      auto sub = i % 2 ? t.split(g_rank % 2, g_rank) : t.split(0, g_rank);  // the test knows the sub-ranks
       if (!sub.ok()) die(sub.status().to_string());
       osmp::Status st = (**sub).allreduce(in.data(), out.data(), 1000, osmp::Datatype::float64, osmp::Op::sum);
       if (!st.ok()) die(st.to_string());

@@ -225,8 +225,9 @@ def case_split():
 
 
 def case_killed_mid_split(runs=5):
-    """SIGKILL of a rank while sub-teams are made, used and dropped: every survivor names the victim (its
-    rank in the parent, or its pid where a sub-team numbers it otherwise), nothing is left behind."""
+    """SIGKILL of a rank while sub-teams are made, used and dropped: every survivor names the victim's death
+    (its rank in the parent, its rank in the two-color sub-team, split(rank % 2, rank), or its pid),
+    nothing is left behind."""
     random.seed(os.getpid())
     for _ in range(runs):
         n = random.randint(3, 6)
@@ -252,7 +253,8 @@ def case_killed_mid_split(runs=5):
             if r == victim:
                 continue
             m = re.search(rf"^rank {r}: error: (.*)$", out, re.M)
-            if not m or (f"rank {victim}" not in m.group(1) and f"pid {pids[victim]}" not in m.group(1)):
+            died = rf"rank ({victim}|{victim // 2})( \(pid \d+\))? died|pid {pids[victim]}\b"
+            if not m or not re.search(died, m.group(1)):
                 fail(f"rank {r} did not report rank {victim}'s death: {m.group(1) if m else out}")
         job = re.findall(r"^job ([0-9a-f]{16})$", out, re.M)[0]
         if [x for x in os.listdir(SHM) if job in x]:
