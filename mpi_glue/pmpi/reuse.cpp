@@ -110,22 +110,19 @@ void keep(std::vector<int> ranks, Team team, std::uint64_t bytes) {
   const std::uint64_t id = core_of(team).team_id();
   note_team(TeamEvent::kept, bytes);
   s.kept.push_back({std::move(ranks), id, bytes, false, std::move(team)});
-  while (s.kept.size() > static_cast<std::size_t>(settings().reuse) && drop_one(s)) {
-  }
+  while (s.kept.size() > static_cast<std::size_t>(settings().reuse) && drop_one(s)) {}
 }
 
 void make_room(std::uint64_t bytes, std::uint64_t max) {
   Shelf& s = shelf();
   std::lock_guard lock(s.m);
-  while (shm_use().bytes + bytes > max && drop_one(s)) {
-  }
+  while (shm_use().bytes + bytes > max && drop_one(s)) {}
 }
 
 void release_kept() {
   Shelf& s = shelf();
   std::lock_guard lock(s.m);
-  while (drop_one(s)) {
-  }
+  while (drop_one(s)) {}
 }
 
 }  // namespace osmp::pmpi

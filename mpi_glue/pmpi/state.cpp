@@ -392,7 +392,7 @@ CommState* existing_state(MPI_Comm comm) {
 
 void release_all() {
   g_finalizing.store(true, std::memory_order_relaxed);  // both callers are MPI_Finalize's
-  release_kept();  // they leave at once: nobody waits for them
+  release_kept();                                       // they leave at once: nobody waits for them
   std::vector<CommState*> all(live().begin(), live().end());
   for (CommState* st : all) {
     complete_osmp_parts(st->comm);

@@ -52,11 +52,26 @@ TEST_P(Split, GroupsAreRightAndTheirCollectivesToo) {
   auto tt = make_teams(c);
   ASSERT_TRUE(tt.ok()) << tt.first_error();
   const std::vector<SplitCase> shapes = {
-      {"two colors", [](int r, int) { return std::pair{r % 2, r}; }},
-      {"reversed", [](int r, int n) { return std::pair{0, n - r}; }},
-      {"own color", [](int r, int) { return std::pair{r, 0}; }},
-      {"some join none", [](int r, int) { return std::pair{r % 3 == 1 ? OSMP_UNDEFINED : r % 3, -r}; }},
-      {"equal keys keep the order", [](int, int) { return std::pair{7, 0}; }},
+      {"two colors",
+       [](int r, int) {
+         return std::pair{r % 2, r};
+       }},
+      {"reversed",
+       [](int r, int n) {
+         return std::pair{0, n - r};
+       }},
+      {"own color",
+       [](int r, int) {
+         return std::pair{r, 0};
+       }},
+      {"some join none",
+       [](int r, int) {
+         return std::pair{r % 3 == 1 ? OSMP_UNDEFINED : r % 3, -r};
+       }},
+      {"equal keys keep the order",
+       [](int, int) {
+         return std::pair{7, 0};
+       }},
   };
   for (const SplitCase& s : shapes) {
     std::vector<std::pair<int, int>> picks;
@@ -149,8 +164,7 @@ TEST(Split, ManyAlive) {
     }
     for (std::size_t i = subs.size(); i-- > 0;) {
       int v = 1, n = 0;
-      if (!subs[i].allreduce(std::span<const int>(&v, 1), std::span<int>(&n, 1), Op::sum).ok() ||
-          n != subs[i].size()) {
+      if (!subs[i].allreduce(std::span<const int>(&v, 1), std::span<int>(&n, 1), Op::sum).ok() || n != subs[i].size()) {
         std::lock_guard lock(m);
         bad = "team " + std::to_string(i);
       }
