@@ -145,7 +145,9 @@ def case_mismatch():
                 fail(f"-n {n}, odd rank {odd}: rank {r} did not say '{want}':\n{out}")
 
 
-def case_killed_mid_collective(mode="loop", runs=5):
+def case_killed_mid_collective(mode="loop", runs=5, names=None):
+    """SIGKILL of a random rank mid-run: every survivor's error names the victim (`names(victim, pid)`: a
+    regex of how, else "rank VICTIM"), nothing is left behind."""
     random.seed(os.getpid())
     for i in range(runs):
         n = random.randint(3, 6)
@@ -171,7 +173,9 @@ def case_killed_mid_collective(mode="loop", runs=5):
             if r == victim:
                 continue
             m = re.search(rf"^rank {r}: error: (.*)$", out, re.M)
-            if not m or f"rank {victim}" not in m.group(1):
+            named = re.search(names(victim, pids[victim]), m.group(1)) if m and names else m and (
+                f"rank {victim}" in m.group(1))
+            if not named:
                 fail(f"rank {r} did not report rank {victim}'s death: {m.group(1) if m else out}")
         job = re.findall(r"^job ([0-9a-f]{16})$", out, re.M)[0]
         if [x for x in os.listdir(SHM) if job in x]:
@@ -224,41 +228,12 @@ def case_split():
         print(f"{' '.join(args)}: split shapes passed in {dt:.1f} s ({cost})")
 
 
-def case_killed_mid_split(runs=5):
+def case_killed_mid_split():
     """SIGKILL of a rank while sub-teams are made, used and dropped: every survivor names the victim's death
     (its rank in the parent, its rank in the two-color sub-team, split(rank % 2, rank), or its pid),
     nothing is left behind."""
-    random.seed(os.getpid())
-    for _ in range(runs):
-        n = random.randint(3, 6)
-        p = subprocess.Popen([OSMPRUN, "-n", str(n), "--oversubscribe", COLL, "splitloop"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        pids, head = {}, ""
-        while len(pids) < n:
-            line = p.stdout.readline()
-            if not line:
-                fail("ranks did not start")
-            head += line
-            m = re.match(r"pid (\d+) (\d+)", line)
-            if m:
-                pids[int(m.group(1))] = int(m.group(2))
-        time.sleep(random.uniform(0.1, 0.6))
-        victim = random.randrange(n)
-        os.kill(pids[victim], signal.SIGKILL)
-        out, err = p.communicate(timeout=60)
-        out = head + out
-        if p.returncode == 0:
-            fail("osmprun exited 0 after a kill")
-        for r in range(n):
-            if r == victim:
-                continue
-            m = re.search(rf"^rank {r}: error: (.*)$", out, re.M)
-            died = rf"rank ({victim}|{victim // 2})( \(pid \d+\))? died|pid {pids[victim]}\b"
-            if not m or not re.search(died, m.group(1)):
-                fail(f"rank {r} did not report rank {victim}'s death: {m.group(1) if m else out}")
-        job = re.findall(r"^job ([0-9a-f]{16})$", out, re.M)[0]
-        if [x for x in os.listdir(SHM) if job in x]:
-            fail("segments left behind")
+    case_killed_mid_collective(
+        "splitloop", 5, lambda victim, pid: rf"rank ({victim}|{victim // 2})( \(pid \d+\))? died|pid {pid}\b")
 
 
 def case_killed_mid_reconfigure():
