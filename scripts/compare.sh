@@ -18,6 +18,12 @@
 #   sweeps: the cache-line round trip between 2 processes (bench_shm
 #   pingpong, one shared line, median); the report sets the barrier against it.
 #
+# With OSMP_OMPI5_PREFIX (an Open MPI 5.0 installation; the build gets the
+# same variable: coll_bench_ompi5 and its coll/osmp, docs/install.md) every
+# sweep also runs that Open MPI in the same run: ompi5_tuned, ompi5_han,
+# ompi5_sm, ompi5_acoll (where it has coll/acoll) and ompi5_osmp (through its
+# component); the report adds osmp against the best 5.0 configuration.
+#
 # compare.sh --ops LIST ...: only these operations (comma list, as
 # osmp-bench -o names them) in every sweep above, e.g. --ops alltoall,scan.
 #
@@ -51,6 +57,16 @@ ompi=(mpirun.openmpi --allow-run-as-root)
 bench=$build/bin
 lib=$build/lib
 component=(--mca mca_base_component_path "$(ompi_info --path pkglibdir --parsable | cut -d: -f3):$lib/openmpi")
+ompi5_libs=()
+if [ -n "${OSMP_OMPI5_PREFIX:-}" ]; then
+  p5=$OSMP_OMPI5_PREFIX
+  if [ ! -d "$p5" ]; then p5=$(dirname "$(dirname "$p5")"); fi  # its mpicc
+  ompi5=("$p5/bin/mpirun" --allow-run-as-root)
+  component5=(--mca mca_base_component_path "$("$p5/bin/ompi_info" --path pkglibdir --parsable | cut -d: -f3):$lib/openmpi5")
+  ompi5_libs=(ompi5_tuned ompi5_han ompi5_sm)
+  if "$p5/bin/ompi_info" | grep -q "MCA coll: acoll"; then ompi5_libs+=(ompi5_acoll); fi
+  ompi5_libs+=(ompi5_osmp)
+fi
 
 run() {  # label np timeout command...
   local label=$1 np=$2 limit=$3; shift 3
@@ -98,6 +114,10 @@ lib_as() {
       local via=("${component[@]}")
       if [[ $label == *_heap ]]; then via=(-x LD_PRELOAD="$lib/libosmp_pmpi.so"); fi
       run "$label" "$np" 600 "${ompi[@]}" -np "$np" "${bind_ompi[@]}" "${via[@]}" "$bench/coll_bench_ompi" "${common[@]}" -l "$label" "${args[@]}" ;;
+    ompi5_tuned) run "$label" "$np" 600 "${ompi5[@]}" -np "$np" "${bind_ompi[@]}" "$bench/coll_bench_ompi5" "${common[@]}" -l "$label" "${args[@]}" ;;
+    ompi5_han | ompi5_sm | ompi5_acoll)
+      run "$label" "$np" 600 "${ompi5[@]}" -np "$np" "${bind_ompi[@]}" --mca "coll_${name#ompi5_}_priority" 100 "$bench/coll_bench_ompi5" "${common[@]}" -l "$label" "${args[@]}" ;;
+    ompi5_osmp) run "$label" "$np" 600 "${ompi5[@]}" -np "$np" "${bind_ompi[@]}" "${component5[@]}" "$bench/coll_bench_ompi5" "${common[@]}" -l "$label" "${args[@]}" ;;
     mpich_osmp) run "$label" "$np" 600 mpirun.mpich -np "$np" "${bind_mpich[@]}" -genv LD_PRELOAD "$lib/libosmp_pmpi_mpich.so" "$bench/coll_bench_mpich" "${common[@]}" -l "$label" "${args[@]}" ;;
   esac
 }
@@ -124,6 +144,10 @@ sweep() {  # np [-o OPS] bench-args...
   set -- -o "$ops" "$@"
   local libs=(osmp ompi_tuned ompi_han ompi_sm mpich ompi_osmp mpich_osmp)
   if [ "$np" -gt "$ncpu" ]; then libs=(osmp ompi_tuned ompi_sm mpich ompi_osmp mpich_osmp); fi
+  local l5
+  for l5 in "${ompi5_libs[@]}"; do  # han as on 4.1: bound runs only
+    if [ "$l5" != ompi5_han ] || [ "$np" -le "$ncpu" ]; then libs+=("$l5"); fi
+  done
   if [ "$heap" = 1 ]; then
     libs=(osmp osmp_heap ompi_tuned ompi_tuned_heap ompi_han ompi_han_heap ompi_sm ompi_sm_heap mpich mpich_heap
           ompi_osmp_heap mpich_osmp_heap)

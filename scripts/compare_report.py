@@ -63,6 +63,47 @@ worse = [s for s in summary if s[6] > 1.0]
 print(f"\n{len(summary)} points, osmp faster or equal in {len(summary) - len(worse)}; "
       f"geometric mean ratio {__import__('math').exp(sum(__import__('math').log(s[6]) for s in summary) / max(1, len(summary))):.2f}")
 
+# Open MPI 5.0 in the same run (compare.sh with OSMP_OMPI5_PREFIX): osmp
+# against the best 5.0 configuration, at every point where it is at or below
+# the best 4.1 one (the target: there too), and each component against its
+# own Open MPI's best.
+OMPI41 = ("ompi_tuned", "ompi_han", "ompi_sm")
+five_points = [(k, libs) for k, libs in sorted(data.items())
+               if "osmp" in libs and any(l.startswith("ompi5_") and "osmp" not in l for l in libs)]
+if five_points:
+    print("\n### Open MPI 5.0 beside 4.1 (latency in us; 5.0 best of tuned, han, sm, acoll where present; "
+          "ratio = osmp / best)\n")
+    print("| procs | op | size | osmp | best 4.1 | ratio | best 5.0 | ratio | ompi+osmp / best 4.1 | ompi5+osmp / best 5.0 |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    held, missed, comp41, comp5 = 0, [], [], []
+    for (op, procs, b), libs in five_points:
+        b41 = {k: libs[k] for k in OMPI41 if k in libs}
+        b5 = {k: v for k, v in libs.items() if k.startswith("ompi5_") and "osmp" not in k}
+        if not b41 or not b5:
+            continue
+        k41, k5 = min(b41, key=b41.get), min(b5, key=b5.get)
+        o = libs["osmp"]
+        c41 = libs["ompi_osmp"] / b41[k41] if "ompi_osmp" in libs else None
+        c5 = libs["ompi5_osmp"] / b5[k5] if "ompi5_osmp" in libs else None
+        if c41 is not None:
+            comp41.append(c41)
+        if c5 is not None:
+            comp5.append(c5)
+        if o <= b41[k41]:
+            if o <= b5[k5]:
+                held += 1
+            else:
+                missed.append(f"{op} {size(b)} at {procs} ({o:.2f} us vs {b5[k5]:.2f} {k5})")
+        if b in SHOW:
+            fmt = lambda x: f"{x:.2f}" if x is not None else ""
+            print(f"| {procs} | {op} | {size(b)} | {o:.2f} | {b41[k41]:.2f} ({k41}) | {o / b41[k41]:.2f} | "
+                  f"{b5[k5]:.2f} ({k5}) | {o / b5[k5]:.2f} | {fmt(c41)} | {fmt(c5)} |")
+    print(f"\nosmp at or below the best 4.1 configuration: {held + len(missed)} points; at or below the best 5.0 "
+          f"one there too: {held}; not: {', '.join(missed) or 'none'}")
+    gm = lambda xs: __import__("math").exp(sum(__import__("math").log(x) for x in xs) / len(xs)) if xs else float("nan")
+    print(f"through the component: ompi+osmp / best 4.1 geometric mean {gm(comp41):.2f}; "
+          f"ompi5+osmp / best 5.0 {gm(comp5):.2f}")
+
 limits = os.path.join(out, "limits.txt")
 if os.path.exists(limits):
     rtt = [float(l.split()[1]) for l in open(limits) if l.startswith("round_trip_ns")]

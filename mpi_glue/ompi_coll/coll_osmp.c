@@ -1,4 +1,6 @@
-/* coll/osmp: osmp as an Open MPI 4.1 collective component (mca_coll_osmp.so).
+/* coll/osmp: osmp as an Open MPI collective component (mca_coll_osmp.so),
+ * built from this one source against Open MPI 4.1 and 5.0 (OSMP_OMPI_5 below
+ * marks where their coll frameworks differ; docs/install.md).
  *
  * Selected for every intra-communicator of two or more processes. On one node
  * the whole call runs on osmp; across nodes osmp runs inside each node and
@@ -42,6 +44,22 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/info_subscriber.h"
 #include "osmp_ops.h"
+
+/* Open MPI 5.0's coll framework: component interface 2.4.0 (persistent
+ * collectives in the module, which this module leaves to the components
+ * below it: Open MPI takes each function from the highest module that has
+ * one), info callbacks on const strings. 4.1: interface 2.0.0. */
+#if OMPI_MAJOR_VERSION >= 5
+#define OSMP_OMPI_5 1
+#define OSMP_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_4_0
+typedef const char osmp_info_char;
+#elif OMPI_MAJOR_VERSION == 4
+#define OSMP_OMPI_5 0
+#define OSMP_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_0_0
+typedef char osmp_info_char;
+#else
+#error "coll/osmp is built against Open MPI 4.1 or 5.0 (OMPI_MAJOR_VERSION from its mpi.h)"
+#endif
 
 /* ---- parameters ------------------------------------------------------- */
 /* 1: per rank at MPI_Finalize, how many calls ran where, and why osmp
@@ -312,13 +330,13 @@ static const osmp_pmpi_requests requests = {request_start, request_complete};
  * value, or NULL when osmp refused it: Open MPI then leaves the key out of
  * MPI_Comm_get_info (a hint not used). An empty value (the default at
  * subscription) asks nothing and is not stored. */
-static char* hint_changed(opal_infosubscriber_t* obj, char* key, char* value) {
+static osmp_info_char* hint_changed(opal_infosubscriber_t* obj, osmp_info_char* key, osmp_info_char* value) {
   if (!value || !value[0]) return NULL;
   int saved = bypass;
   bypass = 1;
   const char* v = osmp_pmpi_hint_changed((struct ompi_communicator_t*)obj, key, value);
   bypass = saved;
-  return (char*)v;
+  return (osmp_info_char*)v;
 }
 
 /* ---- module and component --------------------------------------------- */
@@ -356,7 +374,7 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
     progress_registered = 1;
   }
   for (const char* const* k = osmp_pmpi_hint_keys(); *k; ++k)
-    opal_infosubscribe_subscribe(&comm->super, (char*)*k, "", hint_changed);
+    opal_infosubscribe_subscribe(&comm->super, (osmp_info_char*)*k, "", hint_changed);
   return OMPI_SUCCESS;
 }
 
@@ -442,8 +460,8 @@ static int close_component(void) {
   return OMPI_SUCCESS;
 }
 
-mca_coll_base_component_2_0_0_t mca_coll_osmp_component = {
-    .collm_version = {MCA_COLL_BASE_VERSION_2_0_0, .mca_component_name = "osmp",
+mca_coll_base_component_t mca_coll_osmp_component = {
+    .collm_version = {OSMP_COLL_BASE_VERSION, .mca_component_name = "osmp",
                       MCA_BASE_MAKE_VERSION(component, OSMP_VERSION_MAJOR, OSMP_VERSION_MINOR, OSMP_VERSION_PATCH),
                       .mca_close_component = close_component, .mca_register_component_params = register_params},
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},

@@ -20,8 +20,8 @@ class Osmp(CMakePackage):
     variant(
         "ompi_component",
         default=True,
-        description="The Open MPI coll component (needs Open MPI 4.1's internal headers, "
-        "ompi_config.h: Open MPI configured --with-devel-headers)",
+        description="The Open MPI coll component, for the spec's Open MPI, 4.1 or 5.0 (needs its "
+        "internal headers, ompi_config.h: Open MPI configured --with-devel-headers)",
     )
     variant("benchmarks", default=False, description="Build and install osmp-bench")
     variant("static", default=True, description="Also install libosmp.a (pkg-config --static)")
@@ -33,7 +33,8 @@ class Osmp(CMakePackage):
     depends_on("nlohmann-json", type="build")
     depends_on("hwloc@2:")
     depends_on("openmpi", when="+openmpi")
-    depends_on("openmpi@4.1", when="+ompi_component")
+    # The component's one source builds against either coll framework.
+    depends_on("openmpi@4.1:5.0", when="+ompi_component")
     depends_on("mpich", when="+mpich")
     depends_on("benchmark", when="+benchmarks")
     depends_on("googletest", type="test")

@@ -660,6 +660,45 @@ void scan_orders() {
   }
 }
 
+// MPI-4's persistent collectives (Open MPI 5.0: MPI_Allreduce_init ...),
+// which coll/osmp leaves to the component below it: started again and
+// again between blocking calls that osmp runs on the same communicator, each
+// result right, none counted as osmp's.
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+void persistent() {
+  std::vector<std::int64_t> in(7), out(7, -1), want(7), root_buf(5);
+  MPI_Request ar = MPI_REQUEST_NULL, bc = MPI_REQUEST_NULL;
+  MPI_Allreduce_init(in.data(), out.data(), 7, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &ar);
+  MPI_Bcast_init(root_buf.data(), 5, MPI_INT64_T, g_size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bc);
+  for (int round = 0; round < 4; ++round) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      in[i] = value<std::int64_t>(g_rank, i) + round;
+      want[i] = 0;
+      for (int r = 0; r < g_size; ++r) want[i] += value<std::int64_t>(r, i) + round;
+    }
+    for (std::size_t i = 0; i < root_buf.size(); ++i)
+      root_buf[i] = g_rank == g_size - 1 ? round * 100 + static_cast<std::int64_t>(i) : -1;
+    const long long before = osmp_calls();
+    MPI_Start(&ar);
+    MPI_Start(&bc);
+    double x = g_rank, y = 0;  // on osmp meanwhile
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Wait(&ar, MPI_STATUS_IGNORE);
+    MPI_Wait(&bc, MPI_STATUS_IGNORE);
+    const std::string at = "persistent, round " + std::to_string(round);
+    check_equal(out, want, "allreduce_init " + at);
+    std::vector<std::int64_t> want_b(root_buf.size());
+    for (std::size_t i = 0; i < want_b.size(); ++i) want_b[i] = round * 100 + static_cast<std::int64_t>(i);
+    check_equal(root_buf, want_b, "bcast_init " + at);
+    if (y != g_size * (g_size - 1) / 2.0) fail("allreduce between persistent starts, " + at);
+    if (before >= 0 && osmp_calls() - before != 1)
+      fail(at + ": " + std::to_string(osmp_calls() - before) + " calls on osmp, expected 1 (the blocking one)");
+  }
+  MPI_Request_free(&ar);
+  MPI_Request_free(&bc);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -685,6 +724,9 @@ int main(int argc, char** argv) {
   every_operation_on_osmp();
   one_per_node();
   declined_cases();
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+  persistent();
+#endif
   auto calls = reinterpret_cast<long long (*)(int)>(dlsym(RTLD_DEFAULT, "osmp_pmpi_calls"));
   const bool want_osmp = !std::getenv("COLL_TEST_NO_OSMP");
   if (want_osmp && (!calls || calls(1) == 0)) fail("the interposer is not loaded or ran nothing on osmp");
