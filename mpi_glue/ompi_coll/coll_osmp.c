@@ -1,6 +1,6 @@
 /* coll/osmp: osmp as an Open MPI collective component (mca_coll_osmp.so),
- * built from this one source against Open MPI 4.1 and 5.0 (OSMP_OMPI_5 below
- * marks where their coll frameworks differ; docs/install.md).
+ * built from this one source against Open MPI 4.1 and 5.0 (OMPI_MAJOR_VERSION
+ * below picks where their coll frameworks differ; docs/install.md).
  *
  * Selected for every intra-communicator of two or more processes. On one node
  * the whole call runs on osmp; across nodes osmp runs inside each node and
@@ -50,11 +50,9 @@
  * below it: Open MPI takes each function from the highest module that has
  * one), info callbacks on const strings. 4.1: interface 2.0.0. */
 #if OMPI_MAJOR_VERSION >= 5
-#define OSMP_OMPI_5 1
 #define OSMP_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_4_0
 typedef const char osmp_info_char;
 #elif OMPI_MAJOR_VERSION == 4
-#define OSMP_OMPI_5 0
 #define OSMP_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_0_0
 typedef char osmp_info_char;
 #else
