@@ -21,8 +21,11 @@ namespace {
 // process_vm_readv / process_vm_writev? Each rank publishes a word's address,
 // reads its right neighbour's, writes it and reads it back, and all agree:
 // single copy is used only if it works everywhere. The word lives until the
-// agreement, which every neighbour joins only after its probe.
-Result<bool> probe_cma(Bootstrap& boot) {
+// agreement, which every neighbour joins only after its probe. The same
+// agreement carries whether the copy pays on this rank (cma_slowdown, timed
+// once per process): it pays for the team where it does on at least half of
+// the ranks, which every rank counts alike from the same bytes.
+Result<CmaProbe> probe_cma(Bootstrap& boot) {
   struct Probe {
     std::int64_t pid;
     std::uint64_t address;
@@ -39,12 +42,14 @@ Result<bool> probe_cma(Bootstrap& boot) {
   bool works = cma_read(pid, &got, right.address, sizeof got).ok() && got == kMagic &&
                cma_write(pid, right.address, &mark, sizeof mark).ok() &&
                cma_read(pid, &back, right.address, sizeof back).ok() && back == mark;
-  std::uint8_t ok = works ? 1 : 0;
-  std::vector<std::uint8_t> oks(all.size());
-  OSMP_RETURN_IF_ERROR(boot.allgather(&ok, 1, oks.data()));
-  for (auto o : oks)
-    if (!o) return false;
-  return true;
+  // 0: the copy fails here; 1: it works, slowly; 2: it works and pays.
+  std::uint8_t code = !works ? 0 : cma_pays(cma_slowdown()) ? 2 : 1;
+  std::vector<std::uint8_t> codes(all.size());
+  OSMP_RETURN_IF_ERROR(boot.allgather(&code, 1, codes.data()));
+  CmaProbe out;
+  out.works = std::ranges::none_of(codes, [](std::uint8_t c) { return c == 0; });
+  out.pays = 2 * std::ranges::count(codes, std::uint8_t{2}) >= std::ssize(codes);
+  return out;
 }
 
 // A spec names levels of this machine (checked on the tree it would build):

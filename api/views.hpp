@@ -58,8 +58,8 @@ class EngineBootstrap final : public Bootstrap {
 class Views {
  public:
   // The first view, collective over `boot`. Whether single copy works between
-  // every pair of ranks is probed here once, whatever OSMP_CMA says now: a
-  // later configure may turn it on (the setting is policy, the probe capability).
+  // every pair of ranks, and pays, is probed here once, whatever OSMP_CMA says
+  // now: a later configure may turn it on (the setting is policy, the probe capability).
   static Result<std::unique_ptr<Views>> create(Bootstrap& boot, const TeamOptions& team, const Profile& base);
   // A team like `parent` over the ranks of `boot` (Team::split): the same
   // machine, places, settings and base profile, so nothing is loaded again
@@ -142,7 +142,7 @@ class Views {
   std::unique_ptr<Calls> numbered_;           // the team's calls (teams of more than one rank)
   std::array<Profile, kOpKindCount> profiles_;
   std::array<int, kOpKindCount> of_op_{};  // index into views_
-  bool cma_ = false;
+  CmaProbe cma_;
   std::uint64_t generation_ = 0, switched_after_ = 0;
   // Freed first (~Views): its calls' frames belong to the views' engines.
   std::unique_ptr<CallQueue> queue_ = std::make_unique<CallQueue>([this](const Status& st) { propagate_stop(st); });

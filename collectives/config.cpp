@@ -133,7 +133,13 @@ Status CollectiveConfig::set(std::string_view name, std::string_view value) {
     if (v == "0" || iequals(v, "off") || iequals(v, "no") || iequals(v, "false")) return out = false, Status{};
     return Status(Errc::invalid_argument, cat(what, ": '", value, "' is not a boolean (1/0, on/off)"));
   };
-  if (name == "OSMP_CMA") return boolean(cma);
+  if (name == "OSMP_CMA") {
+    if (iequals(trim(value), "auto")) return cma = Cma::automatic, Status{};
+    bool on = false;
+    if (Status st = boolean(on); !st.ok())
+      return Status(Errc::invalid_argument, cat(what, ": '", value, "' is not auto, 1 or 0 (on/off)"));
+    return cma = on ? Cma::on : Cma::off, Status{};
+  }
   if (name == "OSMP_DIRECT") return boolean(direct);
   if (name == "OSMP_STAGE") return boolean(stage);
   if (name == "OSMP_STAGE_MIN") {
@@ -167,9 +173,9 @@ BaseCase CollectiveConfig::choose(const std::string& level, int members) const {
 std::string CollectiveConfig::fingerprint() const {
   auto bc = [](const BaseCase& b) { return cat(static_cast<int>(b.kind), ":", b.radix); };
   std::string s = cat("base=", bc(default_case), ";flat_max=", flat_max, ";radix=", radix, ";sym=", sym_max,
-                      ";sym_slot=", sym_slot_max, ";cma=", cma, ";cma_min=", cma_range.min, ";cma_max=", cma_range.max,
-                      ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max, ";direct=", direct,
-                      ";stage=", stage, ";stage_min=", stage_min);
+                      ";sym_slot=", sym_slot_max, ";cma=", static_cast<int>(cma), ";cma_min=", cma_range.min,
+                      ";cma_max=", cma_range.max, ";check=", lazy ? "lazy" : "strict", ";one_pass_max=", one_pass_max,
+                      ";direct=", direct, ";stage=", stage, ";stage_min=", stage_min);
   for (const auto& [level, b] : per_level) s += cat(";", level, "=", bc(b));
   return s;
 }

@@ -23,9 +23,12 @@
 //                    to its place: allgather 2.9 us against 7.8 at 8 KiB);
 //                    and the first step of gatherv, scatterv and alltoallv
 //                    with each rank's row and its small blocks in its slot
-//   OSMP_CMA         1 (default) / 0: single copy with process_vm_readv /
-//                    process_vm_writev between the ranks' own buffers when the
-//                    kernel allows (probed at team creation)
+//   OSMP_CMA         auto (default) / 1 / 0: single copy with
+//                    process_vm_readv / process_vm_writev between the ranks'
+//                    own buffers. 1: wherever the kernel allows (probed at
+//                    team creation); auto: where it allows and the copy pays
+//                    on this host (cma_pays: the team's ranks time it against
+//                    memcpy once per process, shm/cma.hpp); 0: never
 //   OSMP_CMA_MIN, OSMP_CMA_MAX  bytes per rank where it is used (default
 //                    auto .. 64M). auto (CmaRange), where it won
 //                    here, interleaved: bcast from 128K (the root writes 1/n of
@@ -90,15 +93,42 @@ namespace osmp {
 
 // Where operations copy with CMA (collectives/ops/cma.cpp): [from(k),
 // until(k)) bytes per rank, and no more than `max`. Set OSMP_CMA_MIN, every
-// operation from there.
+// operation from there. `empty`: no size (OSMP_CMA=auto where the copy
+// does not pay, Engine::cma_settings): only the one-pass gatherv's and
+// scatterv's blocks beyond their rows still go by CMA (rows_in_first).
 struct CmaRange {
   static constexpr std::size_t kAuto = ~std::size_t{0};
   std::size_t min = kAuto;                  // OSMP_CMA_MIN
   std::size_t max = std::size_t{64} << 20;  // OSMP_CMA_MAX
+  bool empty = false;
   // The operation's own thresholds (its description: CopyRange, ops/description.hpp) unless set.
-  std::size_t from(OpKind k) const { return min != kAuto ? min : describe(k).copies.cma_from; }
+  std::size_t from(OpKind k) const { return empty ? kAuto : min != kAuto ? min : describe(k).copies.cma_from; }
   std::size_t until(OpKind k) const { return min != kAuto ? kAuto : describe(k).copies.cma_until; }
-  bool covers(OpKind k, std::size_t bytes) const { return bytes >= from(k) && bytes < until(k) && bytes <= max; }
+  bool covers(OpKind k, std::size_t bytes) const {
+    return !empty && bytes >= from(k) && bytes < until(k) && bytes <= max;
+  }
+};
+
+// OSMP_CMA=auto: CMA's single copy pays where process_vm_readv of a MiB
+// takes at most kCmaPaysSlowdown times memcpy's time (cma_slowdown(),
+// shm/cma.hpp). CMA replaces the areas' two copies (into the area, out of
+// it) by one copy plus pinning each page, so it pays while it costs less
+// than about two copies: 2.5 leaves room for noise above 2 and stays well
+// below the 4 of a host where it lost. There (a VM, 2026-12-03) a MiB took
+// 4.2-4.5x memcpy's time (256 KiB 8x, 4 MiB 4x) and with OSMP_CMA=0 the
+// areas took 0.2-0.55x CMA's time at 32-512 KiB (allgather, allreduce,
+// bcast, exscan, gather, scatter, reduce_scatter_block, alltoall; 2
+// processes bound), 0.7-1.4x at 1-4 MiB; the thresholds of the operations'
+// descriptions were measured on a host where CMA beat the areas (0.45-0.9x).
+inline constexpr double kCmaPaysSlowdown = 2.5;
+constexpr bool cma_pays(double slowdown) { return slowdown > 0 && slowdown <= kCmaPaysSlowdown; }
+
+// What the team found CMA can do (api/views.cpp): `works`, every rank can
+// read and write every other's memory; `pays`, at least half of them timed
+// it as cma_pays. Policy (OSMP_CMA) is applied to it by Engine::cma_settings.
+struct CmaProbe {
+  bool works = false;
+  bool pays = false;
 };
 
 struct BaseCase {
@@ -114,7 +144,8 @@ struct CollectiveConfig {
   int radix = 4;
   int sym_max = 8;
   int sym_slot_max = 2;
-  bool cma = true;
+  enum class Cma { off, automatic, on };  // OSMP_CMA: 0, auto, 1
+  Cma cma = Cma::automatic;
   bool direct = true;
   bool stage = true;
   static constexpr std::size_t kAuto = ~std::size_t{0};

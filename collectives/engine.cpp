@@ -137,7 +137,7 @@ void Engine::set_calls(Calls* c) {
   settings_ = PlanSettings::of(config_, team_.tree());
   if (!c) settings_.one_pass = settings_.one_group = false;  // no numbered calls: every call agrees first
   kept_ = {};                                                // the settings change: forget the kept plans
-  settings_.cma = cma_usable();
+  cma_settings();
   team_.waiter().watch_calls(c);
 }
 

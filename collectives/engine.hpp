@@ -319,14 +319,10 @@ class Engine {
   // Private memory where a result bound for shared memory is built first.
   std::byte* staging() { return scratch(4); }
   std::size_t scratch_bytes() const { return scratch_bytes_; }
-  bool cma() const { return cma_; }
-  // The team may copy with CMA at all (probed, and OSMP_CMA).
-  bool cma_usable() const { return cma_ && config_.cma; }
-  // Team creation decides, collectively, whether every rank may read every
-  // other's memory (api/team.cpp).
-  void set_cma(bool ok) {
-    cma_ = ok;
-    settings_.cma = cma_usable();
+  // Team creation finds out, collectively, what CMA can do for the team (api/views.cpp).
+  void set_cma(CmaProbe probe) {
+    cma_ = probe;
+    cma_settings();
     kept_ = {};  // the settings change: forget the kept plans
   }
   // The team's shared heaps (team/heaps.hpp), when its ranks joined them:
@@ -421,7 +417,16 @@ class Engine {
   std::vector<pid_t> pids_;  // pids()
   std::uint64_t step_ = 0;
   std::uint64_t flat_step_ = 0;
-  bool cma_ = false;
+  CmaProbe cma_;
+  // The plans' CMA from the probe and OSMP_CMA: the team may copy with it at
+  // all where the kernel lets every rank read every other's memory and
+  // OSMP_CMA is not 0; its size range applies where OSMP_CMA is 1, or auto
+  // and the copy pays here (else the range is empty).
+  void cma_settings() {
+    using Cma = CollectiveConfig::Cma;
+    settings_.cma = cma_.works && config_.cma != Cma::off;
+    settings_.cma_range.empty = config_.cma == Cma::automatic && !cma_.pays;
+  }
   const HeapPeers* heaps_ = nullptr;
   std::uint64_t offers_ = 0;
   std::uint64_t single_copies_ = 0;

@@ -159,7 +159,7 @@ struct PlanSettings {
   // prefix top, gatherv's and scatterv's rows (rows_in_first) read every
   // rank's line in the team's one lane.
   bool one_group = false;
-  // The team may copy with CMA (Engine::cma_usable): a one-pass gatherv's
+  // The team may copy with CMA (Engine::cma_settings): a one-pass gatherv's
   // or scatterv's blocks beyond its rows go that way (rows_in_first).
   // Allgather and allgatherv: where the range covers the blocks and the
   // team may copy with CMA, the single copy carries the call, even when the

@@ -468,7 +468,9 @@ PlanSettings model_settings(const CollectiveConfig& config, const Tree& tree) {
   // The one-pass steps down and up are priced (step_rows); scan's prefix top
   // and gatherv's and scatterv's rows are not: their strict plan stands in.
   s.one_group = false;
-  s.cma = config.cma;
+  // OSMP_CMA=auto is taken as paying: its probe times this host, and the
+  // model stands for the machine of the tree, whose CMA the calibration prices.
+  s.cma = config.cma != CollectiveConfig::Cma::off;
   return s;
 }
 

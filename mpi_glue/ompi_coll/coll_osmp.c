@@ -72,6 +72,7 @@ static int osmp_verbose = 0;
 static char* osmp_vh = NULL;
 static char* osmp_wait = NULL;
 static char* osmp_base_case = NULL;
+static char* osmp_cma = NULL;
 static char* osmp_cma_min = NULL;
 static char* osmp_check = NULL;
 static char* osmp_slot_size = NULL;
@@ -413,6 +414,7 @@ static int init_query(bool enable_progress_threads, bool enable_mpi_threads) {
   setting("OSMP_VH", osmp_vh);
   setting("OSMP_WAIT", osmp_wait);
   setting("OSMP_BASE_CASE", osmp_base_case);
+  setting("OSMP_CMA", osmp_cma);
   setting("OSMP_CMA_MIN", osmp_cma_min);
   setting("OSMP_CHECK", osmp_check);
   setting("OSMP_SLOT_SIZE", osmp_slot_size);
@@ -488,6 +490,8 @@ static int register_params(void) {
   string_param("wait", "Wait policy (as OSMP_WAIT): spin, yield, futex, auto", &osmp_wait);
   string_param("base_case", "Base case per level (as OSMP_BASE_CASE): flat, knomial[:K], LEVEL=CASE,...",
                &osmp_base_case);
+  string_param("cma", "Single copy with process_vm_readv (as OSMP_CMA): auto (where it pays on this host), 1, 0",
+               &osmp_cma);
   string_param("cma_min", "Single-copy (process_vm_readv) threshold per rank (as OSMP_CMA_MIN)", &osmp_cma_min);
   string_param("check",
                "Mismatch check (as OSMP_CHECK): lazy (one pass; across nodes the leaders run only the MPI's "

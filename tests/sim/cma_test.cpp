@@ -1,5 +1,6 @@
 // The CMA paths (collectives/ops/cma.cpp) through the public API, ranks as
-// threads (label sim; process_vm_readv/writev on the process itself): every
+// threads (label sim; process_vm_readv/writev on the process itself): how
+// the team decides with OSMP_CMA=auto whether the copy pays; every
 // operation they carry, at sizes inside each one's automatic range and
 // with OSMP_CMA_MIN set, rooted ones at every root, in place and not; and a
 // copy that fails (a receive buffer the kernel cannot write) is an error on
@@ -15,6 +16,7 @@
 
 #include "api/access.hpp"
 #include "collectives/ops/common.hpp"
+#include "shm/cma.hpp"
 #include "support/collective_suite.hpp"
 #include "team/team.hpp"
 #include "team_api_harness.hpp"
@@ -22,8 +24,13 @@
 namespace osmp {
 namespace {
 
-// Plain buffers only: with heaps, staging would carry some of these calls.
-auto no_heap = [](Options& o) { o.settings["OSMP_HEAP_SIZE"] = "0"; };
+// Plain buffers only: with heaps, staging would carry some of these calls;
+// and CMA whether it pays on this host or not (OSMP_CMA=1; auto's choice:
+// TheTeamDecidesWhetherCmaPays).
+auto no_heap = [](Options& o) {
+  o.settings["OSMP_HEAP_SIZE"] = "0";
+  o.settings["OSMP_CMA"] = "1";
+};
 
 std::vector<test::CollCase> cma_cases(int n, std::int64_t bytes) {
   std::vector<test::CollCase> out;
@@ -61,6 +68,40 @@ const test::Config kCmaConfigs[] = {
 };
 INSTANTIATE_TEST_SUITE_P(Configs, CmaMatrix, ::testing::ValuesIn(kCmaConfigs),
                          [](const auto& param_info) { return param_info.param.name; });
+
+// OSMP_CMA=auto, the default: every rank comes to the decision its
+// measurement gives (threads of one process: one measurement, so the
+// team's is it), the size range empty where the copy does not pay; 1 uses
+// it whatever it costs, 0 never; the plans follow a configure at once.
+TEST(CmaSetting, TheTeamDecidesWhetherCmaPays) {
+  if (cma_slowdown() == 0) GTEST_SKIP() << "the kernel refuses process_vm_readv here";
+  auto tt = test::make_teams({"here_3", "", 3, MapBy::core, "", "", ""});
+  ASSERT_TRUE(tt.ok()) << tt.first_error();
+  const bool pays = cma_pays(cma_slowdown());
+  auto settings = [&] {
+    std::vector<PlanSettings> got(6);  // each rank's bcast and gatherv engines
+    test::on_all(tt, [&](Team& t) {
+      const auto r = static_cast<std::size_t>(t.rank());
+      got[2 * r] = TeamAccess::engine(t, OpKind::bcast).settings();
+      got[2 * r + 1] = TeamAccess::engine(t, OpKind::gatherv).settings();
+    });
+    return got;
+  };
+  for (const PlanSettings& s : settings()) {
+    EXPECT_TRUE(s.cma);
+    EXPECT_EQ(s.cma_range.empty, !pays) << "slowdown " << cma_slowdown();
+  }
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "1"}}).ok()); });
+  for (const PlanSettings& s : settings()) {
+    EXPECT_TRUE(s.cma);
+    EXPECT_FALSE(s.cma_range.empty);
+  }
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "0"}}).ok()); });
+  for (const PlanSettings& s : settings()) EXPECT_FALSE(s.cma);
+  // And the calls give the same results on each: 192 KiB, CMA's where it is used.
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "auto"}}).ok()); });
+  EXPECT_EQ(test::run_cases(tt, cma_cases(3, 192 * 1024), 35), "") << "OSMP_CMA=auto";
+}
 
 // A receiver whose buffer the kernel cannot write (PROT_NONE): its own read
 // and the root's write into it fail. Both get an error naming the failed

@@ -44,7 +44,8 @@ class NbLarge : public ::testing::TestWithParam<Config> {};
 
 TEST_P(NbLarge, CallsThroughTest) {
   // Chunked steps (bcast, reduce, allreduce), the CMA paths (gather,
-  // allgather, scatter, reduce_scatter_block, alltoall), then with
+  // allgather, scatter, reduce_scatter_block, alltoall; OSMP_CMA=1, whether
+  // it pays on this host or not), then with
   // OSMP_CMA=0 gather's and scatter's flat paths (allgather's and
   // alltoall's are their v-variants', which Varied runs with OSMP_CMA=0),
   // moved on by test() alone.
@@ -56,6 +57,7 @@ TEST_P(NbLarge, CallsThroughTest) {
   for (const auto& c : test::matrix(GetParam().n, {}, false, {100000}))  // past an outbox: in chunks
     if ((c.kind == OpKind::gather || c.kind == OpKind::scatter) && c.type == Datatype::float64) flat.push_back(c);
   ASSERT_FALSE(flat.empty());
+  test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "1"}}).ok()); });
   EXPECT_EQ(test::run_cases(tt, cases, 12, Mode::test_loop), "");
   if (GetParam().n > 4) return;  // the flat paths once, on the small team (time: 8 threads on 2 CPUs)
   test::on_all(tt, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "0"}}).ok()); });

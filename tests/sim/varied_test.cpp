@@ -271,13 +271,15 @@ TEST_P(Varied, SendBuffersAreFreeWhenTheCallReturns) {
 }
 
 // Uneven blocks past the outboxes, at every root, in place and not, blocking
-// and not: through CMA, and in outbox chunks with OSMP_CMA=0 (where a rank's
-// steps go on after its own block ended).
+// and not: through CMA (OSMP_CMA=1, whether it pays on this host or not),
+// and in outbox chunks with OSMP_CMA=0 (where a rank's steps go on after
+// its own block ended).
 TEST_P(Varied, LargeUnevenBlocksWithAndWithoutCma) {
   std::vector<test::CollCase> cases;
   for (const auto& c : test::matrix(n(), {}, true, {150000}))
     if (is_varied(c.kind) && (c.type == Datatype::int32 || c.type == Datatype::float64)) cases.push_back(c);
   ASSERT_FALSE(cases.empty());
+  test::on_all(*tt_, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "1"}}).ok()); });
   EXPECT_EQ(test::run_cases(*tt_, cases, 41), "");
   test::on_all(*tt_, [](Team& t) { ASSERT_TRUE(t.configure({{"OSMP_CMA", "0"}}).ok()); });
   EXPECT_EQ(test::run_cases(*tt_, cases, 42), "") << "OSMP_CMA=0";

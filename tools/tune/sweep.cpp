@@ -26,7 +26,7 @@ Settings defaults() {
           {"OSMP_KNOMIAL_RADIX", cat(c.radix)},
           {"OSMP_SYMMETRIC_MAX", cat(c.sym_max)},
           {"OSMP_SYMMETRIC_SLOT_MAX", cat(c.sym_slot_max)},
-          {"OSMP_CMA", "1"},
+          {"OSMP_CMA", "auto"},
           {"OSMP_CMA_MIN", "auto"},
           {"OSMP_CMA_MAX", cat(c.cma_range.max)}};
 }
@@ -177,8 +177,22 @@ Result<Settings> tune_op(Runner& r, OpKind op, const std::vector<std::string>& s
 }
 
 // One team-wide threshold over the operations and sizes it affects.
+// The best of `values` for setting `name` (each with the settings `with`
+// too) against the defaults, or "" where none gains enough.
 Result<std::string> tune_threshold(Runner& r, const char* name, const char* const* values, int n,
-                                   const std::vector<OpKind>& ops, const std::vector<std::size_t>& sizes) {
+                                   const std::vector<OpKind>& ops, const std::vector<std::size_t>& sizes,
+                                   const Settings& with = {}) {
+  auto candidate = [&](const std::string& value) {
+    Settings s = with;
+    s[name] = value;
+    return s;
+  };
+  auto back_to_defaults_settings = [&] {  // the defaults of every setting a candidate sets
+    Settings s = candidate(values[0]);
+    for (auto& [k, v] : s) v = defaults().at(k);
+    return s;
+  };
+  auto back_to_defaults = [&] { return r.team().configure(back_to_defaults_settings()); };
   auto total = [&](const Settings& team, const std::string& stage) -> Result<double> {
     std::vector<double> v;
     for (OpKind op : ops) {
@@ -192,23 +206,23 @@ Result<std::string> tune_threshold(Runner& r, const char* name, const char* cons
   std::string best;
   double best_score = base;
   for (int i = 0; i < n; ++i) {
-    OSMP_ASSIGN_OR_RETURN(double s, total({{name, values[i]}}, "threshold"));
+    OSMP_ASSIGN_OR_RETURN(double s, total(candidate(values[i]), "threshold"));
     if (s < best_score) best_score = s, best = values[i];
   }
   if (best.empty() || best_score >= base * (1 - r.plan().min_gain)) {
     r.skip(6 * static_cast<int>(ops.size() * sizes.size()));
-    OSMP_RETURN_IF_ERROR(r.team().configure({{name, defaults().at(name)}}));
+    OSMP_RETURN_IF_ERROR(back_to_defaults());
     return std::string();
   }
   // Confirmed against the default, interleaved, best of three each.
   double def = 1e300, cand = 1e300;
   for (int i = 0; i < 3; ++i) {
-    OSMP_ASSIGN_OR_RETURN(double d, total({{name, defaults().at(name)}}, "confirm-default"));
-    OSMP_ASSIGN_OR_RETURN(double c, total({{name, best}}, "confirm"));
+    OSMP_ASSIGN_OR_RETURN(double d, total(back_to_defaults_settings(), "confirm-default"));
+    OSMP_ASSIGN_OR_RETURN(double c, total(candidate(best), "confirm"));
     def = std::min(def, d);
     cand = std::min(cand, c);
   }
-  OSMP_RETURN_IF_ERROR(r.team().configure({{name, defaults().at(name)}}));
+  OSMP_RETURN_IF_ERROR(back_to_defaults());
   return cand < def * (1 - r.plan().min_gain) ? best : "";
 }
 
@@ -320,8 +334,11 @@ Result<Outcome> sweep(Team& t, const Plan& plan, const Progress& progress) {
                                   OpKind::reduce_scatter_block});
     auto large = sizes_where(plan, false);
     if (!cma_ops.empty() && !large.empty()) {
-      OSMP_ASSIGN_OR_RETURN(std::string v, tune_threshold(r, "OSMP_CMA_MIN", kCmaMin, 4, cma_ops, large));
-      if (!v.empty()) chosen.team["OSMP_CMA_MIN"] = v;
+      // With OSMP_CMA=1: the default, auto, may have found that CMA does not
+      // pay here, where it still may from some size on.
+      OSMP_ASSIGN_OR_RETURN(std::string v,
+                            tune_threshold(r, "OSMP_CMA_MIN", kCmaMin, 4, cma_ops, large, {{"OSMP_CMA", "1"}}));
+      if (!v.empty()) chosen.team["OSMP_CMA"] = "1", chosen.team["OSMP_CMA_MIN"] = v;
     }
   }
   OSMP_RETURN_IF_ERROR(final_pass(r, chosen));

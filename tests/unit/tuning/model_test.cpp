@@ -202,7 +202,7 @@ TEST(Model, PipelinedChunks) {
   Topology topo = test::load("Package:1 Core:8 PU:1");
   Tree t = test::tree_for(topo.machine(), 8, MapBy::core, BindTo::core, "?2");
   CollectiveConfig no_cma = flat_config();
-  no_cma.cma = false;  // else CMA's single copy carries it (SingleCopies)
+  no_cma.cma = CollectiveConfig::Cma::off;  // else CMA's single copy carries it (SingleCopies)
   Prediction p = predict_ok(t, equal_costs({"Machine"}), no_cma, OpKind::bcast, 256 * 1024);
   EXPECT_EQ(p.path, "header step + 4 pipelined chunks");
   EXPECT_DOUBLE_EQ(p.us, 6 + 3 * 65 + 3 * 65);
@@ -234,7 +234,7 @@ TEST(Model, SingleCopies) {
   slow.cma_us_per_kib = 1;
   EXPECT_GT(predict_ok(t, slow, flat_config(), OpKind::bcast, m).us, bcast.us);
   CollectiveConfig no_cma = flat_config();
-  no_cma.cma = false;
+  no_cma.cma = CollectiveConfig::Cma::off;
   EXPECT_EQ(phase_us(predict_ok(t, cal, no_cma, OpKind::bcast, m), "cma"), 0);
   // Buffers in the heaps: the heap's single copy for the operations that
   // have one (gather: the root reads 7 blocks, one hand-off each).
