@@ -93,20 +93,15 @@ namespace osmp {
 
 // Where operations copy with CMA (collectives/ops/cma.cpp): [from(k),
 // until(k)) bytes per rank, and no more than `max`. Set OSMP_CMA_MIN, every
-// operation from there. `empty`: no size (OSMP_CMA=auto where the copy
-// does not pay, Engine::cma_settings): only the one-pass gatherv's and
-// scatterv's blocks beyond their rows still go by CMA (rows_in_first).
+// operation from there.
 struct CmaRange {
   static constexpr std::size_t kAuto = ~std::size_t{0};
   std::size_t min = kAuto;                  // OSMP_CMA_MIN
   std::size_t max = std::size_t{64} << 20;  // OSMP_CMA_MAX
-  bool empty = false;
   // The operation's own thresholds (its description: CopyRange, ops/description.hpp) unless set.
-  std::size_t from(OpKind k) const { return empty ? kAuto : min != kAuto ? min : describe(k).copies.cma_from; }
+  std::size_t from(OpKind k) const { return min != kAuto ? min : describe(k).copies.cma_from; }
   std::size_t until(OpKind k) const { return min != kAuto ? kAuto : describe(k).copies.cma_until; }
-  bool covers(OpKind k, std::size_t bytes) const {
-    return !empty && bytes >= from(k) && bytes < until(k) && bytes <= max;
-  }
+  bool covers(OpKind k, std::size_t bytes) const { return bytes >= from(k) && bytes < until(k) && bytes <= max; }
 };
 
 // OSMP_CMA=auto: CMA's single copy pays where process_vm_readv of a MiB

@@ -421,11 +421,11 @@ class Engine {
   // The plans' CMA from the probe and OSMP_CMA: the team may copy with it at
   // all where the kernel lets every rank read every other's memory and
   // OSMP_CMA is not 0; its size range applies where OSMP_CMA is 1, or auto
-  // and the copy pays here (else the range is empty).
+  // and the copy pays here.
   void cma_settings() {
     using Cma = CollectiveConfig::Cma;
     settings_.cma = cma_.works && config_.cma != Cma::off;
-    settings_.cma_range.empty = config_.cma == Cma::automatic && !cma_.pays;
+    settings_.cma_sized = config_.cma == Cma::on || cma_.pays;
   }
   const HeapPeers* heaps_ = nullptr;
   std::uint64_t offers_ = 0;

@@ -168,6 +168,10 @@ struct PlanSettings {
   CmaRange cma_range;
   // Calls offer their buffers for the heap's single copy (OSMP_DIRECT).
   bool direct = true;
+  // CMA's size range applies (Engine::cma_settings): not with OSMP_CMA=auto
+  // where the copy does not pay, where no size is CMA's and only the one-pass
+  // gatherv's and scatterv's blocks beyond their rows still go by CMA.
+  bool cma_sized = true;
   static PlanSettings of(const CollectiveConfig& c) {
     return {c.sym_max, c.sym_slot_max, false, false, false, c.cma_range, c.direct};
   }
@@ -181,11 +185,11 @@ struct PlanSettings {
 // where the bytes are known before the call (Rest::cma), and gatherv,
 // scatterv and alltoallv after their counts step, on the longest block.
 constexpr bool cma_carries(OpKind op, std::size_t bytes, const PlanSettings& set) {
-  return set.cma && set.cma_range.covers(op, bytes);
+  return set.cma && set.cma_sized && set.cma_range.covers(op, bytes);
 }
 // The smallest block of `op` that CMA carries (alltoallv's per pair).
 constexpr std::size_t cma_from(OpKind op, const PlanSettings& set) {
-  return set.cma ? set.cma_range.from(op) : kNoLimit;
+  return set.cma && set.cma_sized ? set.cma_range.from(op) : kNoLimit;
 }
 // The slice-parallel reductions' CMA (allreduce, reduce_scatter(_block)):
 // the elements of `esize` bytes per piece, four scratch areas over the

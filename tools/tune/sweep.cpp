@@ -188,7 +188,8 @@ Result<std::string> tune_threshold(Runner& r, const char* name, const char* cons
     return s;
   };
   auto back_to_defaults_settings = [&] {  // the defaults of every setting a candidate sets
-    Settings s = candidate(values[0]);
+    Settings s = with;
+    s[name] = "";
     for (auto& [k, v] : s) v = defaults().at(k);
     return s;
   };

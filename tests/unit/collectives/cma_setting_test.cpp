@@ -1,6 +1,6 @@
 // OSMP_CMA (collectives/config.hpp): the setting's values, the rule that
 // says whether CMA's single copy pays on a host (cma_pays), and what the
-// plans make of a team where it does not (an empty CmaRange: no size is
+// plans make of a team where it does not (PlanSettings::cma_sized off: no size is
 // CMA's, the one-pass gatherv's and scatterv's rows keep it for their long
 // blocks).
 #include <gtest/gtest.h>
@@ -50,19 +50,19 @@ TEST(CmaSetting, PaysUpToTheThresholdAndNeverWhereTheKernelRefuses) {
   EXPECT_FALSE(cma_pays(4.3));  // the VM of the threshold's measurements
 }
 
-// Where CMA does not pay (OSMP_CMA=auto), the range is empty: no operation
+// Where CMA does not pay (OSMP_CMA=auto), its range does not apply: no operation
 // at any size goes by CMA, nothing waits for CMA's threshold (alltoallv's
 // blocks ride wherever they fit; staging, which asks cma_carries, follows
 // its own), and the one-pass gatherv and scatterv still make their rows.
-TEST(CmaSetting, AnEmptyRangeTakesNoCallButLeavesTheRows) {
+TEST(CmaSetting, WithoutItsRangeCmaTakesNoCallButLeavesTheRows) {
   Topology topo = test::load("Package:2 Core:3 PU:1");
   Tree tree = test::tree_for(topo.machine(), 5, MapBy::core, BindTo::core, "");
   const PlanShape s = plan_shape(tree, kDefaultSlotBytes, kDefaultBcastBytes);
   PlanSettings none{};
   none.cma = true;
-  none.cma_range.empty = true;
+  none.cma_sized = false;
   PlanSettings full = none;
-  full.cma_range.empty = false;
+  full.cma_sized = true;
   int full_takes = 0;
   for (OpKind op : kOpKinds) {
     EXPECT_EQ(cma_from(op, none), kNoLimit) << to_string(op);
@@ -72,7 +72,7 @@ TEST(CmaSetting, AnEmptyRangeTakesNoCallButLeavesTheRows) {
       full_takes += make_plan(PlanInput{op, bytes, 1, true}, s, full).rest == Rest::cma;
     }
   }
-  EXPECT_GT(full_takes, 0);  // the same loop finds CMA's calls where the range is not empty
+  EXPECT_GT(full_takes, 0);  // the same loop finds CMA's calls where its range applies
   none.one_pass = none.one_group = true;
   for (OpKind op : {OpKind::gatherv, OpKind::scatterv})
     EXPECT_TRUE(rows_in_first(op, make_plan(PlanInput{op, std::size_t{1} << 20, 1, true}, s, none))) << to_string(op);
